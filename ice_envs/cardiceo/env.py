@@ -1,0 +1,229 @@
+# noqa: D212, D415
+"""
+# Cardiceo
+
+| Import             | `from ice_envs import cardiceo_v0`                  |
+|--------------------|-----------------------------------------------------|
+| Actions            | Discrete                                            |
+| Parallel API       | No                                                  |
+| Manual Control     | `ice-envs play cardiceo` (issue 10)                 |
+| Agents             | `agents= ['player_0', ..., 'player_{n-1}']`         |
+| Agents             | 2-6                                                 |
+| Action Shape       | Discrete(10)                                        |
+| Action Values      | Discrete(10)                                        |
+| Observation Shape  | (104,)                                              |
+| Observation Values | [0, 1]                                              |
+
+Be the first player to discard every card in your hand. A card may be discarded
+when the total of one or more of the three dice (d4, d8, d12) equals its value;
+the dice used are passed to the next player, who re-rolls them; the unused dice go
+to the middle and keep their values. Rules: `docs/rules/cardiceo.md`.
+
+## Arguments
+
+``` python
+cardiceo_v0.env(num_players=2, hand_size=10, forced_discard=False,
+                render_mode=None, illegal_action="raise", reward_mode="outcome",
+                max_cycles=None)
+```
+
+`num_players`: 2-6. `hand_size`: 10, or 5 for the short game.
+`forced_discard`: a player must keep discarding while possible (default: the player
+may end the turn at any time). `render_mode`: `"ansi"`, `"rgb_array"`, `"human"`.
+`illegal_action`: `"raise"` or `"penalize"`. `reward_mode`: `"outcome"` or `"score"`.
+`max_cycles`: truncate after `max_cycles * num_players` decisions.
+
+`reset(seed, options)` accepts `options={"hands": [[values], ...], "start_player": k,
+"dice": [d4, d8, d12]}` to start from a given deal and first roll.
+
+## Observation Space
+
+A dict with `"observation"` (float32, shape (104,), in [0, 1]) and `"action_mask"`
+(int8, shape (10,)). The observation is from the observing player's seat; seats are
+in relative order (self, the next player to the left, ...).
+
+| Index   | Description                                                         |
+|---------|---------------------------------------------------------------------|
+| 0-14    | own cards of value 1..15 (count / 4)                                |
+| 15-29   | cards of value 1..15 discarded so far by anyone (count / 4)        |
+| 30-65   | die values, one-hot: d4 (30-41), d8 (42-53), d12 (54-65), value 1..12 |
+| 66-74   | die status, per die (d4, d8, d12): fresh roll, locked from the middle, used this turn |
+| 75-89   | totals 1..15 that the available dice can make                       |
+| 90-95   | hand size of each relative seat (count / hand_size), 0 for empty seats |
+| 96-101  | relative seat is at the table                                       |
+| 102     | phase: the "No play" choice (keep or re-roll the middle dice)       |
+| 103     | phase: discarding                                                   |
+
+Die values and statuses are public; other hands and the set-aside cards are not
+observed.
+
+## Action Space
+
+| Action | Meaning                                                            |
+|--------|--------------------------------------------------------------------|
+| 0      | discard the card equal to the d4                                   |
+| 1      | discard the card equal to the d8                                   |
+| 2      | discard the card equal to the d12                                  |
+| 3      | discard the card equal to d4 + d8                                  |
+| 4      | discard the card equal to d4 + d12                                 |
+| 5      | discard the card equal to d8 + d12                                 |
+| 6      | discard the card equal to d4 + d8 + d12                            |
+| 7      | end the turn (unused dice go to the middle)                        |
+| 8      | "No play": keep the three middle dice                              |
+| 9      | "No play": re-roll all three dice                                  |
+
+Every distinct legal play is one action: the card value is the total of the chosen
+dice. A turn ends by itself once no discard is possible (the rulebook's wording), so
+"end turn" is offered only while a discard is still possible.
+
+## Rewards
+
+`reward_mode="outcome"`: the winner gets +1 and every other player -1 at the end.
+`reward_mode="score"`: +1 for every card discarded.
+
+## Version History
+
+* v0: Initial release (ice-envs 0.1.0).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from gymnasium import spaces
+
+from ice_envs.cardiceo import rules
+from ice_envs.core.aec import IceAECEnv
+from ice_envs.core.cards import relative_seats
+from ice_envs.core.errors import OptionError
+from ice_envs.core.wrapping import make_factories
+
+MAX_SEATS = 6
+OBS_SIZE = 104
+_DIE_OFFSETS = (30, 42, 54)
+
+
+class CardiceoEnv(IceAECEnv):
+    """Cardiceo as a PettingZoo AEC env (see the module docstring)."""
+
+    metadata = {**IceAECEnv.metadata, "name": "cardiceo_v0"}
+    min_players = 2
+    max_players = 6
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        hand_size: int = 10,
+        forced_discard: bool = False,
+        **common: Any,
+    ) -> None:
+        try:
+            self.config = rules.CardiceoConfig(
+                num_players=self.check_num_players(num_players),
+                hand_size=hand_size,
+                forced_discard=bool(forced_discard),
+            )
+        except ValueError as exc:
+            raise OptionError(str(exc)) from None
+        super().__init__(num_players, **common)
+
+    # -- encoding
+    def _num_actions(self) -> int:
+        return rules.NUM_ACTIONS
+
+    def _observation_box(self) -> spaces.Box:
+        return spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+
+    def _encode(self, seat: int) -> np.ndarray:
+        s: rules.CardiceoState = self.state
+        obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        obs[0:15] = s.hands[seat] / rules.COPIES_PER_VALUE
+        obs[15:30] = s.discarded / rules.COPIES_PER_VALUE
+        for i, off in enumerate(_DIE_OFFSETS):
+            obs[off + int(s.dice[i]) - 1] = 1.0
+        status = obs[66:75].reshape(3, 3)
+        if s.phase != rules.PHASE_OVER:
+            status[:, 0] = ~s.used & ~s.locked
+            status[:, 1] = ~s.used & s.locked
+            status[:, 2] = s.used
+            free = [int(v) for v, u in zip(s.dice, s.used) if not u]
+            for total in rules.reachable_totals(free) if free else ():
+                if total <= rules.NUM_VALUES:
+                    obs[75 + total - 1] = 1.0
+        seats = relative_seats(seat, self.num_players)
+        obs[90 : 90 + self.num_players] = s.hands.sum(axis=1)[seats] / s.config.hand_size
+        obs[96 : 96 + self.num_players] = 1.0
+        obs[102] = s.phase == rules.PHASE_NO_PLAY_CHOICE
+        obs[103] = s.phase == rules.PHASE_DISCARD
+        return obs
+
+    # -- engine
+    def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.CardiceoState:
+        return rules.new_game(
+            self.config,
+            rng,
+            hands=options.get("hands"),
+            start_player=int(options.get("start_player", 0)),
+            dice=options.get("dice"),
+        )
+
+    def _current_seat(self) -> int:
+        return self.state.current
+
+    def _game_over(self) -> bool:
+        return rules.is_over(self.state)
+
+    def _legal_actions(self) -> Sequence[int]:
+        return rules.legal_actions(self.state)
+
+    def _apply_action(self, action: int) -> None:
+        rules.apply(self.state, action, self.np_random)
+
+    def _outcome(self) -> np.ndarray:
+        return rules.outcome(self.state)
+
+    def _scores(self) -> np.ndarray:
+        return rules.scores(self.state)
+
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> rules.CardiceoState:
+        return rules.resample_hidden(self.state, seat, rng)
+
+    # -- text
+    def _describe(self, action: int) -> str:
+        s: rules.CardiceoState = self.state
+        if action < rules.NUM_SUBSETS:
+            dice = rules.SUBSETS[action]
+            parts = "+".join(f"{rules.DIE_NAMES[i]}={int(s.dice[i])}" for i in dice)
+            return f"discard a {rules.subset_total(s, action)} using {parts}"
+        if action == rules.END_TURN:
+            return "end the turn (unused dice go to the middle)"
+        values = ", ".join(f"{n}={int(v)}" for n, v in zip(rules.DIE_NAMES, s.dice))
+        if action == rules.KEEP_DICE:
+            return f"keep the middle dice ({values})"
+        return "re-roll all three dice"
+
+    def _render_text(self, viewer: int | None) -> str:
+        s: rules.CardiceoState = self.state
+        head = f"Cardiceo, {self.num_players} players, turn {s.turn + 1}"
+        if s.phase == rules.PHASE_OVER:
+            head += f" — player_{s.winner} wins"
+        else:
+            head += f" — player_{s.current} is {rules.PHASE_NAMES[s.phase]}"
+        dice = []
+        for i, name in enumerate(rules.DIE_NAMES):
+            where = "used" if s.used[i] else ("middle" if s.locked[i] else "rolled")
+            dice.append(f"{name}={int(s.dice[i])} ({where})")
+        lines = [head, "Dice: " + "  ".join(dice)]
+        for p in range(self.num_players):
+            size = int(s.hands[p].sum())
+            if viewer is None or viewer == p:
+                cards = " ".join(str(v + 1) for v in range(rules.NUM_VALUES) for _ in range(int(s.hands[p, v])))
+            else:
+                cards = "## " * size
+            marker = ">" if p == s.current and s.phase != rules.PHASE_OVER else " "
+            lines.append(f"{marker} player_{p}: {size:2d} cards  {cards.strip()}")
+        return "\n".join(lines)
+
+
+env, raw_env = make_factories(CardiceoEnv)

@@ -1,0 +1,294 @@
+"""Cardiceo — the pure game engine (no PettingZoo, no rendering).
+
+Rulebook: ``shared/rules/cardiceo.txt``; interpretations: ``docs/rules/cardiceo.md``.
+
+The deck holds four copies of each value 1..15; each player is dealt ``hand_size``
+cards (10, or 5 for the short game) and the rest is set aside unseen. Three dice
+(d4, d8, d12) move around the table. On a turn the player discards cards whose value
+equals the total of one or more of the available dice; the dice used for a discard
+are passed to the next player, who re-rolls them; the dice left unused go to the
+middle and keep their values for the next player. When the previous player used no
+die at all, the next player chooses to keep the three middle dice or re-roll all of
+them ("No play" rule). First to empty the hand wins.
+
+Actions (integers, the env's action ids):
+
+====  =========================================================================
+id    meaning
+====  =========================================================================
+0-6   discard the card whose value is the total of dice subset ``SUBSETS[id]``
+      (d4), (d8), (d12), (d4,d8), (d4,d12), (d8,d12), (d4,d8,d12)
+7     end the turn now (unused dice go to the middle)
+8     "No play": keep the three middle dice as they are
+9     "No play": re-roll all three dice
+====  =========================================================================
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from ice_envs.core.dice import nonempty_subsets
+
+DIE_FACES: tuple[int, int, int] = (4, 8, 12)
+DIE_NAMES: tuple[str, str, str] = ("d4", "d8", "d12")
+NUM_DICE = 3
+NUM_VALUES = 15
+COPIES_PER_VALUE = 4
+SUBSETS: tuple[tuple[int, ...], ...] = nonempty_subsets(NUM_DICE)
+NUM_SUBSETS = len(SUBSETS)  # 7
+END_TURN = NUM_SUBSETS  # 7
+KEEP_DICE = NUM_SUBSETS + 1  # 8
+REROLL_ALL = NUM_SUBSETS + 2  # 9
+NUM_ACTIONS = NUM_SUBSETS + 3  # 10
+
+PHASE_NO_PLAY_CHOICE = 0
+PHASE_DISCARD = 1
+PHASE_OVER = 2
+PHASE_NAMES = ("no-play choice", "discarding", "over")
+
+_SUBSET_MASKS = np.array([[i in s for i in range(NUM_DICE)] for s in SUBSETS], dtype=bool)
+
+
+class IntegerRng(Protocol):
+    """What the engine needs of a random generator (``np.random.Generator`` fits)."""
+
+    def integers(self, low: int, high: int) -> int: ...
+
+
+@dataclass(frozen=True)
+class CardiceoConfig:
+    """Game options.
+
+    Args:
+        num_players: 2-6.
+        hand_size: cards dealt to each player (10; 5 for the short game).
+        forced_discard: if True a player must keep discarding while a discard is
+            possible (no voluntary "end turn").
+    """
+
+    num_players: int = 2
+    hand_size: int = 10
+    forced_discard: bool = False
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.num_players <= 6:
+            raise ValueError(f"cardiceo: num_players={self.num_players} is out of range 2-6")
+        if self.hand_size not in (5, 10):
+            raise ValueError(f"cardiceo: hand_size={self.hand_size!r} must be 10 or 5 (short game)")
+
+
+@dataclass
+class CardiceoState:
+    """Full game state; ``hands[p, v-1]`` counts player p's cards of value v."""
+
+    config: CardiceoConfig
+    hands: np.ndarray
+    discarded: np.ndarray
+    dice: np.ndarray = field(default_factory=lambda: np.ones(NUM_DICE, dtype=np.int64))
+    #: Dice used for a discard this turn (they go to the next player, who re-rolls them).
+    used: np.ndarray = field(default_factory=lambda: np.zeros(NUM_DICE, dtype=bool))
+    #: Dice that came from the middle this turn, keeping their values.
+    locked: np.ndarray = field(default_factory=lambda: np.zeros(NUM_DICE, dtype=bool))
+    current: int = 0
+    phase: int = PHASE_DISCARD
+    winner: int = -1
+    turn: int = 0
+
+    def copy(self) -> CardiceoState:
+        return copy.deepcopy(self)
+
+
+def full_deck_counts() -> np.ndarray:
+    """Cards per value 1..15 in the 60-card deck."""
+    return np.full(NUM_VALUES, COPIES_PER_VALUE, dtype=np.int64)
+
+
+def reachable_totals(dice_values: list[int] | tuple[int, ...] | np.ndarray) -> set[int]:
+    """Every total that some non-empty subset of ``dice_values`` makes."""
+    vals = [int(v) for v in dice_values]
+    return {sum(vals[i] for i in s) for s in nonempty_subsets(len(vals))}
+
+
+def new_game(
+    config: CardiceoConfig,
+    rng: IntegerRng,
+    *,
+    hands: list[list[int]] | None = None,
+    start_player: int = 0,
+    dice: list[int] | None = None,
+) -> CardiceoState:
+    """Deal and start: the start player rolls all three dice.
+
+    ``hands`` (card values per seat) sets the deal; ``dice`` sets the first roll.
+    """
+    n = config.num_players
+    if hands is None:
+        deck = np.repeat(np.arange(1, NUM_VALUES + 1), COPIES_PER_VALUE)
+        order = np.asarray(rng.permutation(deck.size)) if hasattr(rng, "permutation") else np.arange(deck.size)
+        deck = deck[order]
+        hands = [deck[i * config.hand_size : (i + 1) * config.hand_size].tolist() for i in range(n)]
+    if len(hands) != n:
+        raise ValueError(f"cardiceo: {len(hands)} hands given for {n} players")
+    counts = np.zeros((n, NUM_VALUES), dtype=np.int64)
+    for p, hand in enumerate(hands):
+        for v in hand:
+            if not 1 <= int(v) <= NUM_VALUES:
+                raise ValueError(f"cardiceo: card value {v!r} is not in 1..{NUM_VALUES}")
+            counts[p, int(v) - 1] += 1
+    if (counts.sum(axis=0) > COPIES_PER_VALUE).any():
+        raise ValueError("cardiceo: the hands hold more than four cards of one value")
+    if not 0 <= start_player < n:
+        raise ValueError(f"cardiceo: start_player={start_player} is not a seat")
+    state = CardiceoState(
+        config=config,
+        hands=counts,
+        discarded=np.zeros(NUM_VALUES, dtype=np.int64),
+        current=start_player,
+    )
+    if dice is not None:
+        if len(dice) != NUM_DICE or not all(1 <= int(d) <= f for d, f in zip(dice, DIE_FACES)):
+            raise ValueError(f"cardiceo: dice {dice!r} must be values of a d4, a d8 and a d12")
+        state.dice[:] = dice
+    else:
+        _roll(state, rng, np.ones(NUM_DICE, dtype=bool))
+    state.phase = PHASE_DISCARD
+    _auto_end_if_stuck(state, rng)
+    return state
+
+
+def available(state: CardiceoState) -> np.ndarray:
+    """Dice the current player may still use this turn."""
+    return ~state.used
+
+
+def subset_total(state: CardiceoState, subset_id: int) -> int:
+    """Total of the dice in subset ``subset_id``."""
+    return int(state.dice[_SUBSET_MASKS[subset_id]].sum())
+
+
+def legal_discards(state: CardiceoState) -> list[int]:
+    """Subset ids whose dice are all available and whose total is a card in hand."""
+    if state.phase != PHASE_DISCARD:
+        return []
+    hand = state.hands[state.current]
+    free = ~state.used
+    out = []
+    for sid in range(NUM_SUBSETS):
+        m = _SUBSET_MASKS[sid]
+        if (m & ~free).any():
+            continue
+        total = int(state.dice[m].sum())
+        if total <= NUM_VALUES and hand[total - 1] > 0:
+            out.append(sid)
+    return out
+
+
+def legal_actions(state: CardiceoState) -> list[int]:
+    """Every legal action id for the deciding player."""
+    if state.phase == PHASE_NO_PLAY_CHOICE:
+        return [KEEP_DICE, REROLL_ALL]
+    if state.phase != PHASE_DISCARD:
+        return []
+    discards = legal_discards(state)
+    if discards and not state.config.forced_discard:
+        discards.append(END_TURN)
+    return discards
+
+
+def apply(state: CardiceoState, action: int, rng: IntegerRng) -> CardiceoState:
+    """Apply ``action`` for the deciding player (mutates and returns ``state``)."""
+    if action not in legal_actions(state):
+        raise ValueError(f"cardiceo: action {action} is not legal here; legal: {legal_actions(state)}")
+    if action == KEEP_DICE or action == REROLL_ALL:
+        if action == REROLL_ALL:
+            _roll(state, rng, np.ones(NUM_DICE, dtype=bool))
+            state.locked[:] = False
+        else:
+            state.locked[:] = True
+        state.phase = PHASE_DISCARD
+    elif action == END_TURN:
+        _end_turn(state, rng)
+        return state
+    else:
+        total = subset_total(state, action)
+        state.hands[state.current, total - 1] -= 1
+        state.discarded[total - 1] += 1
+        state.used |= _SUBSET_MASKS[action]
+        if state.hands[state.current].sum() == 0:
+            state.winner = state.current
+            state.phase = PHASE_OVER
+            return state
+    _auto_end_if_stuck(state, rng)
+    return state
+
+
+def is_over(state: CardiceoState) -> bool:
+    return state.phase == PHASE_OVER
+
+
+def hand_sizes(state: CardiceoState) -> np.ndarray:
+    return state.hands.sum(axis=1)
+
+
+def outcome(state: CardiceoState) -> np.ndarray:
+    """+1 for the winner, -1 for everyone else (zeros while the game goes on)."""
+    out = np.zeros(state.config.num_players)
+    if state.winner >= 0:
+        out[:] = -1.0
+        out[state.winner] = 1.0
+    return out
+
+
+def scores(state: CardiceoState) -> np.ndarray:
+    """Cards discarded so far by each player."""
+    return (state.config.hand_size - hand_sizes(state)).astype(np.float64)
+
+
+def resample_hidden(state: CardiceoState, seat: int, rng: np.random.Generator) -> CardiceoState:
+    """Re-deal the other hands from the cards ``seat`` has not seen."""
+    new = state.copy()
+    unseen = full_deck_counts() - state.discarded - state.hands[seat]
+    pool = np.repeat(np.arange(1, NUM_VALUES + 1), unseen)
+    rng.shuffle(pool)
+    start = 0
+    for p in range(state.config.num_players):
+        if p == seat:
+            continue
+        k = int(state.hands[p].sum())
+        new.hands[p] = np.bincount(pool[start : start + k] - 1, minlength=NUM_VALUES)
+        start += k
+    return new
+
+
+# ---------------------------------------------------------------------------- internals
+def _roll(state: CardiceoState, rng: IntegerRng, which: np.ndarray) -> None:
+    for i in range(NUM_DICE):
+        if which[i]:
+            state.dice[i] = int(rng.integers(1, DIE_FACES[i] + 1))
+
+
+def _end_turn(state: CardiceoState, rng: IntegerRng) -> None:
+    """Unused dice go to the middle; the next player starts a turn."""
+    passed = state.used.copy()
+    state.current = (state.current + 1) % state.config.num_players
+    state.turn += 1
+    state.used[:] = False
+    if passed.any():
+        _roll(state, rng, passed)
+        state.locked[:] = ~passed
+        state.phase = PHASE_DISCARD
+        _auto_end_if_stuck(state, rng)
+    else:
+        state.locked[:] = True
+        state.phase = PHASE_NO_PLAY_CHOICE
+
+
+def _auto_end_if_stuck(state: CardiceoState, rng: IntegerRng) -> None:
+    """The rulebook ends a turn by itself once no discard is possible."""
+    if state.phase == PHASE_DISCARD and not legal_discards(state):
+        _end_turn(state, rng)

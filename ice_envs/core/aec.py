@@ -1,0 +1,419 @@
+"""The one AEC base class that every ice-envs game adapter derives from.
+
+:class:`IceAECEnv` does all PettingZoo bookkeeping — agent selection (including
+off-turn decisions: whoever the engine says must decide is selected), rewards and
+``_cumulative_rewards``, terminations, truncations, dead steps, ``max_cycles``
+truncation, infos and seeding through one :class:`numpy.random.Generator` — plus the
+ice-envs extras of the env contract: ``state_dict()`` / ``load_state_dict()``,
+``reset(options=...)`` from a given position, ``describe_action()``, the two render
+modes and the illegal-action policy.
+
+A game adapter (``ice_envs/<game>/env.py``) only says how its pure engine
+(``rules.py``) is encoded. It implements the hooks marked "game hook" below.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from ice_envs.core.errors import IllegalActionError, OptionError
+from ice_envs.core.serialize import from_jsonable, to_jsonable
+
+RENDER_MODES = ("ansi", "rgb_array", "human")
+ILLEGAL_ACTION_POLICIES = ("raise", "penalize")
+REWARD_MODES = ("outcome", "score")
+
+
+def agent_name(seat: int) -> str:
+    """The PettingZoo agent name of a seat: ``player_<seat>``."""
+    return f"player_{seat}"
+
+
+class IceAECEnv(AECEnv):
+    """Shared PettingZoo AEC bookkeeping for the ice-envs games.
+
+    Args (common to every game, keyword-only in each game's constructor):
+        num_players: seats at the table; agents are ``player_0`` ... ``player_{n-1}``.
+        render_mode: ``"ansi"`` (text), ``"rgb_array"`` (a picture) or ``"human"``
+            (prints the text view) or ``None``.
+        illegal_action: ``"raise"`` (default) raises :class:`IllegalActionError`
+            (a ``ValueError``) naming the action and the legal ones; ``"penalize"``
+            ends the game with ``illegal_reward`` for the offender and 0 for the others.
+        illegal_reward: reward for the offender under ``"penalize"`` (default -1).
+        reward_mode: ``"outcome"`` (default; terminal win/loss rewards, see the game's
+            docstring) or ``"score"`` (per-step deltas of the game's score).
+        max_cycles: if given, the episode is truncated once ``max_cycles * num_players``
+            decisions have been taken (a cycle is one decision per seat on average).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": list(RENDER_MODES),
+        "name": "ice_env",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+    #: Inclusive range of supported player counts (game hook: set on the subclass).
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+
+    def __init__(
+        self,
+        num_players: int,
+        *,
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        reward_mode: str = "outcome",
+        max_cycles: int | None = None,
+    ) -> None:
+        super().__init__()
+        name = self.metadata["name"]
+        self.check_num_players(num_players)
+        _check_choice(name, "render_mode", render_mode, (None, *RENDER_MODES))
+        _check_choice(name, "illegal_action", illegal_action, ILLEGAL_ACTION_POLICIES)
+        _check_choice(name, "reward_mode", reward_mode, REWARD_MODES)
+        if max_cycles is not None and (not isinstance(max_cycles, int) or max_cycles < 1):
+            raise OptionError(f"{name}: max_cycles must be a positive integer or None, got {max_cycles!r}")
+        self.num_players = int(num_players)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.reward_mode = reward_mode
+        self.max_cycles = max_cycles
+
+        self.possible_agents = [agent_name(i) for i in range(self.num_players)]
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        n_actions = self._num_actions()
+        obs_box = self._observation_box()
+        mask_box = spaces.Box(0, 1, (n_actions,), np.int8)
+        self._action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self._observation_spaces = {
+            a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
+        }
+        self._zero_mask = np.zeros(n_actions, dtype=np.int8)
+        self._rng: np.random.Generator | None = None
+        self.state: Any = None
+        self._mask: np.ndarray | None = None
+        self._num_steps = 0
+        self._last_scores = np.zeros(self.num_players, dtype=np.float64)
+
+    @classmethod
+    def check_num_players(cls, num_players: Any) -> int:
+        """Raise :class:`OptionError` unless ``num_players`` is a supported count."""
+        name = cls.metadata["name"]
+        if not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool):
+            raise OptionError(f"{name}: num_players must be an integer, got {num_players!r}")
+        if not cls.min_players <= num_players <= cls.max_players:
+            raise OptionError(
+                f"{name}: num_players={num_players} is out of range; "
+                f"this game takes {cls.min_players}-{cls.max_players} players"
+            )
+        return int(num_players)
+
+    # ------------------------------------------------------------------ game hooks
+    def _num_actions(self) -> int:  # game hook
+        raise NotImplementedError
+
+    def _observation_box(self) -> spaces.Box:  # game hook
+        raise NotImplementedError
+
+    def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> Any:  # game hook
+        """A fresh engine state; ``options`` are the game's ``reset(options=...)`` keys."""
+        raise NotImplementedError
+
+    def _current_seat(self) -> int:  # game hook
+        """Seat that must decide now (may be off-turn). Only called while not over."""
+        raise NotImplementedError
+
+    def _game_over(self) -> bool:  # game hook
+        raise NotImplementedError
+
+    def _legal_actions(self) -> Sequence[int]:  # game hook
+        """The engine's legal action ids for the deciding seat."""
+        raise NotImplementedError
+
+    def _apply_action(self, action: int) -> None:  # game hook
+        """Apply a legal action to ``self.state`` (randomness from ``self._rng``)."""
+        raise NotImplementedError
+
+    def _encode(self, seat: int) -> np.ndarray:  # game hook
+        """The observation vector of ``seat`` (its own view only)."""
+        raise NotImplementedError
+
+    def _outcome(self) -> np.ndarray:  # game hook
+        """Terminal rewards per seat (``reward_mode="outcome"``)."""
+        raise NotImplementedError
+
+    def _scores(self) -> np.ndarray:  # game hook
+        """Running score per seat; ``reward_mode="score"`` rewards its deltas."""
+        raise NotImplementedError
+
+    def _describe(self, action: int) -> str:  # game hook
+        raise NotImplementedError
+
+    def _render_text(self, viewer: int | None) -> str:  # game hook
+        """Text view of the table; ``viewer`` hides what that seat may not see."""
+        raise NotImplementedError
+
+    def _render_rgb(self, viewer: int | None) -> np.ndarray:  # game hook (optional)
+        from ice_envs.core.render import text_to_rgb
+
+        return text_to_rgb(self._render_text(viewer), title=self.metadata["name"])
+
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> Any:  # game hook
+        """A new engine state that ``seat`` cannot tell apart from the current one.
+
+        Re-deals everything ``seat`` cannot see (other hands, deck order, future
+        rolls) consistently with what it has seen. Used by the leak tests and by
+        agents that sample a determinisation of the hidden information.
+        """
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._action_spaces[agent]
+
+    # ------------------------------------------------------------------ core API
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's one random generator (seeded by ``reset(seed=...)``)."""
+        if self._rng is None:
+            self._rng = np.random.default_rng()
+        return self._rng
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game.
+
+        ``seed`` reseeds the env's generator (same seed, same actions ⇒ same game).
+        ``options`` may hold ``{"state": <state_dict()["state"]>}`` to start from a
+        saved engine state, or the game's own position keys (see its docstring).
+        """
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        options = dict(options or {})
+        if "state" in options:
+            raw = options.pop("state")
+            self.state = copy.deepcopy(raw) if not isinstance(raw, dict) else from_jsonable(raw)
+        else:
+            self.state = self._new_state(self._rng, options)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._num_steps = 0
+        self._mask = None
+        self._last_scores = np.asarray(self._scores(), dtype=np.float64).copy()
+        if self._game_over():
+            self.agent_selection = self.agents[0]
+            self._finish(np.zeros(self.num_players))
+        else:
+            self.agent_selection = self.possible_agents[self._current_seat()]
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalActionError(f"{self}: {agent} must act; got action None")
+        action = _as_action(action, self._zero_mask.size, str(self))
+        self._cumulative_rewards[agent] = 0.0
+        mask = self._legal_mask()
+        if not mask[action]:
+            self._handle_illegal(agent, action, mask)
+            return
+        self._apply_action(action)
+        self._mask = None
+        self._num_steps += 1
+        step_rewards = np.zeros(self.num_players)
+        if self.reward_mode == "score":
+            scores = np.asarray(self._scores(), dtype=np.float64)
+            step_rewards += scores - self._last_scores
+            self._last_scores = scores.copy()
+        if self._game_over():
+            self._finish(step_rewards)
+            return
+        if self.max_cycles is not None and self._num_steps >= self.max_cycles * self.num_players:
+            self._set_rewards(step_rewards)
+            for a in self.agents:
+                self.truncations[a] = True
+            self._accumulate_rewards()
+            return
+        self._set_rewards(step_rewards)
+        self.agent_selection = self.possible_agents[self._current_seat()]
+        self._accumulate_rewards()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat_of[agent]
+        obs = self._encode(seat)
+        if agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent)):
+            mask = self._legal_mask().copy()
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def action_mask(self) -> np.ndarray:
+        """Mask of the selected agent (all zero once the game is over)."""
+        agent = self.agent_selection
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            return self._zero_mask.copy()
+        return self._legal_mask().copy()
+
+    def legal_actions(self) -> list[int]:
+        """The engine's legal action ids for the selected agent (``[]`` when over)."""
+        if self._game_over():
+            return []
+        return sorted(int(a) for a in self._legal_actions())
+
+    def describe_action(self, action: int) -> str:
+        """A readable description of ``action`` for the selected agent."""
+        action = _as_action(action, self._zero_mask.size, str(self))
+        return self._describe(action)
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "rgb_array":
+            return self._render_rgb(None)
+        text = self._render_text(None)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def render_view(self, viewer: int | None = None, mode: str = "ansi") -> str | np.ndarray:
+        """Render as seen from seat ``viewer`` (``None``: everything), in ``mode``."""
+        _check_choice(str(self), "mode", mode, ("ansi", "rgb_array"))
+        return self._render_rgb(viewer) if mode == "rgb_array" else self._render_text(viewer)
+
+    def close(self) -> None:
+        pass
+
+    @property
+    def current_seat(self) -> int:
+        """Seat index of ``agent_selection``."""
+        return self._seat_of[self.agent_selection]
+
+    @property
+    def num_steps(self) -> int:
+        """Decisions taken since the last reset."""
+        return self._num_steps
+
+    def scores(self) -> np.ndarray:
+        """The game's running score per seat (public)."""
+        return np.asarray(self._scores(), dtype=np.float64).copy()
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> Any:
+        """See :meth:`_resample_hidden`; returns a new engine state."""
+        return self._resample_hidden(seat, rng)
+
+    # ------------------------------------------------------------------ save / load
+    def state_dict(self) -> dict[str, Any]:
+        """The whole env state as plain JSON-able data (see :meth:`load_state_dict`)."""
+        return {
+            "game": self.metadata["name"],
+            "num_players": self.num_players,
+            "state": to_jsonable(self.state),
+            "rng": to_jsonable(self.np_random.bit_generator.state),
+            "num_steps": self._num_steps,
+            "agents": list(self.agents),
+            "agent_selection": self.agent_selection,
+            "rewards": dict(self.rewards),
+            "cumulative_rewards": dict(self._cumulative_rewards),
+            "terminations": dict(self.terminations),
+            "truncations": dict(self.truncations),
+            "last_scores": self._last_scores.tolist(),
+        }
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        """Restore a :meth:`state_dict`; the game then continues identically."""
+        if data.get("game") != self.metadata["name"] or data.get("num_players") != self.num_players:
+            raise OptionError(
+                f"{self}: state is for game {data.get('game')!r} with {data.get('num_players')} players, "
+                f"this env is {self.metadata['name']!r} with {self.num_players}"
+            )
+        self.state = from_jsonable(data["state"])
+        rng = np.random.default_rng()
+        rng.bit_generator.state = from_jsonable(data["rng"])
+        self._rng = rng
+        self._num_steps = int(data["num_steps"])
+        self.agents = list(data["agents"])
+        self.agent_selection = data["agent_selection"]
+        self.rewards = {a: float(v) for a, v in data["rewards"].items()}
+        self._cumulative_rewards = {a: float(v) for a, v in data["cumulative_rewards"].items()}
+        self.terminations = {a: bool(v) for a, v in data["terminations"].items()}
+        self.truncations = {a: bool(v) for a, v in data["truncations"].items()}
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._last_scores = np.asarray(data["last_scores"], dtype=np.float64)
+        self._mask = None
+
+    # ------------------------------------------------------------------ internals
+    def _legal_mask(self) -> np.ndarray:
+        if self._mask is None:
+            mask = self._zero_mask.copy()
+            mask[np.asarray(list(self._legal_actions()), dtype=np.intp)] = 1
+            if not mask.any():
+                raise RuntimeError(f"{self}: engine gave the deciding seat no legal action")
+            self._mask = mask
+        return self._mask
+
+    def _set_rewards(self, per_seat: np.ndarray) -> None:
+        for a in self.agents:
+            self.rewards[a] = float(per_seat[self._seat_of[a]])
+
+    def _finish(self, step_rewards: np.ndarray) -> None:
+        if self.reward_mode == "outcome":
+            step_rewards = step_rewards + np.asarray(self._outcome(), dtype=np.float64)
+        self._set_rewards(step_rewards)
+        for a in self.agents:
+            self.terminations[a] = True
+            self.infos[a] = {"scores": self.scores().tolist()}
+        self._accumulate_rewards()
+
+    def _handle_illegal(self, agent: str, action: int, mask: np.ndarray) -> None:
+        legal = np.flatnonzero(mask).tolist()
+        if self.illegal_action == "raise":
+            raise IllegalActionError(
+                f"{self}: action {action} ({self._describe_safely(action)}) is illegal for {agent}; "
+                f"legal actions: {legal}"
+            )
+        rewards = np.zeros(self.num_players)
+        rewards[self._seat_of[agent]] = self.illegal_reward
+        self._set_rewards(rewards)
+        for a in self.agents:
+            self.terminations[a] = True
+            self.infos[a] = {"illegal_action": a == agent}
+        self._accumulate_rewards()
+
+    def _describe_safely(self, action: int) -> str:
+        try:
+            return self._describe(action)
+        except Exception:  # noqa: BLE001 - description of an illegal action is best effort
+            return "no description"
+
+
+def _check_choice(env_name: str, option: str, value: Any, allowed: Sequence[Any]) -> None:
+    if value not in allowed:
+        raise OptionError(f"{env_name}: {option}={value!r} is not one of {list(allowed)}")
+
+
+def _as_action(action: Any, n_actions: int, env_name: str) -> int:
+    try:
+        as_int = int(action)
+    except (TypeError, ValueError):
+        raise IllegalActionError(f"{env_name}: action {action!r} is not an integer") from None
+    if as_int != action or not 0 <= as_int < n_actions:
+        raise IllegalActionError(f"{env_name}: action {action!r} is outside the action space 0..{n_actions - 1}")
+    return as_int
