@@ -1,4 +1,3 @@
-# noqa: D212, D415
 """
 # Cardiceo
 
@@ -88,7 +87,8 @@ dice. A turn ends by itself once no discard is possible (the rulebook's wording)
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -147,7 +147,7 @@ class CardiceoEnv(IceAECEnv):
             status[:, 0] = ~s.used & ~s.locked
             status[:, 1] = ~s.used & s.locked
             status[:, 2] = s.used
-            free = [int(v) for v, u in zip(s.dice, s.used) if not u]
+            free = [int(v) for v, u in zip(s.dice, s.used, strict=False) if not u]
             for total in rules.reachable_totals(free) if free else ():
                 if total <= rules.NUM_VALUES:
                     obs[75 + total - 1] = 1.0
@@ -198,7 +198,7 @@ class CardiceoEnv(IceAECEnv):
             return f"discard a {rules.subset_total(s, action)} using {parts}"
         if action == rules.END_TURN:
             return "end the turn (unused dice go to the middle)"
-        values = ", ".join(f"{n}={int(v)}" for n, v in zip(rules.DIE_NAMES, s.dice))
+        values = ", ".join(f"{n}={int(v)}" for n, v in zip(rules.DIE_NAMES, s.dice, strict=False))
         if action == rules.KEEP_DICE:
             return f"keep the middle dice ({values})"
         return "re-roll all three dice"

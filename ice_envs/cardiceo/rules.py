@@ -49,7 +49,7 @@ NUM_ACTIONS = NUM_SUBSETS + 3  # 10
 PHASE_NO_PLAY_CHOICE = 0
 PHASE_DISCARD = 1
 PHASE_OVER = 2
-PHASE_NAMES = ("no-play choice", "discarding", "over")
+PHASE_NAMES = ("choosing to keep or re-roll the middle dice", "discarding", "over")
 
 _SUBSET_MASKS = np.array([[i in s for i in range(NUM_DICE)] for s in SUBSETS], dtype=bool)
 
@@ -151,7 +151,7 @@ def new_game(
         current=start_player,
     )
     if dice is not None:
-        if len(dice) != NUM_DICE or not all(1 <= int(d) <= f for d, f in zip(dice, DIE_FACES)):
+        if len(dice) != NUM_DICE or not all(1 <= int(d) <= f for d, f in zip(dice, DIE_FACES, strict=False)):
             raise ValueError(f"cardiceo: dice {dice!r} must be values of a d4, a d8 and a d12")
         state.dice[:] = dice
     else:

@@ -15,7 +15,8 @@ A game adapter (``ice_envs/<game>/env.py``) only says how its pure engine
 from __future__ import annotations
 
 import copy
-from typing import Any, ClassVar, Sequence
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -400,7 +401,7 @@ class IceAECEnv(AECEnv):
     def _describe_safely(self, action: int) -> str:
         try:
             return self._describe(action)
-        except Exception:  # noqa: BLE001 - description of an illegal action is best effort
+        except Exception:
             return "no description"
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 
 import numpy as np
@@ -16,13 +16,13 @@ def roll(rng: np.random.Generator, faces: int | np.ndarray, size: int | None = N
     return rng.integers(1, faces_arr + 1).astype(np.int64)
 
 
-@lru_cache(maxsize=None)
+@cache
 def nonempty_subsets(n: int) -> tuple[tuple[int, ...], ...]:
     """All non-empty subsets of ``range(n)`` as index tuples, smallest first, in a fixed order."""
     return tuple(c for k in range(1, n + 1) for c in combinations(range(n), k))
 
 
-@lru_cache(maxsize=None)
+@cache
 def subset_bitmasks(n: int) -> tuple[int, ...]:
     """Bitmask of each subset of :func:`nonempty_subsets` (bit i set ⇔ die i is in it)."""
     return tuple(sum(1 << i for i in s) for s in nonempty_subsets(n))

@@ -8,9 +8,10 @@ table, so a game is tested and benchmarked the moment it is registered.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Iterator
+from typing import Any
 
 from ice_envs.core.errors import OptionError
 
@@ -53,7 +54,8 @@ def register(spec: GameSpec) -> None:
     """Add a game to :data:`GAMES` and to PettingZoo's registry where it has one."""
     GAMES[spec.name] = spec
     try:
-        from pettingzoo.env_registry.registration import aec_registry, register as pz_register
+        from pettingzoo.env_registry.registration import aec_registry
+        from pettingzoo.env_registry.registration import register as pz_register
     except ImportError:  # older PettingZoo without a registry
         return
     env_id = f"ice_envs/{spec.name}-v0"

@@ -63,7 +63,9 @@ def draw_card(draw: Any, x: int, y: int, label: str, *, face_up: bool = True, w:
         draw.text((x + 5, y + 5), label, fill=(20, 20, 20), font=font(14))
 
 
-def draw_die(draw: Any, x: int, y: int, label: str, *, size: int = 34, fill: tuple[int, int, int] = (245, 245, 255)) -> None:
+def draw_die(
+    draw: Any, x: int, y: int, label: str, *, size: int = 34, fill: tuple[int, int, int] = (245, 245, 255)
+) -> None:
     """A die at (x, y) showing ``label``."""
     draw.rounded_rectangle((x, y, x + size, y + size), radius=7, fill=fill, outline=(20, 20, 20), width=2)
     draw.text((x + 6, y + 8), label, fill=(20, 20, 20), font=font(13))

@@ -1,0 +1,142 @@
+"""The ``ice-envs`` command line.
+
+ice-envs list                                  every game: players, variants, sizes
+ice-envs demo GAME [--players N] [--seed S]    one random game, rendered as text
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import numpy as np
+
+import ice_envs
+from ice_envs.core.errors import OptionError
+
+
+def _parse_option(text: str) -> tuple[str, Any]:
+    """``key=value`` with the value read as int, float, bool or str."""
+    key, sep, raw = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"option {text!r} is not key=value")
+    value: Any = raw
+    if raw.lower() in ("true", "false"):
+        value = raw.lower() == "true"
+    else:
+        for cast in (int, float):
+            try:
+                value = cast(raw)
+                break
+            except ValueError:
+                continue
+    return key, value
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    rows = []
+    for name, spec in ice_envs.GAMES.items():
+        env = spec.load().raw_env(num_players=spec.players[0])
+        agent = env.possible_agents[0]
+        n_actions = env.action_space(agent).n
+        obs_shape = env.observation_space(agent)["observation"].shape
+        players = f"{min(spec.players)}-{max(spec.players)}"
+        variants = ", ".join(
+            v + (f" ({min(var.players)}-{max(var.players)}p)" if var.players else "")
+            for v, var in spec.variants.items()
+        )
+        rows.append((name, players, str(n_actions), "x".join(map(str, obs_shape)), variants, spec.summary))
+    header = ("game", "players", "actions", "observation", "variants", "")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(5)]
+    for row in [header, *rows]:
+        print(
+            "  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths, strict=False))
+            + ("  " + row[5] if row[5] else "")
+        )
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    spec = ice_envs.get_spec(args.game)
+    options = dict(args.option or [])
+    if args.variant:
+        if args.variant not in spec.variants:
+            raise OptionError(f"{spec.name}: unknown variant {args.variant!r}; variants: {list(spec.variants)}")
+        options = {**spec.variants[args.variant].options, **options}
+    for flag in ("expansion", "fleet", "solo", "single_hand"):
+        if getattr(args, flag, False):
+            options[flag] = True
+    players = args.players if args.players is not None else spec.players[0]
+    env = ice_envs.make(spec.name, num_players=players, render_mode="ansi", **options)
+    env.reset(seed=args.seed)
+    raw = env.unwrapped
+    rng = np.random.default_rng(args.seed)
+    print(raw.render())
+    decisions = 0
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        action = int(legal[rng.integers(legal.size)])
+        print(f"\n{agent}: {raw.describe_action(action)}")
+        env.step(action)
+        decisions += 1
+        if not args.quiet and env.agents and not any(env.terminations.values()):
+            print(raw.render())
+    print("\n" + raw.render())
+    scores = ", ".join(f"{a}={s:g}" for a, s in zip(raw.possible_agents, raw.scores(), strict=False))
+    print(f"\nGame over after {decisions} decisions. Scores: {scores}")
+    print("Total rewards: " + ", ".join(f"{a}={r:+g}" for a, r in totals.items()))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ice-envs", description="ice-envs: five ice- and dice-themed tabletop games.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p_list = sub.add_parser("list", help="list the games with player counts, variants and sizes")
+    p_list.set_defaults(func=cmd_list)
+
+    p_demo = sub.add_parser("demo", help="play one random game and print it as text")
+    p_demo.add_argument("game")
+    p_demo.add_argument("--players", type=int, default=None)
+    p_demo.add_argument("--seed", type=int, default=0)
+    p_demo.add_argument("--variant", default=None, help="a registered variant name (see `ice-envs list`)")
+    p_demo.add_argument("--option", type=_parse_option, action="append", help="extra game option key=value")
+    p_demo.add_argument("--expansion", action="store_true", help="CubeMelt: play with the expansion abilities")
+    p_demo.add_argument("--quiet", action="store_true", help="print only the moves and the final table")
+    p_demo.set_defaults(func=cmd_demo)
+
+    _add_optional_commands(sub)
+    return parser
+
+
+def _add_optional_commands(sub: Any) -> None:
+    """Commands that live in the other packages (evaluation, training, play)."""
+    for module_name in ("benchmarks.evaluate", "train.cli", "ice_envs.play.cli"):
+        try:
+            module = __import__(module_name, fromlist=["add_subcommand"])
+        except ModuleNotFoundError as exc:
+            if exc.name and module_name.startswith(exc.name):
+                continue
+            raise
+        module.add_subcommand(sub)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (OptionError, FileNotFoundError) as exc:
+        print(f"ice-envs: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
