@@ -1,0 +1,365 @@
+"""Tournaments between agents, with confidence intervals and ratings.
+
+    ice-envs evaluate GAME --players N --agents heuristic,random,random --games 2000 --seed 0 [--workers K]
+    python -m benchmarks.evaluate GAME ...            (the same)
+
+Game ``i`` is dealt from seed ``seed + i // N`` and the agent list is rotated by
+``i % N`` seats, so every agent plays every seat equally often and every rotation of a
+deal is played: two agent lists evaluated with the same seed meet the same deals. Each
+agent's own random generator is seeded from ``(seed, i, agent index)``, so the numbers do
+not depend on the number of worker processes.
+
+Per agent entry it reports the win rate with a 95% Wilson interval (a shared win counts
+as a win for each winner; a game with no winner counts for nobody), the mean score and
+mean rank with 95% bootstrap intervals, and an openskill Plackett-Luce rating over all
+games; it writes ``evaluation.json``, ``evaluation.md`` and ``evaluation.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import ice_envs
+from agents.base import make_view
+from agents.spec import AgentSpec, AgentSpecError, load_agent, parse_agent_list
+from benchmarks.stats import bootstrap_interval, wilson_interval
+from ice_envs.core.errors import OptionError
+
+
+@dataclass(frozen=True)
+class Match:
+    """What one worker needs to play a batch of games."""
+
+    game: str
+    num_players: int
+    options: dict[str, Any]
+    agents: tuple[AgentSpec, ...]
+    seed: int
+    max_decisions: int
+
+
+def seat_of(agent_index: int, game_index: int, num_players: int) -> int:
+    """The seat that agent entry ``agent_index`` takes in game ``game_index``."""
+    return (agent_index + game_index) % num_players
+
+
+def play_game(match: Match, game_index: int, agents: list[Any] | None = None) -> dict[str, Any]:
+    """Play game ``game_index`` of ``match``; returns per-agent-entry results."""
+    n = match.num_players
+    if agents is None:
+        agents = [load_agent(spec, match.game, num_players=n) for spec in match.agents]
+    env = ice_envs.make(match.game, num_players=n, **match.options)
+    deal_seed = match.seed + game_index // n
+    env.reset(seed=deal_seed)
+    seat_to_agent = {seat_of(k, game_index, n): k for k in range(n)}
+    for k, agent in enumerate(agents):
+        agent.reset(seed=_agent_seed(match.seed, game_index, k))
+    view_rng = np.random.default_rng(_agent_seed(match.seed, game_index, n))
+    totals = np.zeros(n)
+    decisions = 0
+    truncated = False
+    raw = env.unwrapped
+    for agent_name in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        seat = raw.possible_agents.index(agent_name)
+        totals[seat] += reward
+        truncated = truncated or bool(trunc)
+        if term or trunc:
+            env.step(None)
+            continue
+        agent = agents[seat_to_agent[seat]]
+        view = make_view(env, seat, view_rng) if agent.needs_view else None
+        env.step(int(agent.act(obs, view)))
+        decisions += 1
+        if decisions >= match.max_decisions:
+            truncated = True
+            break
+    scores = raw.scores()
+    keys = np.stack([totals, scores], axis=1)
+    ranks = [1 + int(sum(tuple(keys[j]) > tuple(keys[i]) for j in range(n))) for i in range(n)]
+    winners = totals > 0
+    share = winners / winners.sum() if winners.any() else np.zeros(n)
+    return {
+        "game_index": game_index,
+        "deal_seed": deal_seed,
+        "decisions": decisions,
+        "truncated": truncated,
+        "seat": [seat_of(k, game_index, n) for k in range(n)],
+        "reward": [float(totals[seat_of(k, game_index, n)]) for k in range(n)],
+        "score": [float(scores[seat_of(k, game_index, n)]) for k in range(n)],
+        "rank": [ranks[seat_of(k, game_index, n)] for k in range(n)],
+        "win": [bool(winners[seat_of(k, game_index, n)]) for k in range(n)],
+        "win_share": [float(share[seat_of(k, game_index, n)]) for k in range(n)],
+    }
+
+
+def _agent_seed(seed: int, game_index: int, k: int) -> int:
+    return int(np.random.SeedSequence([seed, game_index, k]).generate_state(1)[0])
+
+
+def _play_batch(args: tuple[Match, list[int]]) -> list[dict[str, Any]]:
+    match, indices = args
+    agents = [load_agent(spec, match.game, num_players=match.num_players) for spec in match.agents]
+    return [play_game(match, i, agents) for i in indices]
+
+
+def run_games(match: Match, games: int, workers: int = 1, progress: bool = True) -> list[dict[str, Any]]:
+    """Play ``games`` games across ``workers`` processes; results in game order."""
+    batch = max(1, min(50, games // (workers * 8) or 1))
+    chunks = [list(range(i, min(games, i + batch))) for i in range(0, games, batch)]
+    results: list[dict[str, Any]] = []
+    bar = _progress(games, progress, f"{match.game} {match.num_players}p")
+    if workers <= 1:
+        for chunk in chunks:
+            results.extend(_play_batch((match, chunk)))
+            bar.update(len(chunk))
+    else:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn" if sys.platform == "darwin" else "fork")
+        with ctx.Pool(workers) as pool:
+            for out in pool.imap_unordered(_play_batch, [(match, c) for c in chunks]):
+                results.extend(out)
+                bar.update(len(out))
+    bar.close()
+    results.sort(key=lambda r: r["game_index"])
+    return results
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, enabled: bool, desc: str) -> Any:
+    if not enabled:
+        return _NoBar()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoBar()
+    return tqdm(total=total, desc=desc, unit="game", file=sys.stderr)
+
+
+def summarise(match: Match, results: list[dict[str, Any]], seed: int = 0) -> dict[str, Any]:
+    """Per-agent win rates, scores, ranks (with intervals) and openskill ratings."""
+    n = match.num_players
+    rng = np.random.default_rng(seed)
+    labels = _entry_labels(match.agents)
+    rows = []
+    win_share = np.array([r["win_share"] for r in results])
+    wins = np.array([r["win"] for r in results])
+    scores = np.array([r["score"] for r in results])
+    ranks = np.array([r["rank"] for r in results])
+    ratings = _openskill(labels, results)
+    for k, label in enumerate(labels):
+        games = len(results)
+        lo, hi = wilson_interval(float(wins[:, k].sum()), games)
+        rows.append(
+            {
+                "agent": label,
+                "spec": match.agents[k].label,
+                "games": games,
+                "wins": int(wins[:, k].sum()),
+                "win_rate": float(wins[:, k].mean()) if games else 0.0,
+                "win_rate_ci95": [lo, hi],
+                "win_share": float(win_share[:, k].mean()) if games else 0.0,
+                "mean_score": float(scores[:, k].mean()) if games else 0.0,
+                "mean_score_ci95": list(bootstrap_interval(scores[:, k], rng)),
+                "mean_rank": float(ranks[:, k].mean()) if games else 0.0,
+                "mean_rank_ci95": list(bootstrap_interval(ranks[:, k], rng)),
+                "rating": ratings[label],
+            }
+        )
+    return {
+        "game": match.game,
+        "num_players": n,
+        "options": match.options,
+        "agents": [a.label for a in match.agents],
+        "seed": match.seed,
+        "games": len(results),
+        "random_baseline": 1.0 / n,
+        "mean_decisions": float(np.mean([r["decisions"] for r in results])) if results else 0.0,
+        "truncated_games": int(sum(r["truncated"] for r in results)),
+        "no_winner_games": int(sum(not any(r["win"]) for r in results)),
+        "per_agent": rows,
+    }
+
+
+def _entry_labels(agents: tuple[AgentSpec, ...]) -> list[str]:
+    seen: dict[str, int] = {}
+    labels = []
+    for spec in agents:
+        seen[spec.label] = seen.get(spec.label, 0) + 1
+        labels.append(spec.label if seen[spec.label] == 1 else f"{spec.label}#{seen[spec.label]}")
+    return labels
+
+
+def _openskill(labels: list[str], results: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    players = {label: model.rating(name=label) for label in labels}
+    for r in results:
+        teams = [[players[label]] for label in labels]
+        new = model.rate(teams, ranks=list(r["rank"]))
+        for label, team in zip(labels, new):
+            players[label] = team[0]
+    return {label: {"mu": p.mu, "sigma": p.sigma, "ordinal": p.ordinal()} for label, p in players.items()}
+
+
+def to_markdown(summary: dict[str, Any], command: str) -> str:
+    """The per-agent table as Markdown."""
+    lines = [
+        f"**{summary['game']}**, {summary['num_players']} players, {summary['games']} games, "
+        f"random baseline {summary['random_baseline']:.3f}, mean {summary['mean_decisions']:.1f} decisions/game"
+        + (f", {summary['truncated_games']} truncated" if summary["truncated_games"] else ""),
+        "",
+        "| agent | win rate | 95% CI | mean score | 95% CI | mean rank | 95% CI | openskill μ ± σ |",
+        "|---|---:|---|---:|---|---:|---|---|",
+    ]
+    for r in summary["per_agent"]:
+        lines.append(
+            f"| {r['agent']} | {r['win_rate']:.3f} | [{r['win_rate_ci95'][0]:.3f}, {r['win_rate_ci95'][1]:.3f}] | "
+            f"{r['mean_score']:.2f} | [{r['mean_score_ci95'][0]:.2f}, {r['mean_score_ci95'][1]:.2f}] | "
+            f"{r['mean_rank']:.2f} | [{r['mean_rank_ci95'][0]:.2f}, {r['mean_rank_ci95'][1]:.2f}] | "
+            f"{r['rating']['mu']:.1f} ± {r['rating']['sigma']:.1f} |"
+        )
+    lines += ["", f"Command: `{command}`", ""]
+    return "\n".join(lines)
+
+
+def plot(summary: dict[str, Any], path: Path) -> None:
+    """Bar chart of win rates with their 95% intervals and the random baseline."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = summary["per_agent"]
+    rates = [r["win_rate"] for r in rows]
+    err = np.array([[r["win_rate"] - r["win_rate_ci95"][0], r["win_rate_ci95"][1] - r["win_rate"]] for r in rows]).T
+    err = np.clip(err, 0.0, None)
+    fig, ax = plt.subplots(figsize=(1.6 + 1.2 * len(rows), 3.6), dpi=100)
+    ax.bar([r["agent"] for r in rows], rates, yerr=err, capsize=6, color="#3b7dd8")
+    ax.axhline(summary["random_baseline"], color="#d84b3b", linestyle="--", label="1/N")
+    ax.set_ylabel("win rate (95% Wilson CI)")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{summary['game']}, {summary['num_players']} players, {summary['games']} games")
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def evaluate(
+    game: str,
+    num_players: int,
+    agents: str,
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    options: dict[str, Any] | None = None,
+    max_decisions: int = 1_000_000,
+    progress: bool = True,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run a tournament; returns (summary, per-game results)."""
+    spec = ice_envs.get_spec(game)
+    options = dict(options or {})
+    module = spec.load()
+    module.raw_env(num_players=num_players, **options)  # clear errors for bad players/options, before any work
+    agent_specs = tuple(parse_agent_list(agents, num_players))
+    for s in agent_specs:
+        load_agent(s, spec.name, num_players=num_players)  # fail early on a missing heuristic or checkpoint
+    if games < 1:
+        raise OptionError(f"--games must be at least 1, got {games}")
+    match = Match(spec.name, num_players, options, agent_specs, seed, max_decisions)
+    results = run_games(match, games, workers, progress)
+    return summarise(match, results, seed), results
+
+
+def write_report(summary: dict[str, Any], out: Path, command: str, elapsed: float, workers: int) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    summary = {**summary, "command": command, "wall_seconds": elapsed, "workers": workers}
+    (out / "evaluation.json").write_text(json.dumps(summary, indent=2))
+    (out / "evaluation.md").write_text(to_markdown(summary, command))
+    plot(summary, out / "evaluation.png")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game")
+    parser.add_argument("--players", type=int, required=True)
+    parser.add_argument("--agents", required=True, help="one spec per seat: random, heuristic, ppo:PATH")
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--option", action="append", default=[], help="game option key=value (repeatable)")
+    parser.add_argument("--out", type=Path, default=None, help="report folder (default runs/eval/<game>-<N>p-<agents>)")
+    parser.add_argument("--no-progress", action="store_true")
+
+
+def canonical_command(args: argparse.Namespace) -> str:
+    """The command that reproduces this evaluation, with every default spelled out."""
+    parts = [
+        f"ice-envs evaluate {args.game} --players {args.players} --agents {args.agents}",
+        f"--games {args.games} --seed {args.seed} --workers {args.workers}",
+    ]
+    parts += [f"--option {o}" for o in args.option]
+    return " ".join(parts)
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    from ice_envs.cli import _parse_option
+
+    options = dict(_parse_option(o) for o in args.option)
+    start = time.perf_counter()
+    try:
+        summary, _ = evaluate(
+            args.game,
+            args.players,
+            args.agents,
+            args.games,
+            args.seed,
+            args.workers,
+            options,
+            progress=not args.no_progress,
+        )
+    except AgentSpecError as exc:
+        raise OptionError(str(exc)) from None
+    elapsed = time.perf_counter() - start
+    out = (
+        args.out or Path("runs/eval") / f"{args.game}-{args.players}p-{args.agents.replace(',', '_').replace('/', '_')}"
+    )
+    command = canonical_command(args)
+    write_report(summary, out, command, elapsed, args.workers)
+    print(to_markdown(summary, command))
+    print(f"wall time {elapsed:.1f} s with {args.workers} worker(s); report in {out}/")
+    return 0
+
+
+def add_subcommand(sub: Any) -> None:
+    """Register ``ice-envs evaluate``."""
+    p = sub.add_parser("evaluate", help="play a tournament between agents and report win rates with intervals")
+    add_arguments(p)
+    p.set_defaults(func=run_from_args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ice_envs.cli import main as cli_main
+
+    return cli_main(["evaluate", *(argv if argv is not None else sys.argv[1:])])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
