@@ -1,0 +1,99 @@
+"""Run the baseline table from a config file and write ``docs/results.md``.
+
+    python -m benchmarks.baselines benchmarks/configs/baselines.yaml [--out docs/results.md] [--games N]
+
+Each row of the config is one tournament (``benchmarks.evaluate``); the Markdown gives
+every row's numbers next to the exact command that reproduces it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from benchmarks.evaluate import evaluate
+
+ROW_KEYS = {"game", "players", "agents", "games", "seed", "workers", "options"}
+
+
+def load_rows(path: Path, games_override: int | None = None) -> list[dict[str, Any]]:
+    """Rows of the config with the file's defaults filled in; unknown keys are errors."""
+    data = yaml.safe_load(path.read_text())
+    defaults = {k: data[k] for k in ("games", "seed", "workers") if k in data}
+    rows = []
+    for i, row in enumerate(data.get("rows", [])):
+        unknown = set(row) - ROW_KEYS
+        if unknown:
+            raise ValueError(f"{path}: row {i}: unknown keys {sorted(unknown)}; allowed: {sorted(ROW_KEYS)}")
+        merged = {"options": {}, **defaults, **row}
+        if games_override:
+            merged["games"] = games_override
+        rows.append(merged)
+    return rows
+
+
+def command_of(row: dict[str, Any]) -> str:
+    opts = " ".join(f"--option {k}={v}" for k, v in row["options"].items())
+    return (
+        f"ice-envs evaluate {row['game']} --players {row['players']} --agents {row['agents']} "
+        f"--games {row['games']} --seed {row['seed']} --workers {row['workers']}" + (f" {opts}" if opts else "")
+    )
+
+
+def table(results: list[tuple[dict[str, Any], dict[str, Any], float]]) -> str:
+    lines = [
+        "| game | N | agents | games | 1/N | first agent's win rate [95% CI] | others' win rates | mean decisions | wall s | command |",
+        "|---|---:|---|---:|---:|---|---|---:|---:|---|",
+    ]
+    for row, summary, wall in results:
+        first, *others = summary["per_agent"]
+        lo, hi = first["win_rate_ci95"]
+        rest = ", ".join(f"{o['agent']} {o['win_rate']:.3f}" for o in others)
+        lines.append(
+            f"| {row['game']} | {row['players']} | {row['agents']} | {summary['games']} | {1 / row['players']:.3f} | "
+            f"{first['agent']} **{first['win_rate']:.3f}** [{lo:.3f}, {hi:.3f}] | {rest} | "
+            f"{summary['mean_decisions']:.1f} | {wall:.0f} | `{command_of(row)}` |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.baselines", description=__doc__.split("\n\n")[0])
+    parser.add_argument("config", type=Path)
+    parser.add_argument("--out", type=Path, default=Path("docs/results.md"))
+    parser.add_argument("--json", type=Path, default=Path("docs/results.json"))
+    parser.add_argument("--games", type=int, default=None, help="override the games per row (for a quick look)")
+    args = parser.parse_args(argv)
+    rows = load_rows(args.config, args.games)
+    results = []
+    start = time.perf_counter()
+    for row in rows:
+        t0 = time.perf_counter()
+        summary, _ = evaluate(
+            row["game"], row["players"], row["agents"], row["games"], row["seed"], row["workers"], row["options"]
+        )
+        results.append((row, summary, time.perf_counter() - t0))
+        print(table(results[-1:]).splitlines()[-1], flush=True)
+    total = time.perf_counter() - start
+    header = (
+        "# Baseline results\n\n"
+        f"Produced by `python -m benchmarks.baselines {args.config}` in {total / 60:.1f} minutes of wall time "
+        f"({rows[0]['workers'] if rows else 1} workers). Each row is reproduced exactly by its command: game `i` is "
+        "dealt from seed `seed + i // N` with the agent list rotated `i % N` seats, so every agent plays every seat "
+        "equally often. A shared win counts as a win for each winner. The first agent of each row is the one the "
+        "row is about; with N-1 random opponents the random baseline is 1/N.\n\n"
+    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(header + table(results) + "\n")
+    args.json.write_text(json.dumps([{"row": r, "summary": s, "wall_seconds": w} for r, s, w in results], indent=2))
+    print(f"wrote {args.out} and {args.json} ({total:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

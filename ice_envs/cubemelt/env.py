@@ -1,0 +1,344 @@
+"""
+# CubeMelt: Getting Dicey
+
+| Import             | `from ice_envs import cubemelt_v0`                  |
+|--------------------|-----------------------------------------------------|
+| Actions            | Discrete                                            |
+| Parallel API       | No                                                  |
+| Manual Control     | `ice-envs play cubemelt` (issue 10)                 |
+| Agents             | `agents= ['player_0', ..., 'player_{n-1}']`         |
+| Agents             | 2-5                                                 |
+| Action Shape       | Discrete(68)                                        |
+| Action Values      | Discrete(68)                                        |
+| Observation Shape  | (107,)                                              |
+| Observation Values | [0, 1]                                              |
+
+Keep your CubeMelt from melting while gaining Love and Adventure. On your turn roll six
+dice, re-roll any of them once for free, then (paying 1 Melt) once more, and resolve:
+the unique most frequent face goes to your left and right neighbours, the other dice to
+you; when faces tie for most frequent, every die goes to you. 20 Love or 20 Adventure
+wins at once; a Melt token at 0 ends the game and the others score min(Love,
+Adventure). The expansion gives each player an ability (Cat, Dragon, Knight, Ninja,
+Unicorn) whose choices are made by its owner, even on another player's turn.
+Rules and every interpretation: `docs/rules/cubemelt.md`.
+
+## Arguments
+
+``` python
+cubemelt_v0.env(num_players=2, faces=("heart", "heart", "star", "star", "sad", "drooping"),
+                expansion=None, abilities=None, paid_rerolls=1, reroll_can_melt=False,
+                ninja_targets="neighbours", per_neighbour=False,
+                render_mode=None, illegal_action="raise", reward_mode="outcome",
+                max_cycles=None)
+```
+
+`num_players`: 2-5. `faces`: the faces of every die (names `"heart"`, `"star"`, `"sad"`,
+`"drooping"`; 1-12 faces; e.g. `("heart", "star", "sad", "drooping")` for the
+`uniform_faces` variant). `expansion`: play the expansion (abilities); `None` means
+"on if `abilities` is given". `abilities`: one distinct ability per seat, e.g.
+`("cat", "dragon", "knight")`; `None` deals them at random from the env's generator at
+every reset. `paid_rerolls`: paid re-rolls allowed per turn (house rule 1).
+`reroll_can_melt`: allow paying the last Melt (the payer melts and the game ends at
+once). `ninja_targets`: `"neighbours"` (the remaining dice go to the Ninja's left and
+right players) or `"all"` (to every other player). `per_neighbour`: the Cat and the
+Dragon trigger once per neighbour meeting the condition instead of once per roll.
+`render_mode`: `"ansi"`, `"rgb_array"`, `"human"`. `illegal_action`: `"raise"` or
+`"penalize"`. `reward_mode`: `"outcome"` or `"score"`. `max_cycles`: truncate after
+`max_cycles * num_players` decisions.
+
+`reset(seed, options)` accepts `options={"abilities": [...], "dice": [6 faces],
+"love": [...], "adventure": [...], "melt": [...], "start_player": k}` to start from a
+given position (the dice are the start player's first roll).
+
+## Observation Space
+
+A dict with `"observation"` (float32, shape (107,), in [0, 1]) and `"action_mask"`
+(int8, shape (68,)). Everything in CubeMelt is public. Seats are in relative order:
+block r describes the player r seats to the observer's left (r = 0 is the observer);
+blocks beyond the table are zero.
+
+| Index   | Description                                                         |
+|---------|---------------------------------------------------------------------|
+| 0-54    | 5 seat blocks of 11: Love/20, Adventure/20, Melt/20, at the table, is the active player, is deciding now, ability one-hot (Cat, Dragon, Knight, Ninja, Unicorn) |
+| 55-78   | the six dice, one-hot face each (Heart, Star, Sad, Drooping)         |
+| 79-82   | dice showing Heart, Star, Sad, Drooping (count / 6)                 |
+| 83      | re-rolling and the next re-roll is free                             |
+| 84      | re-rolling and the next re-roll costs 1 Melt                        |
+| 85      | paid re-rolls left this turn / `paid_rerolls` (0 when none are allowed) |
+| 86-90   | pending decision: re-roll, Ninja apply/decline, Knight, Dragon, Unicorn Love-or-Adventure |
+| 91-105  | the resolution in progress, per relative seat: Love gained, Adventure gained, Melt lost by the dice (each / 6); zero while re-rolling |
+| 106     | expansion rules in play                                             |
+
+## Action Space
+
+| Action | Meaning                                                            |
+|--------|--------------------------------------------------------------------|
+| 0      | stop re-rolling and resolve the dice                               |
+| 1-63   | re-roll exactly the dice whose bits are set (bit i = die i, dice 0-5); free as the turn's first re-roll, otherwise it costs 1 Melt (obs 83/84 say which) |
+| 64     | take Love (Knight conversion, Dragon or Unicorn gain)              |
+| 65     | take Adventure (same choices)                                      |
+| 66     | Ninja: apply the five-or-more face to yourself, the rest to the others |
+| 67     | Ninja: decline                                                     |
+
+Masks are exact. While re-rolling, ids 0-63 are legal; a paid re-roll is offered only
+while the turn's paid re-rolls are not used up and paying would not melt the payer
+(unless `reroll_can_melt`); after the last allowed re-roll the dice resolve at once.
+Love-or-Adventure choices and the Ninja decision select the ability's owner as the
+acting agent, even off-turn.
+
+## Rewards
+
+`reward_mode="outcome"`: at the end every winner gets +1 (shared wins +1 each) and
+every other player -1; if every player melted at once nobody wins (all -1).
+`reward_mode="score"`: the change of the player's tracks, ΔLove + ΔAdventure + ΔMelt
+(Melt lost counts negative), after every decision.
+
+## Version History
+
+* v0: Initial release (ice-envs 0.1.0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from ice_envs.core.aec import IceAECEnv
+from ice_envs.core.cards import relative_seats
+from ice_envs.core.errors import OptionError
+from ice_envs.core.wrapping import make_factories
+from ice_envs.cubemelt import rules
+
+MAX_SEATS = 5
+SEAT_BLOCK = 11
+OBS_SIZE = 107
+_DICE_OFF = 55
+_COUNTS_OFF = 79
+_PHASE_OFF = 86
+_PLAN_OFF = 91
+_DECISION_SLOT = {rules.KNIGHT: 2, rules.DRAGON: 3, rules.UNICORN: 4}
+
+
+class CubeMeltEnv(IceAECEnv):
+    """CubeMelt: Getting Dicey as a PettingZoo AEC env (see the module docstring)."""
+
+    metadata = {**IceAECEnv.metadata, "name": "cubemelt_v0"}
+    min_players = 2
+    max_players = 5
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        faces: Sequence[str | int] = rules.DEFAULT_FACES,
+        expansion: bool | None = None,
+        abilities: Sequence[str | int] | None = None,
+        paid_rerolls: int = 1,
+        reroll_can_melt: bool = False,
+        ninja_targets: str = "neighbours",
+        per_neighbour: bool = False,
+        **common: Any,
+    ) -> None:
+        if expansion is None:
+            expansion = abilities is not None
+        try:
+            self.config = rules.CubeMeltConfig(
+                num_players=self.check_num_players(num_players),
+                faces=faces,  # type: ignore[arg-type]  (the config checks and normalises both)
+                expansion=bool(expansion),
+                abilities=abilities,  # type: ignore[arg-type]
+                paid_rerolls=paid_rerolls,
+                reroll_can_melt=reroll_can_melt,
+                ninja_targets=ninja_targets,
+                per_neighbour=per_neighbour,
+            )
+        except (ValueError, TypeError) as exc:
+            raise OptionError(str(exc)) from None
+        super().__init__(num_players, **common)
+        #: Seats in relative order (self, then to the left) for each observer.
+        self._orders = [relative_seats(seat, self.num_players).tolist() for seat in range(self.num_players)]
+
+    # -- encoding
+    def _num_actions(self) -> int:
+        return rules.NUM_ACTIONS
+
+    def _observation_box(self) -> spaces.Box:
+        return spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+
+    def _encode(self, seat: int) -> np.ndarray:
+        s: rules.CubeMeltState = self.state
+        buf = [0.0] * OBS_SIZE  # filled as a list, converted once (cheaper than item-wise numpy writes)
+        over = s.phase == rules.PHASE_OVER
+        order = self._orders[seat]
+        for r, p in enumerate(order):
+            base = r * SEAT_BLOCK
+            buf[base] = s.love[p] / rules.GOAL
+            buf[base + 1] = s.adventure[p] / rules.GOAL
+            buf[base + 2] = s.melt[p] / rules.START_MELT
+            buf[base + 3] = 1.0
+            if not over:
+                buf[base + 4] = float(p == s.active)
+                buf[base + 5] = float(p == s.decider)
+            if s.abilities[p] >= 0:
+                buf[base + 6 + s.abilities[p]] = 1.0
+        counts = [0, 0, 0, 0]
+        for i, face in enumerate(s.dice):
+            buf[_DICE_OFF + 4 * i + face] = 1.0
+            counts[face] += 1
+        for face in range(rules.NUM_KINDS):
+            buf[_COUNTS_OFF + face] = counts[face] / rules.NUM_DICE
+        phase = s.phase
+        if phase == rules.PHASE_REROLL:
+            buf[83 if s.rerolls == 0 else 84] = 1.0
+            buf[_PHASE_OFF] = 1.0
+            paid = s.config.paid_rerolls
+            if paid:
+                buf[85] = max(0, paid - max(0, s.rerolls - 1)) / paid
+        elif phase == rules.PHASE_NINJA or phase == rules.PHASE_CHOOSE:
+            buf[_PHASE_OFF + (1 if phase == rules.PHASE_NINJA else _DECISION_SLOT[s.pending])] = 1.0
+            for r, p in enumerate(order):
+                base = _PLAN_OFF + 3 * r
+                buf[base] = s.plan_love[p] / rules.NUM_DICE
+                buf[base + 1] = s.plan_adventure[p] / rules.NUM_DICE
+                buf[base + 2] = s.plan_melt[p] / rules.NUM_DICE
+        buf[106] = float(s.config.expansion)
+        return np.array(buf, dtype=np.float32)
+
+    # -- engine
+    def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.CubeMeltState:
+        try:
+            return rules.new_game(
+                self.config,
+                rng,
+                abilities=options.get("abilities"),
+                dice=options.get("dice"),
+                love=options.get("love"),
+                adventure=options.get("adventure"),
+                melt=options.get("melt"),
+                start_player=int(options.get("start_player", 0)),
+            )
+        except ValueError as exc:
+            raise OptionError(str(exc)) from None
+
+    def _current_seat(self) -> int:
+        return self.state.decider
+
+    def _game_over(self) -> bool:
+        return self.state.phase == rules.PHASE_OVER
+
+    def _legal_actions(self) -> Sequence[int]:
+        return rules.legal_actions(self.state)
+
+    def _apply_action(self, action: int) -> None:
+        rules.apply(self.state, action, self.np_random)
+
+    def _outcome(self) -> np.ndarray:
+        return rules.outcome(self.state)
+
+    def _scores(self) -> np.ndarray:
+        return rules.scores(self.state)
+
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> rules.CubeMeltState:
+        return rules.resample_hidden(self.state, seat, rng)
+
+    # -- text
+    def _describe(self, action: int) -> str:
+        return describe(self.state, action)
+
+    def _render_text(self, viewer: int | None) -> str:
+        return render_text(self.state)
+
+
+def _dice_text(dice: Sequence[int]) -> str:
+    return " ".join(rules.FACE_LABELS[d] for d in dice)
+
+
+def _ability_label(ability: int) -> str:
+    return rules.ABILITY_NAMES[ability].capitalize() if ability >= 0 else ""
+
+
+def describe(state: rules.CubeMeltState, action: int) -> str:
+    """A readable description of ``action`` in ``state``."""
+    if 0 <= action < rules.NUM_SUBSETS:
+        if action == rules.STOP:
+            return f"stop re-rolling and resolve {_dice_text(state.dice)}"
+        which = [i for i in range(rules.NUM_DICE) if action >> i & 1]
+        names = ", ".join(f"die {i} ({rules.FACE_LABELS[state.dice[i]]})" for i in which)
+        kept = [rules.FACE_LABELS[state.dice[i]] for i in range(rules.NUM_DICE) if not action >> i & 1]
+        cost = "pay 1 Melt and re-roll" if rules.next_reroll_paid(state) else "re-roll (free)"
+        return f"{cost} {names}; keep {' '.join(kept) or 'nothing'}"
+    if action in (rules.CHOOSE_LOVE, rules.CHOOSE_ADVENTURE):
+        kind = "Love" if action == rules.CHOOSE_LOVE else "Adventure"
+        if state.pending == rules.KNIGHT:
+            return f"Knight: convert 1 of the Melt lost into 1 {kind}"
+        if state.pending in (rules.DRAGON, rules.UNICORN):
+            return f"{_ability_label(state.pending)}: gain 2 {kind}"
+        return f"take {kind}"
+    if action == rules.NINJA_APPLY:
+        face = rules.most_frequent(state.dice)
+        label = rules.FACE_LABELS[face] if face is not None else "the most frequent face"
+        return f"Ninja: apply the {label} dice to yourself, the other dice to the other players"
+    if action == rules.NINJA_DECLINE:
+        return "Ninja: decline, resolve normally"
+    return f"action {action} (outside CubeMelt's actions)"
+
+
+def _event_text(event: tuple[int, int, int, int, int]) -> str:
+    seat, source, love, adventure, melt = event
+    if source == rules.NINJA:
+        return f"player_{seat} (Ninja) takes the most frequent face"
+    parts = [f"{v:+d} {name}" for v, name in zip((love, adventure, melt), rules.TRACK_NAMES, strict=True) if v]
+    what = ", ".join(parts)
+    if source == rules.SOURCE_PAID:
+        return f"player_{seat} pays 1 Melt to re-roll"
+    if source == rules.SOURCE_DICE:
+        return f"player_{seat} {what}"
+    if source == rules.KNIGHT:
+        return f"player_{seat} (Knight) converts 1 Melt lost: {what}"
+    return f"player_{seat} ({_ability_label(source)}) {what}"
+
+
+def render_text(state: rules.CubeMeltState) -> str:
+    """Text view of the table (everything is public)."""
+    s = state
+    cfg = s.config
+    rules_name = "expansion" if cfg.expansion else "base rules"
+    head = f"CubeMelt ({rules_name}), {cfg.num_players} players, turn {s.turn + 1}"
+    if s.phase == rules.PHASE_OVER:
+        names = " and ".join(f"player_{p}" for p in s.winners)
+        verb = " win" if len(s.winners) > 1 else " wins"
+        goal = [p for p in s.winners if max(s.love[p], s.adventure[p]) >= rules.GOAL]
+        melted = ", ".join(f"player_{p}" for p in s.melted)
+        if goal:
+            head += f" — {names}{verb} with 20 Love or Adventure"
+        elif s.winners:
+            final = rules.final_scores(s)
+            head += f" — {melted} melted; {names}{verb} with min(Love, Adventure) = {final[s.winners[0]]}"
+        else:
+            head += f" — {melted} melted; nobody wins"
+    elif s.phase == rules.PHASE_REROLL:
+        cost = "free re-roll" if s.rerolls == 0 else "re-roll for 1 Melt"
+        head += f" — player_{s.active} may {cost} or stop"
+    elif s.phase == rules.PHASE_NINJA:
+        head += f" — player_{s.active} (Ninja) may take the most frequent face"
+    else:
+        head += f" — player_{s.decider} ({_ability_label(s.pending)}) chooses Love or Adventure"
+    lines = [head]
+    if s.last_active >= 0:
+        lines.append(f"Last roll by player_{s.last_active}: {_dice_text(s.last_dice)}")
+        lines.extend("  " + _event_text(e) for e in s.last_events)
+    lines.append(f"Dice of player_{s.active}: {_dice_text(s.dice)}")
+    if s.events:
+        lines.extend("  " + _event_text(e) for e in s.events)
+    for p in range(cfg.num_players):
+        marker = ">" if s.phase != rules.PHASE_OVER and p == s.decider else " "
+        ability = f"{_ability_label(s.abilities[p]):8s}" if cfg.expansion else ""
+        lines.append(
+            f"{marker} player_{p} {ability}Love {s.love[p]:2d}  Adventure {s.adventure[p]:2d}  Melt {s.melt[p]:2d}"
+        )
+    return "\n".join(lines)
+
+
+env, raw_env = make_factories(CubeMeltEnv)
