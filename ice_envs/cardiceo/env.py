@@ -88,6 +88,7 @@ dice. A turn ends by itself once no discard is possible (the rulebook's wording)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -127,6 +128,7 @@ class CardiceoEnv(IceAECEnv):
         except ValueError as exc:
             raise OptionError(str(exc)) from None
         super().__init__(num_players, **common)
+        self._relative = [relative_seats(seat, self.num_players) for seat in range(self.num_players)]
 
     # -- encoding
     def _num_actions(self) -> int:
@@ -138,24 +140,24 @@ class CardiceoEnv(IceAECEnv):
     def _encode(self, seat: int) -> np.ndarray:
         s: rules.CardiceoState = self.state
         obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        obs[0:15] = s.hands[seat] / rules.COPIES_PER_VALUE
-        obs[15:30] = s.discarded / rules.COPIES_PER_VALUE
-        for i, off in enumerate(_DIE_OFFSETS):
-            obs[off + int(s.dice[i]) - 1] = 1.0
-        status = obs[66:75].reshape(3, 3)
+        obs[0:15] = s.hands[seat]
+        obs[15:30] = s.discarded
+        obs[0:30] *= 1.0 / rules.COPIES_PER_VALUE
+        dice = s.dice.tolist()
+        used = s.used.tolist()
+        locked = s.locked.tolist()
+        for i in range(rules.NUM_DICE):
+            obs[_DIE_OFFSETS[i] + dice[i] - 1] = 1.0
         if s.phase != rules.PHASE_OVER:
-            status[:, 0] = ~s.used & ~s.locked
-            status[:, 1] = ~s.used & s.locked
-            status[:, 2] = s.used
-            free = [int(v) for v, u in zip(s.dice, s.used, strict=False) if not u]
-            for total in rules.reachable_totals(free) if free else ():
-                if total <= rules.NUM_VALUES:
-                    obs[75 + total - 1] = 1.0
-        seats = relative_seats(seat, self.num_players)
-        obs[90 : 90 + self.num_players] = s.hands.sum(axis=1)[seats] / s.config.hand_size
-        obs[96 : 96 + self.num_players] = 1.0
-        obs[102] = s.phase == rules.PHASE_NO_PLAY_CHOICE
-        obs[103] = s.phase == rules.PHASE_DISCARD
+            for i in range(rules.NUM_DICE):
+                obs[66 + 3 * i + (2 if used[i] else 1 if locked[i] else 0)] = 1.0
+            free = tuple(d for d, u in zip(dice, used) if not u)
+            if free:
+                obs[_reachable_index(free)] = 1.0
+            obs[102 + s.phase] = 1.0
+        n = self.num_players
+        obs[90 : 90 + n] = s.hands.sum(axis=1)[self._relative[seat]] * (1.0 / s.config.hand_size)
+        obs[96 : 96 + n] = 1.0
         return obs
 
     # -- engine
@@ -178,7 +180,7 @@ class CardiceoEnv(IceAECEnv):
         return rules.legal_actions(self.state)
 
     def _apply_action(self, action: int) -> None:
-        rules.apply(self.state, action, self.np_random)
+        rules.apply(self.state, action, self.np_random, check=False)
 
     def _outcome(self) -> np.ndarray:
         return rules.outcome(self.state)
@@ -224,6 +226,13 @@ class CardiceoEnv(IceAECEnv):
             marker = ">" if p == s.current and s.phase != rules.PHASE_OVER else " "
             lines.append(f"{marker} player_{p}: {size:2d} cards  {cards.strip()}")
         return "\n".join(lines)
+
+
+@lru_cache(maxsize=4096)
+def _reachable_index(free_dice: tuple[int, ...]) -> np.ndarray:
+    """Observation indices of the card totals that ``free_dice`` can make."""
+    totals = sorted(t for t in rules.reachable_totals(free_dice) if t <= rules.NUM_VALUES)
+    return np.array([75 + t - 1 for t in totals], dtype=np.intp)
 
 
 env, raw_env = make_factories(CardiceoEnv)

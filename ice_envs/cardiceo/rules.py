@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from functools import cache, lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -110,8 +111,12 @@ def full_deck_counts() -> np.ndarray:
 
 def reachable_totals(dice_values: list[int] | tuple[int, ...] | np.ndarray) -> set[int]:
     """Every total that some non-empty subset of ``dice_values`` makes."""
-    vals = [int(v) for v in dice_values]
-    return {sum(vals[i] for i in s) for s in nonempty_subsets(len(vals))}
+    return set(_reachable(tuple(int(v) for v in dice_values)))
+
+
+@lru_cache(maxsize=4096)
+def _reachable(vals: tuple[int, ...]) -> frozenset[int]:
+    return frozenset(sum(vals[i] for i in s) for s in nonempty_subsets(len(vals)))
 
 
 def new_game(
@@ -176,16 +181,22 @@ def legal_discards(state: CardiceoState) -> list[int]:
     if state.phase != PHASE_DISCARD:
         return []
     hand = state.hands[state.current]
-    free = ~state.used
-    out = []
-    for sid in range(NUM_SUBSETS):
-        m = _SUBSET_MASKS[sid]
-        if (m & ~free).any():
-            continue
-        total = int(state.dice[m].sum())
-        if total <= NUM_VALUES and hand[total - 1] > 0:
-            out.append(sid)
-    return out
+    totals = _subset_totals(*state.dice.tolist())
+    u0, u1, u2 = state.used.tolist()
+    free = (not u0) | (not u1) << 1 | (not u2) << 2
+    return [sid for sid in _USABLE[free] if totals[sid] <= NUM_VALUES and hand[totals[sid] - 1] > 0]
+
+
+@cache
+def _subset_totals(d4: int, d8: int, d12: int) -> tuple[int, ...]:
+    dice = (d4, d8, d12)
+    return tuple(sum(dice[i] for i in subset) for subset in SUBSETS)
+
+
+#: ``_USABLE[free_bits]``: subset ids whose dice are all free (bit i set ⇔ die i is free).
+_USABLE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sid for sid, subset in enumerate(SUBSETS) if all(free >> i & 1 for i in subset)) for free in range(8)
+)
 
 
 def legal_actions(state: CardiceoState) -> list[int]:
@@ -200,9 +211,12 @@ def legal_actions(state: CardiceoState) -> list[int]:
     return discards
 
 
-def apply(state: CardiceoState, action: int, rng: IntegerRng) -> CardiceoState:
-    """Apply ``action`` for the deciding player (mutates and returns ``state``)."""
-    if action not in legal_actions(state):
+def apply(state: CardiceoState, action: int, rng: IntegerRng, check: bool = True) -> CardiceoState:
+    """Apply ``action`` for the deciding player (mutates and returns ``state``).
+
+    ``check=False`` skips the legality check (the env has already checked the mask).
+    """
+    if check and action not in legal_actions(state):
         raise ValueError(f"cardiceo: action {action} is not legal here; legal: {legal_actions(state)}")
     if action == KEEP_DICE or action == REROLL_ALL:
         if action == REROLL_ALL:
@@ -215,11 +229,11 @@ def apply(state: CardiceoState, action: int, rng: IntegerRng) -> CardiceoState:
         _end_turn(state, rng)
         return state
     else:
-        total = subset_total(state, action)
+        total = _subset_totals(*state.dice.tolist())[action]
         state.hands[state.current, total - 1] -= 1
         state.discarded[total - 1] += 1
         state.used |= _SUBSET_MASKS[action]
-        if state.hands[state.current].sum() == 0:
+        if not state.hands[state.current].any():
             state.winner = state.current
             state.phase = PHASE_OVER
             return state

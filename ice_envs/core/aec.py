@@ -101,6 +101,7 @@ class IceAECEnv(AECEnv):
         self.state: Any = None
         self._mask: np.ndarray | None = None
         self._num_steps = 0
+        self._rewards_zero = True
         self._last_scores = np.zeros(self.num_players, dtype=np.float64)
 
     @classmethod
@@ -213,6 +214,7 @@ class IceAECEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self._num_steps = 0
+        self._rewards_zero = True
         self._mask = None
         self._last_scores = np.asarray(self._scores(), dtype=np.float64).copy()
         if self._game_over():
@@ -228,7 +230,7 @@ class IceAECEnv(AECEnv):
             return
         if action is None:
             raise IllegalActionError(f"{self}: {agent} must act; got action None")
-        action = _as_action(action, self._zero_mask.size, str(self))
+        action = _as_action(action, self._zero_mask.size, self)
         self._cumulative_rewards[agent] = 0.0
         mask = self._legal_mask()
         if not mask[action]:
@@ -253,7 +255,8 @@ class IceAECEnv(AECEnv):
             return
         self._set_rewards(step_rewards)
         self.agent_selection = self.possible_agents[self._current_seat()]
-        self._accumulate_rewards()
+        if not self._rewards_zero:
+            self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
@@ -279,7 +282,7 @@ class IceAECEnv(AECEnv):
 
     def describe_action(self, action: int) -> str:
         """A readable description of ``action`` for the selected agent."""
-        action = _as_action(action, self._zero_mask.size, str(self))
+        action = _as_action(action, self._zero_mask.size, self)
         return self._describe(action)
 
     def render(self) -> str | np.ndarray | None:
@@ -358,6 +361,7 @@ class IceAECEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self._last_scores = np.asarray(data["last_scores"], dtype=np.float64)
+        self._rewards_zero = not any(self.rewards.values())
         self._mask = None
 
     # ------------------------------------------------------------------ internals
@@ -371,6 +375,12 @@ class IceAECEnv(AECEnv):
         return self._mask
 
     def _set_rewards(self, per_seat: np.ndarray) -> None:
+        if not per_seat.any():
+            if self._rewards_zero:
+                return
+            self._rewards_zero = True
+        else:
+            self._rewards_zero = False
         for a in self.agents:
             self.rewards[a] = float(per_seat[self._seat_of[a]])
 
@@ -410,11 +420,13 @@ def _check_choice(env_name: str, option: str, value: Any, allowed: Sequence[Any]
         raise OptionError(f"{env_name}: {option}={value!r} is not one of {list(allowed)}")
 
 
-def _as_action(action: Any, n_actions: int, env_name: str) -> int:
+def _as_action(action: Any, n_actions: int, env: Any) -> int:
+    if type(action) is int and 0 <= action < n_actions:  # the common case, kept cheap
+        return action
     try:
         as_int = int(action)
     except (TypeError, ValueError):
-        raise IllegalActionError(f"{env_name}: action {action!r} is not an integer") from None
+        raise IllegalActionError(f"{env}: action {action!r} is not an integer") from None
     if as_int != action or not 0 <= as_int < n_actions:
-        raise IllegalActionError(f"{env_name}: action {action!r} is outside the action space 0..{n_actions - 1}")
+        raise IllegalActionError(f"{env}: action {action!r} is outside the action space 0..{n_actions - 1}")
     return as_int
