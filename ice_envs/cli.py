@@ -64,7 +64,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if args.variant not in spec.variants:
             raise OptionError(f"{spec.name}: unknown variant {args.variant!r}; variants: {list(spec.variants)}")
         options = {**spec.variants[args.variant].options, **options}
-    for flag in ("expansion", "fleet", "solo", "single_hand"):
+    for flag in ("expansion",):
         if getattr(args, flag, False):
             options[flag] = True
     players = args.players if args.players is not None else spec.players[0]

@@ -1,0 +1,163 @@
+"""The "rgb_array" picture of Icebergs: the hex map with ice and ships, and the ships' logs."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ice_envs.core.render import ACCENT, FOREGROUND, draw_die, font, new_canvas, to_array
+from ice_envs.icebergs import rules
+from ice_envs.icebergs.hexmap import SEA
+
+if TYPE_CHECKING:
+    from ice_envs.icebergs.env import IcebergsEnv
+
+HEX = 30  # hex radius in pixels
+SEA_COLOR = (38, 104, 160)
+SEA_EDGE = (60, 130, 190)
+ISLAND_COLOR = (226, 232, 236)
+ISLAND_EDGE = (170, 180, 190)
+FLOE_COLOR = (214, 238, 250)
+BERG_COLOR = (250, 252, 255)
+BERG_SHADE = (150, 200, 230)
+PLAYER_COLORS = (
+    (230, 70, 60),
+    (250, 190, 40),
+    (80, 200, 90),
+    (200, 90, 220),
+    (250, 130, 40),
+    (40, 40, 40),
+)
+MARGIN_X = 70
+MARGIN_Y = 56
+PANEL_W = 330
+
+
+def _center(row: int, col: int) -> tuple[float, float]:
+    h = math.sqrt(3) * HEX
+    x = MARGIN_X + HEX + 1.5 * HEX * col
+    y = MARGIN_Y + h / 2 + h * row + (h / 2 if col % 2 else 0)
+    return x, y
+
+
+def _hexagon(cx: float, cy: float, r: float) -> list[tuple[float, float]]:
+    return [(cx + r * math.cos(math.radians(60 * i)), cy + r * math.sin(math.radians(60 * i))) for i in range(6)]
+
+
+def render_rgb(env: IcebergsEnv, viewer: int | None = None) -> np.ndarray:
+    """A picture of the map (ice, ships, edges) with a side panel of ships' logs."""
+    st: rules.IcebergsState = env.state
+    cfg = env.config
+    m = env.hexmap
+    h = math.sqrt(3) * HEX
+    map_w = int(2 * MARGIN_X + 2 * HEX + 1.5 * HEX * (m.cols - 1))
+    map_h = int(MARGIN_Y + h * (m.rows + 0.5) + 40)
+    panel_h = 120 + 22 * cfg.num_ships + 14 * 14
+    width, height = map_w + PANEL_W, max(map_h, panel_h, 200)
+    img, draw = new_canvas(width, height, (16, 52, 82))
+    small, mid, big = font(11), font(13), font(16)
+
+    # edges
+    draw.text((8, MARGIN_Y + h * m.rows / 2 - 20), "ALASKA", fill=ACCENT, font=mid)
+    draw.text((8, MARGIN_Y + h * m.rows / 2), "<- west", fill=ACCENT, font=small)
+    ex = map_w - MARGIN_X + 8
+    draw.text((ex - 10, MARGIN_Y + h * m.rows / 2 - 20), "NEWFOUND-", fill=ACCENT, font=small)
+    draw.text((ex - 10, MARGIN_Y + h * m.rows / 2 - 6), "LAND", fill=ACCENT, font=small)
+    draw.text((ex - 10, MARGIN_Y + h * m.rows / 2 + 8), "east ->", fill=ACCENT, font=small)
+
+    ships_at: dict[int, list[int]] = {}
+    for k, p in enumerate(st.pos):
+        if p >= 0:
+            ships_at.setdefault(p, []).append(k)
+
+    for s in range(m.num_spaces):
+        r, c = divmod(s, m.cols)
+        cx, cy = _center(r, c)
+        if m.terrain[s] == SEA:
+            draw.polygon(_hexagon(cx, cy, HEX - 1), fill=SEA_COLOR, outline=SEA_EDGE)
+        else:
+            draw.polygon(_hexagon(cx, cy, HEX - 1), fill=ISLAND_COLOR, outline=ISLAND_EDGE)
+            draw.line(
+                [(cx - 10, cy + 6), (cx - 2, cy - 6), (cx + 4, cy + 2), (cx + 10, cy - 4)], fill=ISLAND_EDGE, width=2
+            )
+            continue
+        nf = st.floes[s]
+        if nf:
+            fx, fy = cx - 12, cy + 9
+            draw.polygon(
+                [(fx - 9, fy), (fx - 4, fy - 6), (fx + 8, fy - 5), (fx + 10, fy + 2), (fx + 2, fy + 6)],
+                fill=FLOE_COLOR,
+                outline=(160, 200, 225),
+            )
+            if nf > 1:
+                draw.text((fx - 3, fy - 6), str(nf), fill=(20, 60, 100), font=small)
+        nb = st.berg_count[s]
+        if nb:
+            bx, by = cx + 10, cy + 10
+            draw.polygon(
+                [(bx - 11, by + 5), (bx - 3, by - 13), (bx + 3, by - 6), (bx + 6, by - 10), (bx + 12, by + 5)],
+                fill=BERG_COLOR,
+                outline=BERG_SHADE,
+            )
+            if nb > 1:
+                draw.text((bx - 3, by - 6), str(nb), fill=(20, 60, 100), font=small)
+        for i, k in enumerate(ships_at.get(s, [])):
+            owner, j = divmod(k, cfg.ships_per_player)
+            sx = cx - 13 + (i % 3) * 13
+            sy = cy - 13 + (i // 3) * 11
+            color = PLAYER_COLORS[owner % len(PLAYER_COLORS)]
+            if k == st.current and not st.over:
+                draw.ellipse((sx - 10, sy - 12, sx + 10, sy + 10), fill=(255, 255, 255))
+            draw.polygon(
+                [(sx - 8, sy), (sx + 8, sy), (sx + 5, sy + 6), (sx - 5, sy + 6)], fill=color, outline=(10, 10, 10)
+            )
+            draw.rectangle((sx - 3, sy - 5, sx + 3, sy), fill=color, outline=(10, 10, 10))
+            draw.line([(sx, sy - 5), (sx, sy - 10)], fill=(10, 10, 10), width=1)
+            if cfg.fleet:
+                draw.text((sx - 3, sy + 6), "abc"[j], fill=FOREGROUND, font=small)
+
+    # panel
+    px = map_w + 10
+    draw.text((px, 12), "ICEBERGS", fill=ACCENT, font=big)
+    mode = "solo" if cfg.solo else (f"fleet x{cfg.ships_per_player}" if cfg.fleet else f"{cfg.num_players} players")
+    draw.text((px, 34), f"{mode} - round {min(st.round + 1, cfg.max_turns)}/{cfg.max_turns}", fill=FOREGROUND, font=mid)
+    y = 56
+    if st.over:
+        w = rules.winner(st)
+        text = "stopped by max_turns" if st.truncated else (f"player_{w} wins!" if w >= 0 else "nobody wins")
+        if cfg.solo and not st.truncated:
+            text = {1.0: "solo game won!", 0.0: "solo game drawn", -1.0: "solo game lost"}[st.result[0]]
+        draw.text((px, y), text, fill=(255, 230, 120), font=big)
+    else:
+        who = env.ship_name(st.deciding_ship)
+        if st.die and not cfg.solo:
+            draw_die(draw, px, y, str(st.die), size=30)
+        phase = rules.PHASE_NAMES[st.phase]
+        draw.text((px + 40, y), f"{who}: {phase}", fill=FOREGROUND, font=mid)
+        draw.text((px + 40, y + 16), f"Moves left: {st.moves_left}", fill=FOREGROUND, font=mid)
+    y += 44
+    draw.text((px, y), f"Spare floes: {st.spare_floes}", fill=FOREGROUND, font=mid)
+    y += 20
+    if st.first_home >= 0:
+        draw.text((px, y), "A ship is home: others lose 1 Cargo a turn", fill=(255, 200, 120), font=small)
+        y += 16
+    draw.text((px, y), "Ship's logs", fill=ACCENT, font=mid)
+    y += 18
+    for k in range(cfg.num_ships):
+        owner, _ = divmod(k, cfg.ships_per_player)
+        color = PLAYER_COLORS[owner % len(PLAYER_COLORS)]
+        draw.rectangle((px, y + 3, px + 10, y + 13), fill=color, outline=(10, 10, 10))
+        where = rules.STATUS_NAMES[st.status[k]]
+        if st.status[k] == rules.AT_SEA:
+            where = m.label(st.pos[k])
+        marker = ">" if k == st.current and not st.over else " "
+        draw.text((px + 14, y), f"{marker}{env.ship_name(k)}: {where}", fill=FOREGROUND, font=small)
+        draw.text((px + 14, y + 11), f"  Fuel {st.fuel[k]}  Cargo {st.cargo[k]}", fill=FOREGROUND, font=small)
+        y += 24
+    y += 6
+    for line in st.log[-8:]:
+        draw.text((px, y), line[:52], fill=(190, 210, 225), font=small)
+        y += 14
+    return to_array(img)

@@ -1,0 +1,1026 @@
+"""Icebergs — the pure game engine (no PettingZoo, no rendering).
+
+Rulebook: ``shared/rules/icebergs.txt``; interpretations: ``docs/rules/icebergs.md``.
+
+Ships sail from Newfoundland (east edge) to Alaska (off the west edge), load 8 Fuel
+and 8 Cargo there, and sail back. Each turn the ship's owner rolls one die for Moves
+and spends them on ice floes (1 per space), icebergs (3 per space) and the own ship
+(1 + the penalties of the space left and of the space entered). A one gives a choice
+(place a spare floe, drift, or nothing) and a new roll. Icebergs that meet a ship
+cause hazard rolls. Most Cargo home wins. Variants: the fleet game (2-3 players with
+up to 3 ships each, interleaved), the solo game, and restart-on-sink.
+
+Actions are integer ids laid out by :class:`ActionLayout` (they depend on the map's
+size: ``S`` spaces, ``R`` rows). With the default 7x13 map there are 1392:
+
+==========================  ==========================================================
+ids                         meaning
+==========================  ==========================================================
+0-5                         move the own ship one space: N, NE, SE, S, SW, NW
+6                           leave the map by the west edge toward Alaska
+7                           leave the map by the east edge home to Newfoundland
+8                           end the turn
+9 .. 9+R-1                  enter the map at row r of the edge the ship waits at
+FLOE + 7*s + d              move an ice floe from space s in direction d (d=6: off map)
+BERG + 7*s + d              move an iceberg from space s in direction d (d=6: off map)
+PLACE + s                   rolled a one: place a spare ice floe on sea space s
+DRIFT + d (d<6)             rolled a one (solo: any turn): drift one space in direction d
+DRIFT + 6 / DRIFT + 7       drift off the west edge to Alaska / off the east edge home
+DECLINE                     rolled a one: do neither, just roll again
+LOSE_FUEL / LOSE_CARGO      iceberg hazard: lose 1 Fuel / lose 1 Cargo
+==========================  ==========================================================
+
+All randomness is drawn through ``rng.integers(low, high)`` when it happens, so a
+scripted generator (``ice_envs.core.testing.ScriptedRng``) replays any example.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from typing import Any, Protocol
+
+import numpy as np
+
+from ice_envs.icebergs.hexmap import DIRECTIONS, OFF_GRID, SEA, HexMap, default_map
+
+FULL_FUEL = 8
+FULL_CARGO = 8
+ICEBERG_COST = 3
+FLOE_COST = 1
+ICEBERG_PENALTY = 3
+FLOE_PENALTY = 1
+SHIP_PENALTY = 1
+SOLO_MOVES = 5
+SOLO_WIN_CARGO = 6
+SOLO_LOSE_BELOW = 5
+MAX_SHIPS_PER_PLAYER = 3
+
+# ship status
+START = 0  # in Newfoundland, not yet on the map (enters from the east edge)
+AT_SEA = 1
+ALASKA_LOADING = 2  # left by the west edge; its next turn is spent loading
+ALASKA_READY = 3  # loaded in Alaska, waits to re-enter from the west edge
+HOME = 4
+SUNK = 5
+STATUS_NAMES = ("in Newfoundland", "at sea", "in Alaska (loading)", "in Alaska (loaded)", "home", "sunk")
+NUM_STATUSES = 6
+
+# phases: who decides what
+PHASE_MOVE = 0  # spend the Moves of the roll (solo: the 5 Moves)
+PHASE_ONE = 1  # rolled a one: place a floe, drift or decline
+PHASE_HAZARD = 2  # a hazard roll of 5-6: the ship's owner loses 1 Fuel or 1 Cargo
+PHASE_OVER = 3
+PHASE_NAMES = ("moving", "rolled a one", "hazard choice", "over")
+
+# what happens once the pending hazard rolls are resolved
+_R_MOVE = 0
+_R_ONE = 1
+_R_REROLL = 2
+_R_END_TURN = 3
+_R_NEXT_TURN = 4
+
+END_MAX_TURNS = ("truncate", "decide")
+FLEET_ENDS = ("first_fleet", "all_ships")
+
+OFF_MAP_DIR = 6  # the 7th "direction" of an ice move: off the map
+
+
+class IntegerRng(Protocol):
+    """What the engine needs of a random generator (``np.random.Generator`` fits)."""
+
+    def integers(self, low: int, high: int) -> Any: ...
+
+
+@dataclass(frozen=True)
+class ActionLayout:
+    """Where each kind of action starts in the flat action space of a map size."""
+
+    num_spaces: int
+    rows: int
+    ship_move: int = 0
+    to_alaska: int = 6
+    to_home: int = 7
+    end_turn: int = 8
+    enter: int = 9
+    floe: int = field(init=False)
+    berg: int = field(init=False)
+    place: int = field(init=False)
+    drift: int = field(init=False)
+    drift_alaska: int = field(init=False)
+    drift_home: int = field(init=False)
+    decline: int = field(init=False)
+    lose_fuel: int = field(init=False)
+    lose_cargo: int = field(init=False)
+    size: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        s = self.num_spaces
+        values = {}
+        values["floe"] = self.enter + self.rows
+        values["berg"] = values["floe"] + 7 * s
+        values["place"] = values["berg"] + 7 * s
+        values["drift"] = values["place"] + s
+        values["drift_alaska"] = values["drift"] + 6
+        values["drift_home"] = values["drift"] + 7
+        values["decline"] = values["drift"] + 8
+        values["lose_fuel"] = values["decline"] + 1
+        values["lose_cargo"] = values["decline"] + 2
+        values["size"] = values["decline"] + 3
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+
+
+@cache
+def layout_for(num_spaces: int, rows: int) -> ActionLayout:
+    """The (cached) action layout of a map with ``num_spaces`` spaces and ``rows`` rows."""
+    return ActionLayout(num_spaces, rows)
+
+
+@dataclass(frozen=True)
+class IcebergsConfig:
+    """Game options.
+
+    Args:
+        num_players: 2-6 (standard), 2-3 (fleet: ``ships_per_player`` 2 or 3), 1 (solo).
+        ships_per_player: 1 (standard); 2 or 3 for the fleet game.
+        solo: the solo game (1 player, 1 ship, 5 Moves a turn, random ice movement).
+        restart_on_sink: the optional rule: a sunk ship starts again from the last
+            map edge it entered with a full load instead of being out.
+        max_turns: the game stops after this many rounds (every ship one turn).
+        max_turns_end: ``"truncate"`` (the episode is truncated, no winner) or
+            ``"decide"`` (the game is decided on the Cargo home so far).
+        exit_penalties: leaving the map costs 1 + the penalties of the space left
+            (True) or a flat 1 Move (False).
+        fleet_end: fleet game: ``"first_fleet"`` (the game ends as soon as one
+            player's ships are all home or sunk, with at least one home) or
+            ``"all_ships"`` (when no ship is left at sea, as the standard game).
+        hexmap: the map.
+    """
+
+    num_players: int = 2
+    ships_per_player: int = 1
+    solo: bool = False
+    restart_on_sink: bool = False
+    max_turns: int = 100
+    max_turns_end: str = "truncate"
+    exit_penalties: bool = True
+    fleet_end: str = "first_fleet"
+    hexmap: HexMap = field(default_factory=default_map)
+
+    def __post_init__(self) -> None:
+        n, k = self.num_players, self.ships_per_player
+        if not isinstance(k, int) or not 1 <= k <= MAX_SHIPS_PER_PLAYER:
+            raise ValueError(f"icebergs: ships_per_player={k!r} must be 1, 2 or 3")
+        if self.solo:
+            if n != 1:
+                raise ValueError(f"icebergs: the solo game takes num_players=1, got num_players={n}")
+            if k != 1:
+                raise ValueError(f"icebergs: the solo game has one ship (ships_per_player=1), got {k}")
+        elif k > 1:
+            if not 2 <= n <= 3:
+                raise ValueError(f"icebergs: the fleet game takes num_players=2-3, got num_players={n}")
+        elif not 2 <= n <= 6:
+            hint = " (num_players=1 needs solo=True)" if n == 1 else ""
+            raise ValueError(f"icebergs: the standard game takes num_players=2-6, got num_players={n}{hint}")
+        if not isinstance(self.max_turns, int) or self.max_turns < 1:
+            raise ValueError(f"icebergs: max_turns={self.max_turns!r} must be a positive integer")
+        if self.max_turns_end not in END_MAX_TURNS:
+            raise ValueError(f"icebergs: max_turns_end={self.max_turns_end!r} is not one of {list(END_MAX_TURNS)}")
+        if self.fleet_end not in FLEET_ENDS:
+            raise ValueError(f"icebergs: fleet_end={self.fleet_end!r} is not one of {list(FLEET_ENDS)}")
+
+    @property
+    def num_ships(self) -> int:
+        return self.num_players * self.ships_per_player
+
+    @property
+    def fleet(self) -> bool:
+        return self.ships_per_player > 1
+
+    @cached_property
+    def layout(self) -> ActionLayout:
+        return layout_for(self.hexmap.num_spaces, self.hexmap.rows)
+
+    @cached_property
+    def ice_actions(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+        """Per space: the floe-move and the iceberg-move action ids that the map allows."""
+        return _ice_action_table(self.hexmap, self.layout)
+
+
+def _ice_action_table(m: HexMap, lay: ActionLayout) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    floe_ids, berg_ids = [], []
+    for s in range(m.num_spaces):
+        dirs = [d for d, t in enumerate(m.neighbours[s]) if t != OFF_GRID and m.terrain[t] == SEA]
+        if m.border[s]:
+            dirs.append(OFF_MAP_DIR)
+        floe_ids.append(tuple(lay.floe + 7 * s + d for d in dirs))
+        berg_ids.append(tuple(lay.berg + 7 * s + d for d in dirs))
+    return tuple(floe_ids), tuple(berg_ids)
+
+
+@dataclass
+class IcebergsState:
+    """Full game state (plain ints and lists; ship ``k`` belongs to ``ship_owner[k]``).
+
+    Ship ``k`` is ship number ``k % ships_per_player`` of player ``k // ships_per_player``.
+    Icebergs have identities (``bergs[i]`` is the space of iceberg ``i``, -1 off the
+    map) so that hazards are tracked per ship per iceberg: bit ``i`` of ``faced[k]`` is
+    set once ship ``k`` has rolled for iceberg ``i`` in the space where it is now.
+    """
+
+    config: IcebergsConfig
+    floes: list[int]
+    bergs: list[int]
+    berg_count: list[int]
+    spare_floes: int
+    status: list[int]
+    pos: list[int]
+    fuel: list[int]
+    cargo: list[int]
+    loaded: list[bool]
+    faced: list[int]
+    home_rank: list[int]
+    order: list[int]
+    order_pos: int = -1
+    round: int = 0
+    current: int = 0
+    phase: int = PHASE_MOVE
+    resume: int = _R_NEXT_TURN
+    die: int = 0
+    moves_left: int = 0
+    fuel_paid: bool = False
+    drifted: bool = False
+    turn_over: bool = False
+    #: Pending hazard rolls ``[ship, iceberg]``; the first waits for a choice in PHASE_HAZARD.
+    hazards: list[list[int]] = field(default_factory=list)
+    home_count: int = 0
+    first_home: int = -1
+    turns: int = 0
+    over: bool = False
+    truncated: bool = False
+    result: list[float] = field(default_factory=list)
+    log: list[str] = field(default_factory=list)
+
+    def copy(self) -> IcebergsState:
+        return copy.deepcopy(self)
+
+    @property
+    def deciding_ship(self) -> int:
+        """The ship whose owner decides now (the hazard's ship in the hazard phase)."""
+        return self.hazards[0][0] if self.phase == PHASE_HAZARD else self.current
+
+    @property
+    def deciding_seat(self) -> int:
+        return self.deciding_ship // self.config.ships_per_player
+
+
+def ship_owner(state: IcebergsState, ship: int) -> int:
+    return ship // state.config.ships_per_player
+
+
+def turn_order(num_players: int, ships_per_player: int, start_player: int) -> list[int]:
+    """Ship ids in turn order: every player's first ship, then every second ship...
+
+    The fleet game's rule: "players alternate moving and no player may move two Ships
+    in a row" — ship ``j`` of each player in seat order from the start player.
+    """
+    return [
+        ((start_player + i) % num_players) * ships_per_player + j
+        for j in range(ships_per_player)
+        for i in range(num_players)
+    ]
+
+
+_STATUS_BY_NAME = {"start": START, "newfoundland": START, "at_sea": AT_SEA, "sea": AT_SEA}
+_STATUS_BY_NAME.update({"alaska_loading": ALASKA_LOADING, "alaska_ready": ALASKA_READY, "alaska": ALASKA_READY})
+_STATUS_BY_NAME.update({"home": HOME, "sunk": SUNK})
+
+
+def new_game(
+    config: IcebergsConfig,
+    rng: IntegerRng,
+    *,
+    start_player: int | None = None,
+    ships: list[dict[str, Any]] | None = None,
+    icebergs: list[int] | None = None,
+    floes: list[int] | None = None,
+    spare_floes: int | None = None,
+) -> IcebergsState:
+    """Set up the map and start the first turn (the start player's first ship rolls).
+
+    ``start_player`` defaults to a random seat (the rulebook's roll-off). The position
+    keys set a custom position: ``icebergs`` (space per iceberg), ``floes`` (space per
+    floe, repeated for several), ``spare_floes``, and ``ships``: one dict per ship (in
+    ship id order) with ``status`` (a name: start, at_sea, alaska_loading,
+    alaska_ready, home, sunk), ``space`` (for ships at sea), ``fuel``, ``cargo``,
+    ``loaded`` (been to Alaska).
+    """
+    m = config.hexmap
+    n_ships = config.num_ships
+    if start_player is None:
+        start_player = int(rng.integers(0, config.num_players))
+    if not 0 <= start_player < config.num_players:
+        raise ValueError(f"icebergs: start_player={start_player} is not a seat")
+    berg_list = list(m.iceberg_starts if icebergs is None else icebergs)
+    floe_list = list(m.floe_starts if floes is None else floes)
+    for sp in berg_list + floe_list:
+        if not (0 <= sp < m.num_spaces and m.terrain[sp] == SEA):
+            raise ValueError(f"icebergs: ice may only be placed on sea spaces, got space {sp}")
+    floe_counts = [0] * m.num_spaces
+    for sp in floe_list:
+        floe_counts[sp] += 1
+    berg_count = [0] * m.num_spaces
+    for sp in berg_list:
+        berg_count[sp] += 1
+    if spare_floes is None:
+        spare_floes = m.spare_floes + len(m.floe_starts) - len(floe_list) if floes is not None else m.spare_floes
+        spare_floes = max(0, spare_floes)
+    state = IcebergsState(
+        config=config,
+        floes=floe_counts,
+        bergs=berg_list,
+        berg_count=berg_count,
+        spare_floes=int(spare_floes),
+        status=[START] * n_ships,
+        pos=[-1] * n_ships,
+        fuel=[FULL_FUEL] * n_ships,
+        cargo=[0] * n_ships,
+        loaded=[False] * n_ships,
+        faced=[0] * n_ships,
+        home_rank=[-1] * n_ships,
+        order=turn_order(config.num_players, config.ships_per_player, start_player),
+    )
+    if ships is not None:
+        if len(ships) != n_ships:
+            raise ValueError(f"icebergs: {len(ships)} ships given, the game has {n_ships}")
+        for k, spec in enumerate(ships):
+            _place_ship(state, k, spec)
+    state.result = [0.0] * config.num_players
+    _check_end(state)
+    _advance(state, rng)
+    return state
+
+
+def _place_ship(state: IcebergsState, k: int, spec: dict[str, Any]) -> None:
+    m = state.config.hexmap
+    raw = spec.get("status", "start")
+    st = _STATUS_BY_NAME.get(str(raw).lower()) if not isinstance(raw, int) else raw
+    if st is None or not 0 <= st < NUM_STATUSES:
+        raise ValueError(f"icebergs: ship {k}: unknown status {raw!r}; known: {sorted(_STATUS_BY_NAME)}")
+    state.status[k] = st
+    state.fuel[k] = int(spec.get("fuel", FULL_FUEL))
+    state.loaded[k] = bool(spec.get("loaded", st in (ALASKA_READY, HOME)))
+    state.cargo[k] = int(spec.get("cargo", FULL_CARGO if state.loaded[k] else 0))
+    if st == AT_SEA:
+        sp = spec.get("space")
+        if sp is None and "row" in spec:
+            sp = m.space(int(spec["row"]), int(spec["col"]))
+        if sp is None or not (0 <= int(sp) < m.num_spaces and m.terrain[int(sp)] == SEA):
+            raise ValueError(f"icebergs: ship {k} is at sea and needs a sea 'space', got {sp!r}")
+        state.pos[k] = int(sp)
+        # a ship placed in a space with icebergs has already rolled for them
+        state.faced[k] = sum(1 << i for i, b in enumerate(state.bergs) if b == int(sp))
+    if st == HOME:
+        state.home_rank[k] = state.home_count
+        state.home_count += 1
+        if state.first_home < 0 and state.cargo[k] > 0:
+            state.first_home = k
+
+
+# ------------------------------------------------------------------------------ queries
+def penalty(state: IcebergsState, space: int, exclude_ship: int = -1) -> int:
+    """Movement penalty of a space: 3 per iceberg, 1 per floe, 1 per ship (but ``exclude_ship``)."""
+    pen = state.floes[space] * FLOE_PENALTY + state.berg_count[space] * ICEBERG_PENALTY
+    for k, p in enumerate(state.pos):
+        if p == space and k != exclude_ship:
+            pen += SHIP_PENALTY
+    return pen
+
+
+def move_cost(state: IcebergsState, ship: int, target: int) -> int:
+    """Moves a ship at sea pays to move to the adjacent ``target``: 1 + both penalties."""
+    return 1 + penalty(state, state.pos[ship], ship) + penalty(state, target, ship)
+
+
+def enter_cost(state: IcebergsState, ship: int, target: int) -> int:
+    """Moves to enter the map at edge space ``target``: 1 + its penalties."""
+    return 1 + penalty(state, target, ship)
+
+
+def exit_cost(state: IcebergsState, ship: int) -> int:
+    """Moves to leave the map by an edge: 1 (+ the penalties of the space left, by option)."""
+    if state.config.exit_penalties:
+        return 1 + penalty(state, state.pos[ship], ship)
+    return 1
+
+
+def entry_edge(state: IcebergsState, ship: int) -> list[int]:
+    """Row-indexed edge spaces where a waiting ship may enter (east from Newfoundland, west from Alaska)."""
+    m = state.config.hexmap
+    col = m.cols - 1 if state.status[ship] == START else 0
+    return [r * m.cols + col for r in range(m.rows)]
+
+
+def can_use_fuel(state: IcebergsState, ship: int) -> bool:
+    """The ship may make a (non-drift) move now: solo, fuel already paid this turn, or fuel left."""
+    return state.config.solo or state.fuel_paid or state.fuel[ship] > 0
+
+
+def legal_actions(state: IcebergsState) -> list[int]:
+    """Every legal action id for the deciding player (empty when the game is over)."""
+    if state.over:
+        return []
+    lay = state.config.layout
+    if state.phase == PHASE_HAZARD:
+        return [lay.lose_fuel, lay.lose_cargo]
+    if state.phase == PHASE_ONE:
+        return _one_actions(state, lay)
+    return _move_actions(state, lay)
+
+
+def _drift_actions(state: IcebergsState, lay: ActionLayout, k: int, out: list[int]) -> None:
+    m = state.config.hexmap
+    p = state.pos[k]
+    terrain = m.terrain
+    for d, t in enumerate(m.neighbours[p]):
+        if t != OFF_GRID and terrain[t] == SEA:
+            out.append(lay.drift + d)
+    col = p % m.cols
+    if col == 0 and not state.loaded[k]:
+        out.append(lay.drift_alaska)
+    if col == m.cols - 1 and state.loaded[k]:
+        out.append(lay.drift_home)
+
+
+def _one_actions(state: IcebergsState, lay: ActionLayout) -> list[int]:
+    m = state.config.hexmap
+    out: list[int] = []
+    if state.spare_floes > 0:
+        terrain = m.terrain
+        out.extend(lay.place + s for s in range(m.num_spaces) if terrain[s] == SEA)
+    k = state.current
+    if state.status[k] == AT_SEA:
+        _drift_actions(state, lay, k, out)
+    out.append(lay.decline)
+    return out
+
+
+def _move_actions(state: IcebergsState, lay: ActionLayout) -> list[int]:
+    """Legal actions while moving, built in ascending id order."""
+    cfg = state.config
+    m = cfg.hexmap
+    terrain = m.terrain
+    k = state.current
+    ml = state.moves_left
+    st = state.status[k]
+    out: list[int] = []
+    drift: list[int] = []
+    enter: list[int] = []
+    if st == AT_SEA:
+        p = state.pos[k]
+        if ml >= 1 and can_use_fuel(state, k):
+            pen_p = penalty(state, p, k)
+            for d, t in enumerate(m.neighbours[p]):
+                if t != OFF_GRID and terrain[t] == SEA and 1 + pen_p + penalty(state, t, k) <= ml:
+                    out.append(d)
+            exit_moves = 1 + pen_p if cfg.exit_penalties else 1
+            if exit_moves <= ml:
+                col = p % m.cols
+                if col == 0 and not state.loaded[k]:
+                    out.append(lay.to_alaska)
+                if col == m.cols - 1 and state.loaded[k]:
+                    out.append(lay.to_home)
+        if cfg.solo and not state.drifted and state.fuel[k] > 0:
+            _drift_actions(state, lay, k, drift)
+    elif (st == START or st == ALASKA_READY) and ml >= 1 and can_use_fuel(state, k):
+        for r, t in enumerate(entry_edge(state, k)):
+            if terrain[t] == SEA and 1 + penalty(state, t, k) <= ml:
+                enter.append(lay.enter + r)
+    out.append(lay.end_turn)
+    out.extend(enter)
+    if not cfg.solo and ml >= FLOE_COST:
+        floe_ids, berg_ids = cfg.ice_actions
+        floes = state.floes
+        for s in range(len(floes)):
+            if floes[s]:
+                out.extend(floe_ids[s])
+        if ml >= ICEBERG_COST:
+            done = set()
+            for b in sorted(state.bergs):
+                if b >= 0 and b not in done:
+                    done.add(b)
+                    out.extend(berg_ids[b])
+    out.extend(drift)
+    return out
+
+
+def _can_do_more_than_end(state: IcebergsState) -> bool:
+    """Whether the mover has any legal action besides ending the turn (cheap check)."""
+    cfg = state.config
+    ml = state.moves_left
+    if ml >= FLOE_COST and not cfg.solo:
+        floe_ids, berg_ids = cfg.ice_actions
+        floes = state.floes
+        for s in range(len(floes)):
+            if floes[s] and floe_ids[s]:
+                return True
+        if ml >= ICEBERG_COST:
+            for b in state.bergs:
+                if b >= 0 and berg_ids[b]:
+                    return True
+    return len(_move_actions(state, cfg.layout)) > 1
+
+
+def is_over(state: IcebergsState) -> bool:
+    return state.over
+
+
+def outcome(state: IcebergsState) -> np.ndarray:
+    """Terminal rewards per seat: winner +1, others -1 (see :func:`_decide`); zeros while on or truncated."""
+    return np.asarray(state.result, dtype=np.float64)
+
+
+def cargo_home(state: IcebergsState) -> list[int]:
+    """Cargo brought home per seat (the sum over its ships that are home)."""
+    k = state.config.ships_per_player
+    out = [0] * state.config.num_players
+    for ship, st in enumerate(state.status):
+        if st == HOME:
+            out[ship // k] += state.cargo[ship]
+    return out
+
+
+def scores(state: IcebergsState) -> np.ndarray:
+    """Cargo brought home per seat."""
+    return np.asarray(cargo_home(state), dtype=np.float64)
+
+
+def resample_hidden(state: IcebergsState, seat: int, rng: np.random.Generator) -> IcebergsState:
+    """Icebergs has no hidden information (future rolls are not part of the state)."""
+    return state.copy()
+
+
+# ------------------------------------------------------------------------------ apply
+def apply(state: IcebergsState, action: int, rng: IntegerRng, *, check: bool = True) -> IcebergsState:
+    """Apply ``action`` for the deciding player (mutates and returns ``state``)."""
+    if check and action not in legal_actions(state):
+        raise ValueError(f"icebergs: action {action} is not legal here; legal: {legal_actions(state)}")
+    lay = state.config.layout
+    m = state.config.hexmap
+    k = state.current
+    if state.phase == PHASE_HAZARD:
+        _hazard_choice(state, action == lay.lose_fuel, rng)
+    elif action < 6:
+        target = m.neighbours[state.pos[k]][action]
+        _pay_ship_move(state, k, move_cost(state, k, target))
+        _log(state, f"{_name(state, k)} moves {DIRECTIONS[action]} to {m.label(target)}")
+        _ship_to(state, k, target)
+        state.resume = _R_MOVE
+    elif action == lay.to_alaska or action == lay.to_home:
+        _pay_ship_move(state, k, exit_cost(state, k))
+        _leave_map(state, k, to_alaska=action == lay.to_alaska)
+        state.resume = _R_MOVE
+    elif action == lay.end_turn:
+        state.resume = _R_END_TURN
+    elif action < lay.floe:
+        target = entry_edge(state, k)[action - lay.enter]
+        _pay_ship_move(state, k, enter_cost(state, k, target))
+        _log(state, f"{_name(state, k)} enters the map at {m.label(target)}")
+        state.status[k] = AT_SEA
+        _ship_to(state, k, target)
+        state.resume = _R_MOVE
+    elif action < lay.berg:
+        s, d = divmod(action - lay.floe, 7)
+        state.moves_left -= FLOE_COST
+        _move_floe(state, s, d)
+        state.resume = _R_MOVE
+    elif action < lay.place:
+        s, d = divmod(action - lay.berg, 7)
+        state.moves_left -= ICEBERG_COST
+        _move_berg(state, _berg_at(state, s), d)
+        state.resume = _R_MOVE
+    elif action < lay.drift:
+        s = action - lay.place
+        state.spare_floes -= 1
+        state.floes[s] += 1
+        _log(state, f"a spare ice floe is placed at {m.label(s)}")
+        state.resume = _R_REROLL
+    elif action < lay.decline:
+        _drift(state, k, action - lay.drift, rng)
+    else:  # decline
+        _log(state, "no floe, no drift")
+        state.resume = _R_REROLL
+    _advance(state, rng)
+    return state
+
+
+def _name(state: IcebergsState, k: int) -> str:
+    owner, j = divmod(k, state.config.ships_per_player)
+    return f"player_{owner}" + (f" ship {'abc'[j]}" if state.config.ships_per_player > 1 else "")
+
+
+def _log(state: IcebergsState, text: str) -> None:
+    log = state.log
+    log.append(text)
+    if len(log) > 12:
+        del log[0]
+
+
+def _roll(rng: IntegerRng) -> int:
+    return int(rng.integers(1, 7))
+
+
+def _pay_ship_move(state: IcebergsState, k: int, cost: int) -> None:
+    state.moves_left -= cost
+    if not state.fuel_paid:
+        state.fuel_paid = True
+        if not state.config.solo:
+            state.fuel[k] -= 1
+
+
+def _ship_to(state: IcebergsState, k: int, target: int) -> None:
+    """Put ship ``k`` in ``target`` (it is at sea) and queue a hazard roll per iceberg there."""
+    state.pos[k] = target
+    state.faced[k] = 0
+    if state.berg_count[target]:
+        for i, b in enumerate(state.bergs):
+            if b == target:
+                state.hazards.append([k, i])
+
+
+def _leave_map(state: IcebergsState, k: int, *, to_alaska: bool) -> None:
+    state.pos[k] = -1
+    state.faced[k] = 0
+    if to_alaska:
+        state.status[k] = ALASKA_LOADING
+        _log(state, f"{_name(state, k)} sails to Alaska")
+    else:
+        _arrive_home(state, k)
+
+
+def _arrive_home(state: IcebergsState, k: int) -> None:
+    state.status[k] = HOME
+    if state.first_home >= 0 and state.cargo[k] > 0:
+        state.cargo[k] -= 1  # "including the turn when they reach Newfoundland"
+    elif state.first_home < 0 and state.cargo[k] > 0:
+        state.first_home = k
+    state.home_rank[k] = state.home_count
+    state.home_count += 1
+    _log(state, f"{_name(state, k)} is home with {state.cargo[k]} cargo")
+    _check_end(state)
+
+
+def _drift(state: IcebergsState, k: int, code: int, rng: IntegerRng) -> None:
+    m = state.config.hexmap
+    solo_turn = state.phase == PHASE_MOVE
+    if solo_turn:  # the solo game: drifting costs 1 Fuel, once a turn
+        state.drifted = True
+        state.fuel[k] -= 1
+    if code < 6:
+        target = m.neighbours[state.pos[k]][code]
+        _log(state, f"{_name(state, k)} drifts {DIRECTIONS[code]} to {m.label(target)}")
+        _ship_to(state, k, target)
+    else:
+        _log(state, f"{_name(state, k)} drifts off the {'west' if code == 6 else 'east'} edge")
+        _leave_map(state, k, to_alaska=code == 6)
+    if solo_turn and not state.over and state.fuel[k] <= 0:
+        _solo_out_of_fuel(state)
+    state.resume = _R_MOVE if solo_turn else _R_REROLL
+
+
+def _move_floe(state: IcebergsState, s: int, d: int) -> None:
+    m = state.config.hexmap
+    state.floes[s] -= 1
+    if d == OFF_MAP_DIR:
+        state.spare_floes += 1
+        _log(state, f"an ice floe leaves the map from {m.label(s)}")
+    else:
+        t = m.neighbours[s][d]
+        state.floes[t] += 1
+        _log(state, f"an ice floe moves {DIRECTIONS[d]} from {m.label(s)} to {m.label(t)}")
+
+
+def _berg_at(state: IcebergsState, s: int) -> int:
+    return state.bergs.index(s)
+
+
+def _move_berg(state: IcebergsState, i: int, d: int) -> None:
+    """Move iceberg ``i`` one space; ships in the new space must roll for it."""
+    m = state.config.hexmap
+    s = state.bergs[i]
+    state.berg_count[s] -= 1
+    bit = 1 << i
+    for k, p in enumerate(state.pos):
+        if p == s:
+            state.faced[k] &= ~bit
+    if d == OFF_MAP_DIR:
+        state.bergs[i] = -1
+        _log(state, f"iceberg {i} leaves the map from {m.label(s)}")
+        return
+    t = m.neighbours[s][d]
+    state.bergs[i] = t
+    state.berg_count[t] += 1
+    _log(state, f"iceberg {i} moves {DIRECTIONS[d]} from {m.label(s)} to {m.label(t)}")
+    order = state.order
+    start = order.index(state.current) if state.current in order else 0
+    for j in range(len(order)):
+        k = order[(start + j) % len(order)]
+        if state.pos[k] == t:
+            state.hazards.append([k, i])
+
+
+# ------------------------------------------------------------------------------ hazards
+def _resolve_hazards(state: IcebergsState, rng: IntegerRng) -> bool:
+    """Roll the pending hazards in order; False when one waits for the owner's choice."""
+    while state.hazards:
+        k, i = state.hazards[0]
+        if state.status[k] != AT_SEA:
+            state.hazards.pop(0)
+            continue
+        if state.bergs[i] == state.pos[k]:
+            state.faced[k] |= 1 << i
+        roll = _roll(rng)
+        if roll >= 5:
+            _log(state, f"{_name(state, k)} rolls {roll} for iceberg {i}: it must lose 1 fuel or 1 cargo")
+            if state.fuel[k] > 0 and state.cargo[k] > 0:
+                state.phase = PHASE_HAZARD  # the owner chooses; the entry stays at the head
+                return False
+            state.hazards.pop(0)
+            if state.fuel[k] > 0:
+                state.fuel[k] -= 1
+            elif state.cargo[k] > 0:
+                state.cargo[k] -= 1
+            _second_roll(state, k, rng)
+        else:
+            state.hazards.pop(0)
+            _log(state, f"{_name(state, k)} rolls {roll} for iceberg {i}: no harm")
+        if state.over:
+            state.hazards.clear()
+            return True
+    return True
+
+
+def _hazard_choice(state: IcebergsState, lose_fuel: bool, rng: IntegerRng) -> None:
+    k, _ = state.hazards.pop(0)
+    if lose_fuel:
+        state.fuel[k] -= 1
+    else:
+        state.cargo[k] -= 1
+    _log(state, f"{_name(state, k)} loses 1 {'fuel' if lose_fuel else 'cargo'}")
+    state.phase = PHASE_MOVE
+    _second_roll(state, k, rng)
+    if state.over:
+        state.hazards.clear()
+
+
+def _second_roll(state: IcebergsState, k: int, rng: IntegerRng) -> None:
+    if state.config.solo and state.fuel[k] <= 0:
+        _solo_out_of_fuel(state)
+        return
+    roll = _roll(rng)
+    if roll == 6:
+        _log(state, f"{_name(state, k)} rolls 6 again: it sinks!")
+        _sink(state, k)
+    else:
+        _log(state, f"{_name(state, k)} rolls {roll} again: it stays afloat")
+
+
+def _sink(state: IcebergsState, k: int) -> None:
+    state.pos[k] = -1
+    state.faced[k] = 0
+    state.hazards[:] = [h for h in state.hazards if h[0] != k]
+    if k == state.current:
+        state.turn_over = True
+    if state.config.restart_on_sink:
+        # "start again from the last map edge you entered with a full load"
+        state.status[k] = ALASKA_READY if state.loaded[k] else START
+        state.fuel[k] = FULL_FUEL
+        state.cargo[k] = FULL_CARGO if state.loaded[k] else 0
+        _log(state, f"{_name(state, k)} starts again from the {'west' if state.loaded[k] else 'east'} edge")
+        return
+    state.status[k] = SUNK
+    _check_end(state)
+
+
+def _solo_out_of_fuel(state: IcebergsState) -> None:
+    _log(state, "the ship is out of fuel: the solo game is lost")
+    state.result = [-1.0]
+    _set_over(state)
+
+
+# ------------------------------------------------------------------------------ flow
+def _advance(state: IcebergsState, rng: IntegerRng) -> None:
+    """Run everything that needs no decision until someone must decide or the game ends."""
+    while not state.over:
+        if state.hazards:
+            if not _resolve_hazards(state, rng):
+                return
+            continue
+        r = state.resume
+        if r == _R_MOVE:
+            if state.turn_over:
+                state.resume = _R_END_TURN
+                continue
+            state.phase = PHASE_MOVE
+            if not _can_do_more_than_end(state):
+                state.resume = _R_END_TURN
+                continue
+            return
+        if r == _R_ONE:
+            state.phase = PHASE_ONE
+            return
+        if r == _R_REROLL:
+            if state.turn_over:
+                state.resume = _R_END_TURN
+                continue
+            die = _roll(rng)
+            state.die = die
+            _log(state, f"{_name(state, state.current)} rolls {die}")
+            if die == 1:
+                state.moves_left = 0
+                state.resume = _R_ONE
+            else:
+                state.moves_left = die
+                state.resume = _R_MOVE
+            continue
+        if r == _R_END_TURN:
+            _end_turn(state, rng)
+            state.resume = _R_NEXT_TURN
+            continue
+        _next_turn(state, rng)
+
+
+def _end_turn(state: IcebergsState, rng: IntegerRng) -> None:
+    k = state.current
+    if state.first_home >= 0 and state.status[k] == AT_SEA and state.cargo[k] > 0:
+        state.cargo[k] -= 1
+        _log(state, f"{_name(state, k)} loses 1 cargo (a ship is already home)")
+    if state.config.solo:
+        _solo_ice_movement(state, rng)
+
+
+def _next_turn(state: IcebergsState, rng: IntegerRng) -> None:
+    cfg = state.config
+    order = state.order
+    while not state.over:
+        state.order_pos += 1
+        if state.order_pos >= len(order):
+            state.order_pos = 0
+            state.round += 1
+            if state.round >= cfg.max_turns:
+                _end_by_max_turns(state)
+                return
+        k = order[state.order_pos]
+        st = state.status[k]
+        if st == HOME or st == SUNK:
+            continue
+        state.current = k
+        state.turns += 1
+        if st == ALASKA_LOADING:
+            state.status[k] = ALASKA_READY
+            state.loaded[k] = True
+            state.fuel[k] = FULL_FUEL
+            state.cargo[k] = FULL_CARGO
+            _log(state, f"{_name(state, k)} spends the turn loading 8 fuel and 8 cargo in Alaska")
+            if cfg.solo:
+                _solo_ice_movement(state, rng)
+                if state.hazards:
+                    state.resume = _R_NEXT_TURN
+                    return
+            continue
+        state.fuel_paid = False
+        state.drifted = False
+        state.turn_over = False
+        state.die = 0
+        if cfg.solo:
+            state.moves_left = SOLO_MOVES
+            state.resume = _R_MOVE
+        else:
+            state.resume = _R_REROLL
+        return
+
+
+def _solo_ice_movement(state: IcebergsState, rng: IntegerRng) -> None:
+    """The Ice Movement Table: random ice moves one or two spaces after each solo turn."""
+    roll = _roll(rng)
+    floes, bergs, berg_steps = {1: (1, 0, 1), 2: (2, 0, 1), 3: (3, 0, 1), 4: (1, 1, 1), 5: (2, 1, 1)}.get(
+        roll, (0, 1, 2)
+    )
+    if roll == 6 and int(rng.integers(0, 2)) == 1:
+        bergs, berg_steps = 2, 1  # "*Or Move 2 Icebergs 1 Space Each", chosen at random
+    _log(state, f"ice movement roll {roll}")
+    for i in _pick_distinct(rng, [i for i, b in enumerate(state.bergs) if b >= 0], bergs):
+        for _ in range(berg_steps):
+            d = _random_sea_direction(state, state.bergs[i], rng)
+            if d >= 0:
+                _move_berg(state, i, d)
+    floe_pieces = [s for s in range(len(state.floes)) for _ in range(state.floes[s])]
+    for idx in _pick_distinct(rng, list(range(len(floe_pieces))), floes):
+        s = floe_pieces[idx]
+        d = _random_sea_direction(state, s, rng)
+        if d >= 0:
+            _move_floe(state, s, d)
+            floe_pieces[idx] = state.config.hexmap.neighbours[s][d]
+
+
+def _pick_distinct(rng: IntegerRng, items: list[int], count: int) -> list[int]:
+    pool = list(items)
+    out = []
+    for _ in range(min(count, len(pool))):
+        out.append(pool.pop(int(rng.integers(0, len(pool)))))
+    return out
+
+
+def _random_sea_direction(state: IcebergsState, s: int, rng: IntegerRng) -> int:
+    m = state.config.hexmap
+    dirs = [d for d, t in enumerate(m.neighbours[s]) if t != OFF_GRID and m.terrain[t] == SEA]
+    if not dirs:
+        return -1
+    return dirs[int(rng.integers(0, len(dirs)))]
+
+
+# ------------------------------------------------------------------------------ the end
+def _check_end(state: IcebergsState) -> None:
+    if state.over:
+        return
+    cfg = state.config
+    status = state.status
+    if cfg.solo:
+        st = status[0]
+        if st == HOME:
+            c = state.cargo[0]
+            state.result = [1.0 if c >= SOLO_WIN_CARGO else (-1.0 if c < SOLO_LOSE_BELOW else 0.0)]
+            _set_over(state)
+        elif st == SUNK:
+            state.result = [-1.0]
+            _set_over(state)
+        return
+    if all(st == HOME or st == SUNK for st in status):
+        _decide(state)
+        return
+    if cfg.fleet and cfg.fleet_end == "first_fleet":
+        k = cfg.ships_per_player
+        for p in range(cfg.num_players):
+            mine = status[p * k : (p + 1) * k]
+            if all(st == HOME or st == SUNK for st in mine) and HOME in mine:
+                _decide(state)
+                return
+
+
+def _decide(state: IcebergsState) -> None:
+    """Most Cargo home wins (fleet: summed over the player's ships); ties to the first home.
+
+    A player with no Cargo home cannot win; if nobody has Cargo home, nobody wins and
+    every seat gets -1.
+    """
+    cfg = state.config
+    if cfg.solo:
+        c = state.cargo[0] if state.status[0] == HOME else 0
+        state.result = [1.0 if c >= SOLO_WIN_CARGO else (-1.0 if c < SOLO_LOSE_BELOW else 0.0)]
+        _set_over(state)
+        return
+    totals = cargo_home(state)
+    best = None
+    for p in range(cfg.num_players):
+        if totals[p] <= 0:
+            continue
+        ranks = [
+            state.home_rank[s]
+            for s in range(p * cfg.ships_per_player, (p + 1) * cfg.ships_per_player)
+            if state.status[s] == HOME and state.cargo[s] > 0
+        ]
+        key = (-totals[p], min(ranks))
+        if best is None or key < best[0]:
+            best = (key, p)
+    state.result = [-1.0] * cfg.num_players
+    if best is not None:
+        state.result[best[1]] = 1.0
+    _set_over(state)
+
+
+def winner(state: IcebergsState) -> int:
+    """The winning seat, or -1 (game on, truncated, nobody won, or a solo game not won)."""
+    if not state.over:
+        return -1
+    for p, r in enumerate(state.result):
+        if r > 0:
+            return p
+    return -1
+
+
+def _end_by_max_turns(state: IcebergsState) -> None:
+    _log(state, f"max_turns={state.config.max_turns} reached")
+    if state.config.max_turns_end == "decide":
+        _decide(state)
+    else:
+        state.truncated = True
+        state.result = [0.0] * state.config.num_players
+        _set_over(state)
+
+
+def _set_over(state: IcebergsState) -> None:
+    state.over = True
+    state.phase = PHASE_OVER
+    state.hazards.clear()
