@@ -1,0 +1,209 @@
+"""Diceberg meld cards as data: the catalog file format, loading and validation.
+
+A catalog is a JSON object ``{"name": ..., "cards": [card, ...]}``; each card is
+
+.. code-block:: json
+
+    {"id": "R3", "name": "Glacier Run", "deck": "main", "power": "reroll",
+     "pattern": {"count": 4, "run": true}}
+
+``deck`` is ``"starter"`` (always revealed) or ``"main"``; a main card needs a
+``power`` (``"reroll"``, ``"discard"``, ``"take"`` or ``"clear"``) and the main deck is
+split by power: one card of each power deck is revealed for a game. A starter card
+may have a power too (the blank cards allow it) and may set ``"min_players"`` (the
+5-player-only starter has ``5``). ``pattern`` is the pattern language of
+:mod:`ice_envs.tip_of_the_diceberg.patterns`. ``text`` (optional) overrides the
+generated description.
+
+The default catalog ships as package data (``data/catalog.json``), found through
+:mod:`importlib.resources`; a user's own catalog (the game's blank cards) is loaded
+from a path with the env option ``catalog="path/to/file.json"`` or passed as a dict.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ice_envs.tip_of_the_diceberg.patterns import Pattern, describe_pattern, parse_pattern
+
+POWERS: tuple[str, ...] = ("reroll", "discard", "take", "clear")
+POWER_NONE = ""
+DECKS = ("starter", "main")
+#: Largest number of cards a catalog may hold (the observation one-hot of a slot's card).
+MAX_CATALOG = 64
+#: Most Diceberg slots in a game (starters for the player count + one per power deck).
+MAX_SLOTS = 12
+_CARD_KEYS = ("id", "name", "deck", "power", "min_players", "pattern", "text")
+DEFAULT_CATALOG_FILE = "catalog.json"
+EXAMPLE_CATALOG_FILE = "example_custom_catalog.json"
+
+
+@dataclass(frozen=True)
+class MeldCard:
+    """One Diceberg meld card."""
+
+    id: str
+    name: str
+    deck: str
+    power: str
+    min_players: int
+    pattern: Pattern
+    text: str
+
+    def __deepcopy__(self, memo: dict) -> MeldCard:
+        return self  # immutable
+
+    def label(self) -> str:
+        """``"R3 Glacier Run (reroll)"``."""
+        return f"{self.id} {self.name}" + (f" ({self.power})" if self.power else "")
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """A named, validated tuple of meld cards."""
+
+    name: str
+    cards: tuple[MeldCard, ...]
+
+    def __deepcopy__(self, memo: dict) -> Catalog:
+        return self  # immutable
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.name, self.cards))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the cached hash depends on the process's string-hash seed: never pickle it
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
+    def index(self, card_id: str) -> int:
+        """Catalog index of the card with id ``card_id``."""
+        for i, card in enumerate(self.cards):
+            if card.id == card_id:
+                return i
+        raise ValueError(f"catalog {self.name!r} has no card {card_id!r}; ids: {[c.id for c in self.cards]}")
+
+    def starters(self, num_players: int) -> list[int]:
+        """Indices of the starter cards revealed with ``num_players``."""
+        return [i for i, c in enumerate(self.cards) if c.deck == "starter" and c.min_players <= num_players]
+
+    def power_deck(self, power: str) -> list[int]:
+        """Indices of the main cards of one power deck."""
+        return [i for i, c in enumerate(self.cards) if c.deck == "main" and c.power == power]
+
+    def power_decks(self) -> list[str]:
+        """The powers that have a non-empty main deck, in the order of :data:`POWERS`."""
+        return [p for p in POWERS if self.power_deck(p)]
+
+
+def parse_card(data: Any, where: str) -> MeldCard:
+    """One card object; errors name the card."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: a card must be an object, got {data!r}")
+    unknown = sorted(set(data) - set(_CARD_KEYS))
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {unknown}; known keys: {list(_CARD_KEYS)}")
+    for key in ("id", "deck", "pattern"):
+        if key not in data:
+            raise ValueError(f"{where}: missing {key!r}")
+    cid = data["id"]
+    if not isinstance(cid, str) or not cid.strip():
+        raise ValueError(f"{where}: 'id' must be a non-empty string")
+    where = f"{where} ({cid})"
+    deck = data["deck"]
+    if deck not in DECKS:
+        raise ValueError(f"{where}: 'deck' must be one of {list(DECKS)}, got {deck!r}")
+    power = data.get("power") or POWER_NONE
+    if power and power not in POWERS:
+        raise ValueError(f"{where}: 'power' must be one of {list(POWERS)} or null, got {power!r}")
+    if deck == "main" and not power:
+        raise ValueError(f"{where}: a main-deck card needs a 'power' (the main deck is split by power)")
+    min_players = data.get("min_players", 3)
+    if not isinstance(min_players, int) or not 3 <= min_players <= 5:
+        raise ValueError(f"{where}: 'min_players' must be 3, 4 or 5, got {min_players!r}")
+    if deck == "main" and min_players != 3:
+        raise ValueError(f"{where}: only starter cards may set 'min_players'")
+    try:
+        pattern = parse_pattern(data["pattern"])
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    name = str(data.get("name") or cid)
+    text = str(data.get("text") or describe_pattern(pattern))
+    return MeldCard(cid, name, deck, power, min_players, pattern, text)
+
+
+def parse_catalog(data: Any, source: str = "catalog") -> Catalog:
+    """Validate a catalog object (``{"name", "cards"}`` or a bare list of cards)."""
+    if isinstance(data, list):
+        data = {"name": source, "cards": data}
+    if not isinstance(data, dict) or not isinstance(data.get("cards"), list):
+        raise ValueError(f"{source}: a catalog is an object with a 'cards' list")
+    unknown = sorted(set(data) - {"name", "cards", "description"})
+    if unknown:
+        raise ValueError(f"{source}: unknown catalog key(s) {unknown}")
+    cards = tuple(parse_card(c, f"{source}: card {i}") for i, c in enumerate(data["cards"]))
+    ids = [c.id for c in cards]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise ValueError(f"{source}: duplicate card id(s) {dup}")
+    if len(cards) > MAX_CATALOG:
+        raise ValueError(f"{source}: {len(cards)} cards; a catalog holds at most {MAX_CATALOG}")
+    catalog = Catalog(str(data.get("name") or source), cards)
+    n_decks = len(catalog.power_decks())
+    for n in (3, 4, 5):
+        slots = len(catalog.starters(n)) + n_decks
+        if slots == 0:
+            raise ValueError(f"{source}: no Diceberg card would be revealed with {n} players")
+        if slots > MAX_SLOTS:
+            raise ValueError(f"{source}: {slots} Diceberg slots with {n} players; at most {MAX_SLOTS}")
+    return catalog
+
+
+def load_catalog(source: str | Path | dict | list | Catalog | None = None) -> Catalog:
+    """The default catalog (``None`` / ``"default"``), a catalog file path, or inline data."""
+    if source is None or source == "default":
+        return default_catalog()
+    if isinstance(source, Catalog):
+        return source
+    if isinstance(source, (dict, list)):
+        return parse_catalog(source, "catalog")
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"catalog file {str(source)!r} does not exist")
+        return _load_file(str(path.resolve()), path.stat().st_mtime_ns)
+    raise ValueError(f"catalog must be None, 'default', a path or catalog data, got {type(source).__name__}")
+
+
+@lru_cache(maxsize=16)
+def _load_file(path: str, mtime_ns: int) -> Catalog:
+    """Parse a catalog file (cached per path and modification time)."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"catalog file {path!r} is not valid JSON: {exc}") from None
+    return parse_catalog(data, p.name)
+
+
+def _package_data(name: str) -> str:
+    return resources.files("ice_envs.tip_of_the_diceberg").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def default_catalog() -> Catalog:
+    """The shipped catalog: 7 starter cards (one 5-player only) and 25 main cards."""
+    return parse_catalog(json.loads(_package_data(DEFAULT_CATALOG_FILE)), "default")
+
+
+def example_catalog_path() -> str:
+    """Filesystem path of the small example custom catalog shipped with the package."""
+    return str(resources.files("ice_envs.tip_of_the_diceberg").joinpath("data").joinpath(EXAMPLE_CATALOG_FILE))

@@ -1,0 +1,444 @@
+"""
+# Tip of the Diceberg
+
+| Import             | `from ice_envs import tip_of_the_diceberg_v0`       |
+|--------------------|-----------------------------------------------------|
+| Actions            | Discrete                                            |
+| Parallel API       | No                                                  |
+| Manual Control     | `ice-envs play tip_of_the_diceberg` (issue 10)      |
+| Agents             | `agents= ['player_0', ..., 'player_{n-1}']`         |
+| Agents             | 3-5                                                 |
+| Action Shape       | Discrete(225)                                       |
+| Action Values      | Discrete(225)                                       |
+| Observation Shape  | (2047,)                                             |
+| Observation Values | [0, 1]                                              |
+
+Shed your cards and dice by playing melds to the revealed Diceberg cards. The dice
+deck has six suits named by die type (d4 1-4 ... d20 1-20); dice drafted from a
+communal pool count as cards of their type showing their number. Each Diceberg card
+is a slot that takes one meld per trick; its pattern (pairs, runs, flushes, sums ...)
+is data from a catalog, and main cards give a power (reroll, discard, take, clear).
+Going out scores 3/2/1; three rounds; most points wins. Rules and every
+interpretation: `docs/rules/tip_of_the_diceberg.md`.
+
+## Arguments
+
+``` python
+tip_of_the_diceberg_v0.env(num_players=4, catalog=None, num_rounds=3, main_cards=None,
+                           start_player=None, render_mode=None, illegal_action="raise",
+                           reward_mode="outcome", max_cycles=None)
+```
+
+`num_players`: 3-5. `catalog`: `None` (the default catalog of 7 starter and 25 main
+cards), a path to a catalog JSON file (your own "blank cards"), or the catalog as a
+dict. `num_rounds`: rounds in a game (3). `main_cards`: ids of main cards to reveal
+instead of drawing one per power deck (e.g. `["R3", "D1", "T2", "C4"]`; decks not named
+are drawn). `start_player`: seat that starts the first round (`None`: drawn).
+`render_mode`: `"ansi"`, `"rgb_array"`, `"human"`. `illegal_action`: `"raise"` or
+`"penalize"`. `reward_mode`: `"outcome"` or `"score"`. `max_cycles`: truncate after
+`max_cycles * num_players` decisions.
+
+`reset(seed, options)` accepts `options={"start_player": k, "hands": [[card, ...], ...],
+"dice": [[die, ...], ...], "pool": [die, ...]}` to start from a given position: cards
+are ids or names like `"d8:7"`, dice are names like `"d6:4"`; giving `dice` skips the
+draft; giving `pool` leaves every other die out of the game.
+
+## Observation Space
+
+A dict with `"observation"` (float32, shape (2047,), in [0, 1]) and `"action_mask"`
+(int8, shape (225,)). The observation is from the observing player's seat; seats are
+in relative order (self, the next player clockwise, ...). Cards are indexed 0-59 (d4
+1-4, d6 1-6, d8 1-8, d10 1-10, d12 1-12, d20 1-20); dice by slot 0-17 (three of each
+type in the same suit order).
+
+| Index      | Description                                                                  |
+|------------|------------------------------------------------------------------------------|
+| 0-59       | own hand                                                                     |
+| 60-119     | cards on the Diceberg slots this trick                                       |
+| 120-179    | cards out of the round (cleared tricks, discards)                            |
+| 180-539    | die values: die d, value v at 180 + 20 d + v - 1                             |
+| 540-683    | die locations: die d at 540 + 8 d + [own, pool, on a slot, seat +1, +2, +3, +4, not in game] |
+| 684-1883   | 12 slots x 100: present, taken this trick, taken by relative seat (5), power (none/reroll/discard/take/clear), pattern features (24, below), catalog card one-hot (64) |
+| 1884-1938  | 5 relative seats x 11: present, cards / 12, dice / 18, points / (3 x rounds), out this round, went out 1st / 2nd / 3rd, to act, played last this trick, passed since the last play |
+| 1939-1940  | round / rounds, last round                                                   |
+| 1941-1947  | phase: draft, lead (nothing played this trick), play, composing a meld (own), take power, discard power, reroll power |
+| 1948-2025  | own meld being composed: cards 0-59, dice 60-77                              |
+| 2026-2043  | own dice marked for the reroll power                                         |
+| 2044-2046  | passes in succession / players, pool dice / 18, draft picks left / 10        |
+
+Pattern features per slot: count min / 8, count max / 8, same number, same suit,
+distinct numbers, distinct suits, run, sum min / 160, sum max / 160, value min / 20,
+value max / 20, all even, all odd, parity alike, allowed suits (6), dice min / 8,
+dice max / 8, cards min / 8, cards max / 8.
+
+Other players' hands and the undealt cards are hidden; so is the meld another player
+is composing (it appears when played). All dice are public.
+
+## Action Space
+
+| Action  | Meaning                                                                |
+|---------|------------------------------------------------------------------------|
+| 0-59    | add card `a` to the meld being composed                                |
+| 60-77   | add own die `a - 60` to the meld                                       |
+| 78-89   | play the composed meld to slot `a - 78`                                |
+| 90      | pass                                                                   |
+| 91-108  | pass and take pool die `a - 91`                                        |
+| 109-126 | draft pool die `a - 109`                                               |
+| 127-144 | take power: take pool die `a - 127`                                    |
+| 145-204 | discard power: discard card `a - 145` out of the round                 |
+| 205-222 | reroll power: mark own die `a - 205`                                   |
+| 223     | reroll power: re-roll the marked dice                                  |
+| 224     | decline the power                                                      |
+
+A meld is composed in increasing item order (cards, then dice by slot) and the mask
+admits only items that keep it completable to a legal meld for some open slot, so
+every composition ends in a play; every legal meld to every open slot is reachable
+exactly once (identical dice are taken in slot order; of identical pool dice only
+the lowest slot is offered).
+
+## Rewards
+
+`reward_mode="outcome"`: at the end of the game the winner (most points; ties to the
+earliest finisher of the last round) gets +1 and everyone else -1; players still tied
+after that all get +1. `reward_mode="score"`: the points as they are earned (3, 2, 1
+for going out first, second, third in a round).
+
+## Version History
+
+* v0: Initial release (ice-envs 0.1.0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from ice_envs.core.aec import IceAECEnv
+from ice_envs.core.errors import OptionError
+from ice_envs.core.wrapping import make_factories
+from ice_envs.tip_of_the_diceberg import rules
+from ice_envs.tip_of_the_diceberg.catalog import MAX_CATALOG, MAX_SLOTS, POWERS, load_catalog
+from ice_envs.tip_of_the_diceberg.patterns import (
+    ALL_SUITS_MASK,
+    ITEM_DIE0,
+    MAX_MELD,
+    MAX_NUMBER,
+    NO_SUM_MAX,
+    NUM_CARDS,
+    NUM_DICE,
+    NUM_SUITS,
+    PARITY_EVEN,
+    PARITY_ODD,
+    PARITY_SAME,
+    Pattern,
+    card_name,
+)
+
+MAX_SEATS = 5
+# observation offsets
+O_HAND = 0
+O_TABLE = 60
+O_REMOVED = 120
+O_DIE_VALUE = 180
+O_DIE_LOC = O_DIE_VALUE + NUM_DICE * MAX_NUMBER  # 540
+DIE_LOC_SIZE = 8
+O_SLOTS = O_DIE_LOC + NUM_DICE * DIE_LOC_SIZE  # 684
+PATTERN_FEATURES = 24
+SLOT_SIZE = 2 + MAX_SEATS + 1 + len(POWERS) + PATTERN_FEATURES + MAX_CATALOG  # 100
+O_SEATS = O_SLOTS + MAX_SLOTS * SLOT_SIZE  # 1884
+SEAT_SIZE = 11
+O_ROUND = O_SEATS + MAX_SEATS * SEAT_SIZE  # 1939
+O_PHASE = O_ROUND + 2  # 1941
+O_SELECTION = O_PHASE + 7  # 1948
+O_MARKS = O_SELECTION + NUM_CARDS + NUM_DICE  # 2026
+O_MISC = O_MARKS + NUM_DICE  # 2044
+OBS_SIZE = O_MISC + 3  # 2047
+_DICE = np.arange(NUM_DICE)
+#: location column of a die by ``-die_loc`` for POOL (-1), PLAYED (-2), UNUSED (-3)
+_LOC_CODE = np.array([0, 1, 2, 7], dtype=np.intp)
+
+
+def pattern_features(p: Pattern) -> np.ndarray:
+    """The 24 pattern features of a slot (see the observation table)."""
+    f = [
+        p.count_min / MAX_MELD,
+        p.count_max / MAX_MELD,
+        p.same_number,
+        p.same_suit,
+        p.distinct_numbers,
+        p.distinct_suits,
+        p.run,
+        p.sum_min / NO_SUM_MAX,
+        p.sum_max / NO_SUM_MAX,
+        p.value_min / MAX_NUMBER,
+        p.value_max / MAX_NUMBER,
+        p.parity == PARITY_EVEN,
+        p.parity == PARITY_ODD,
+        p.parity == PARITY_SAME,
+        *[(p.suits & ALL_SUITS_MASK) >> s & 1 for s in range(NUM_SUITS)],
+        p.dice_min / MAX_MELD,
+        min(p.dice_max, MAX_MELD) / MAX_MELD,
+        p.cards_min / MAX_MELD,
+        min(p.cards_max, MAX_MELD) / MAX_MELD,
+    ]
+    return np.asarray(f, dtype=np.float32)
+
+
+class TipOfTheDicebergEnv(IceAECEnv):
+    """Tip of the Diceberg as a PettingZoo AEC env (see the module docstring)."""
+
+    metadata = {**IceAECEnv.metadata, "name": "tip_of_the_diceberg_v0"}
+    min_players = 3
+    max_players = 5
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        catalog: Any = None,
+        num_rounds: int = 3,
+        main_cards: Sequence[str] | None = None,
+        start_player: int | None = None,
+        **common: Any,
+    ) -> None:
+        n = self.check_num_players(num_players)
+        try:
+            cat = load_catalog(catalog)
+        except ValueError as exc:
+            raise OptionError(f"tip_of_the_diceberg: catalog: {exc}") from None
+        if main_cards is not None and (isinstance(main_cards, str) or not isinstance(main_cards, (list, tuple))):
+            raise OptionError(f"tip_of_the_diceberg: main_cards must be a list of card ids, got {main_cards!r}")
+        try:
+            self.config = rules.DicebergConfig(
+                num_players=n,
+                catalog=cat,
+                num_rounds=num_rounds,
+                main_cards=tuple(main_cards or ()),
+                start_player=start_player,
+            )
+        except ValueError as exc:
+            raise OptionError(str(exc)) from None
+        self._slot_cache: dict[tuple[int, ...], np.ndarray] = {}
+        super().__init__(n, **common)
+
+    # -- encoding
+    def _num_actions(self) -> int:
+        return rules.NUM_ACTIONS
+
+    def _observation_box(self) -> spaces.Box:
+        return spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+
+    def _static_slots(self, slots: list[int]) -> np.ndarray:
+        """The parts of the slot block that are fixed for a game (present, power, pattern, card id)."""
+        key = tuple(slots)
+        block = self._slot_cache.get(key)
+        if block is None:
+            cards = self.config.catalog.cards
+            block = np.zeros((MAX_SLOTS, SLOT_SIZE), dtype=np.float32)
+            for k, idx in enumerate(slots):
+                card = cards[idx]
+                block[k, 0] = 1.0
+                power_at = 2 + MAX_SEATS
+                block[k, power_at + (POWERS.index(card.power) + 1 if card.power else 0)] = 1.0
+                feat_at = power_at + 1 + len(POWERS)
+                block[k, feat_at : feat_at + PATTERN_FEATURES] = pattern_features(card.pattern)
+                block[k, feat_at + PATTERN_FEATURES + idx] = 1.0
+            self._slot_cache[key] = block
+        return block
+
+    def _encode(self, seat: int) -> np.ndarray:
+        s: rules.DicebergState = self.state
+        n = self.num_players
+        obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        obs[O_HAND + np.asarray(s.hands[seat], dtype=np.intp)] = 1.0
+        removed = np.asarray(s.removed, dtype=np.intp)
+        obs[O_REMOVED + removed] = 1.0
+        on_table = [it for meld in s.slot_meld for it in meld if it < ITEM_DIE0]
+        obs[O_TABLE + np.asarray(on_table, dtype=np.intp)] = 1.0
+        loc = np.asarray(s.die_loc, dtype=np.intp)
+        val = np.asarray(s.die_value, dtype=np.intp)
+        in_game = np.flatnonzero(loc != rules.UNUSED)
+        obs[O_DIE_VALUE + MAX_NUMBER * in_game + val[in_game] - 1] = 1.0
+        where = np.where(loc >= 0, 2 + (loc - seat) % n, np.take(_LOC_CODE, -loc))
+        where[loc == seat] = 0
+        obs[O_DIE_LOC + DIE_LOC_SIZE * _DICE + where] = 1.0
+        slots = obs[O_SLOTS:O_SEATS].reshape(MAX_SLOTS, SLOT_SIZE)
+        slots[:] = self._static_slots(s.slots)
+        for k, p in enumerate(s.slot_player):
+            if p >= 0:
+                slots[k, 1] = 1.0
+                slots[k, 2 + (p - seat) % n] = 1.0
+        over = s.phase == rules.PHASE_OVER
+        passed = self._passed_seats(s)
+        seats = obs[O_SEATS:O_ROUND].reshape(MAX_SEATS, SEAT_SIZE)
+        top = 3.0 * s.config.num_rounds
+        for p in range(n):
+            row = seats[(p - seat) % n]
+            row[0] = 1.0
+            row[1] = len(s.hands[p]) / rules.HAND_SIZE
+            row[2] = s.die_loc.count(p) / NUM_DICE
+            row[3] = min(1.0, s.points[p] / top)
+            if p in s.out_order:
+                row[4] = 1.0
+                k = s.out_order.index(p)
+                if k < 3:
+                    row[5 + k] = 1.0
+            row[8] = (not over) and p == s.current
+            row[9] = p == s.last_player
+            row[10] = p in passed
+        obs[O_ROUND] = (s.round + 1) / s.config.num_rounds
+        obs[O_ROUND + 1] = s.round + 1 == s.config.num_rounds
+        if not over:
+            if s.phase == rules.PHASE_DRAFT:
+                obs[O_PHASE] = 1.0
+            elif s.phase == rules.PHASE_PLAY:
+                if s.selection and seat == s.current:
+                    obs[O_PHASE + 3] = 1.0
+                else:
+                    obs[O_PHASE + (1 if s.last_player < 0 else 2)] = 1.0
+            else:
+                obs[O_PHASE + 4 + (s.phase - rules.PHASE_TAKE)] = 1.0
+        if seat == s.current and not over:
+            obs[O_SELECTION + np.asarray(s.selection, dtype=np.intp)] = 1.0
+            obs[O_MARKS + np.asarray(s.marks, dtype=np.intp)] = 1.0
+        obs[O_MISC] = s.passes / n
+        obs[O_MISC + 1] = s.die_loc.count(rules.POOL) / NUM_DICE
+        obs[O_MISC + 2] = len(s.draft_order) / (2 * MAX_SEATS)
+        return obs
+
+    @staticmethod
+    def _passed_seats(s: rules.DicebergState) -> set[int]:
+        """Seats that passed since the last play (the ``passes`` active seats before the one to act)."""
+        out: set[int] = set()
+        if s.phase != rules.PHASE_PLAY or not s.passes:
+            return out
+        n = s.config.num_players
+        p = s.current
+        while len(out) < s.passes:
+            p = (p - 1) % n
+            if p not in s.out_order:
+                out.add(p)
+            if p == s.current:
+                break
+        return out
+
+    # -- engine
+    def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.DicebergState:
+        try:
+            return rules.new_game(
+                self.config,
+                rng,
+                start_player=options.get("start_player"),
+                hands=options.get("hands"),
+                dice=options.get("dice"),
+                pool=options.get("pool"),
+            )
+        except ValueError as exc:
+            raise OptionError(str(exc)) from None
+
+    def _current_seat(self) -> int:
+        return self.state.current
+
+    def _game_over(self) -> bool:
+        return rules.is_over(self.state)
+
+    def _legal_actions(self) -> Sequence[int]:
+        return rules.legal_actions(self.state)
+
+    def _apply_action(self, action: int) -> None:
+        rules.apply(self.state, action, self.np_random)
+
+    def _outcome(self) -> np.ndarray:
+        return np.asarray(rules.outcome(self.state), dtype=np.float64)
+
+    def _scores(self) -> np.ndarray:
+        return np.asarray(rules.scores(self.state), dtype=np.float64)
+
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> rules.DicebergState:
+        return rules.resample_hidden(self.state, seat, rng)
+
+    # -- text
+    def _die_text(self, d: int) -> str:
+        return f"die #{d} ({rules.die_name(d, self.state.die_value[d])})"
+
+    def _describe(self, action: int) -> str:
+        s: rules.DicebergState = self.state
+        if action < rules.ADD_DIE:
+            return f"add card {card_name(action)} to the meld"
+        if action < rules.COMMIT:
+            return f"add own {self._die_text(action - rules.ADD_DIE)} to the meld"
+        if action < rules.PASS:
+            k = action - rules.COMMIT
+            if k >= len(s.slots):
+                return f"play the meld to slot {k} (no such slot in this game)"
+            meld = " ".join(rules.item_name(s, it) for it in s.selection) or "(empty)"
+            card = rules.slot_card(s, k)
+            return f"play {meld} to slot {k}: {card.label()} [{card.text}]"
+        if action == rules.PASS:
+            return "pass"
+        if action < rules.DRAFT:
+            return f"pass and take pool {self._die_text(action - rules.PASS_TAKE)}"
+        if action < rules.TAKE:
+            return f"draft pool {self._die_text(action - rules.DRAFT)}"
+        if action < rules.DISCARD:
+            return f"take power: take pool {self._die_text(action - rules.TAKE)}"
+        if action < rules.MARK:
+            return f"discard power: discard card {card_name(action - rules.DISCARD)} out of the round"
+        if action < rules.REROLL:
+            return f"reroll power: mark own {self._die_text(action - rules.MARK)} to re-roll"
+        if action == rules.REROLL:
+            marked = " ".join(rules.item_name(s, ITEM_DIE0 + d) for d in s.marks) or "nothing"
+            return f"reroll power: re-roll {marked}"
+        return "decline the power"
+
+    def _render_text(self, viewer: int | None) -> str:
+        s: rules.DicebergState = self.state
+        n = self.num_players
+        head = f"Tip of the Diceberg, {n} players, round {s.round + 1}/{s.config.num_rounds}, trick {s.tricks + 1}"
+        if s.phase == rules.PHASE_OVER:
+            head = (
+                f"Tip of the Diceberg, {n} players — game over after {s.config.num_rounds} rounds; "
+                f"winner: {', '.join(f'player_{p}' for p in s.winners)}"
+            )
+        else:
+            head += f" — player_{s.current} is {rules.PHASE_NAMES[s.phase]}"
+            if s.phase == rules.PHASE_PLAY and s.last_player < 0:
+                head += " (lead)"
+        pool = [rules.item_name(s, ITEM_DIE0 + d) for d in rules.pool_dice(s)]
+        lines = [head, "Pool: " + (" ".join(pool) if pool else "(empty)"), "Diceberg slots:"]
+        for k, idx in enumerate(s.slots):
+            card = s.config.catalog.cards[idx]
+            if s.slot_player[k] >= 0:
+                meld = " ".join(rules.item_name(s, it) for it in s.slot_meld[k])
+                status = f"taken by player_{s.slot_player[k]}: {meld}"
+            else:
+                status = "open"
+            lines.append(f"  {k:2d} {card.label():30s} {card.text:52s} {status}")
+        lines.append("Players:")
+        for p in range(n):
+            marker = ">" if p == s.current and s.phase != rules.PHASE_OVER else " "
+            hand = s.hands[p]
+            shown = " ".join(card_name(c) for c in hand) if viewer is None or viewer == p else "## " * len(hand)
+            dice = " ".join(rules.item_name(s, ITEM_DIE0 + d) for d in rules.own_dice(s, p))
+            status = ""
+            if p in s.out_order:
+                status = f"  OUT #{s.out_order.index(p) + 1}"
+            lines.append(
+                f"{marker} player_{p} {s.points[p]:2d} pts  {len(hand):2d} cards: {shown.strip():48s} dice: {dice}{status}"
+            )
+            if p == s.current and s.selection and (viewer is None or viewer == p):
+                lines.append("    composing: " + " ".join(rules.item_name(s, it) for it in s.selection))
+            if p == s.current and s.marks and (viewer is None or viewer == p):
+                lines.append("    marked to re-roll: " + " ".join(rules.item_name(s, ITEM_DIE0 + d) for d in s.marks))
+        if s.history:
+            done = "; ".join(
+                f"round {i + 1}: " + (", ".join(f"player_{p}" for p in order) or "nobody") + " out"
+                for i, order in enumerate(s.history)
+            )
+            lines.append("Finished rounds: " + done)
+        return "\n".join(lines)
+
+
+env, raw_env = make_factories(TipOfTheDicebergEnv)

@@ -1,0 +1,488 @@
+"""The meld pattern language of Tip of the Diceberg: items, patterns, matching, enumeration.
+
+An *item* is a card or a die: it has a suit (its die type, d4 ... d20) and a number.
+A *pattern* says which sets of items form a meld on a Diceberg card. Patterns are
+data (a JSON object in the catalog file); this module parses, describes, checks and
+enumerates them. Keys of a pattern object (all optional except ``count``):
+
+=============  =================================================================
+key            meaning
+=============  =================================================================
+``count``      number of items: ``3`` or ``[2, 4]`` (1..8)
+``same``       ``"number"`` and/or ``"suit"``: every item shares it
+``distinct``   ``"number"`` and/or ``"suit"``: no two items share it
+``run``        ``true``: the numbers are consecutive (``4 5 6``), all different
+``sum``        total of the numbers: ``15`` or ``[20, 40]`` (``null`` = no bound)
+``values``     ``[lo, hi]``: every item's number is in ``lo..hi``
+``parity``     ``"even"`` / ``"odd"`` (every item) or ``"same"`` (all alike)
+``suits``      list of allowed suits, e.g. ``["d12", "d20"]``
+``dice``       number of dice in the meld: ``1`` or ``[1, 3]``
+``cards``      number of cards in the meld: ``2`` or ``[0, 2]``
+=============  =================================================================
+
+A string or a list is accepted for ``same`` / ``distinct`` (``["number", "suit"]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import combinations
+from typing import Any
+
+SUITS: tuple[str, ...] = ("d4", "d6", "d8", "d10", "d12", "d20")
+SUIT_FACES: tuple[int, ...] = (4, 6, 8, 10, 12, 20)
+SUIT_OFFSETS: tuple[int, ...] = (0, 4, 10, 18, 28, 40)
+NUM_SUITS = len(SUITS)
+NUM_CARDS = 60
+DICE_PER_TYPE = 3
+NUM_DICE = NUM_SUITS * DICE_PER_TYPE  # 18
+MAX_NUMBER = 20
+#: Items are numbered: cards 0..59 (by suit, then number), dice 60..77 (``60 + die slot``).
+ITEM_DIE0 = NUM_CARDS
+NUM_ITEMS = NUM_CARDS + NUM_DICE
+#: The largest meld a pattern may ask for (keeps enumeration cheap).
+MAX_MELD = 8
+ALL_SUITS_MASK = (1 << NUM_SUITS) - 1
+NO_SUM_MAX = MAX_MELD * MAX_NUMBER
+
+CARD_SUIT: tuple[int, ...] = tuple(s for s in range(NUM_SUITS) for _ in range(SUIT_FACES[s]))
+CARD_NUMBER: tuple[int, ...] = tuple(v for s in range(NUM_SUITS) for v in range(1, SUIT_FACES[s] + 1))
+DIE_TYPE: tuple[int, ...] = tuple(d // DICE_PER_TYPE for d in range(NUM_DICE))
+
+PARITY_ANY, PARITY_EVEN, PARITY_ODD, PARITY_SAME = 0, 1, 2, 3
+PARITY_NAMES = {"even": PARITY_EVEN, "odd": PARITY_ODD, "same": PARITY_SAME}
+
+_KEYS = ("count", "same", "distinct", "run", "sum", "values", "parity", "suits", "dice", "cards")
+
+#: An item as the enumerator sees it: (item id, suit, number, is a die).
+Item = tuple[int, int, int, bool]
+
+
+def card_id(suit: int | str, number: int) -> int:
+    """The id (0..59) of the card ``number`` of ``suit`` (index or name like ``"d8"``)."""
+    s = SUITS.index(suit) if isinstance(suit, str) else int(suit)
+    if not 1 <= number <= SUIT_FACES[s]:
+        raise ValueError(f"tip_of_the_diceberg: there is no card {number} of suit {SUITS[s]}")
+    return SUIT_OFFSETS[s] + number - 1
+
+
+def card_name(card: int) -> str:
+    """A card's short name, e.g. ``"d8:7"``."""
+    return f"{SUITS[CARD_SUIT[card]]}:{CARD_NUMBER[card]}"
+
+
+def parse_card(text: str) -> int:
+    """Inverse of :func:`card_name` (``"d8:7"`` → card id)."""
+    suit, _, number = str(text).partition(":")
+    if suit not in SUITS or not number.isdigit():
+        raise ValueError(f"tip_of_the_diceberg: {text!r} is not a card name like 'd8:7'")
+    return card_id(suit, int(number))
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A parsed meld pattern (see the module docstring for the JSON keys)."""
+
+    count_min: int
+    count_max: int
+    same_number: bool = False
+    same_suit: bool = False
+    distinct_numbers: bool = False
+    distinct_suits: bool = False
+    run: bool = False
+    sum_min: int = 0
+    sum_max: int = NO_SUM_MAX
+    value_min: int = 1
+    value_max: int = MAX_NUMBER
+    parity: int = PARITY_ANY
+    suits: int = ALL_SUITS_MASK
+    dice_min: int = 0
+    dice_max: int = MAX_MELD
+    cards_min: int = 0
+    cards_max: int = MAX_MELD
+
+    def __deepcopy__(self, memo: dict) -> Pattern:
+        return self  # immutable
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash(tuple(getattr(self, f) for f in self.__dataclass_fields__))
+
+    @cached_property
+    def allowed(self) -> tuple[bool, ...]:
+        """``allowed[suit * 21 + number]``: whether that item may appear in a meld (cached)."""
+        return tuple(self.allows_item(s, v) for s in range(NUM_SUITS) for v in range(MAX_NUMBER + 1))
+
+    def candidates(self, items: Sequence[Item]) -> tuple[Item, ...]:
+        """The items that may appear in a meld of this pattern."""
+        ok = self.allowed
+        return tuple(it for it in items if ok[it[1] * 21 + it[2]])
+
+    def allows_item(self, suit: int, number: int) -> bool:
+        """Whether a single item may appear in a meld of this pattern at all."""
+        if not self.value_min <= number <= self.value_max or not self.suits >> suit & 1:
+            return False
+        if self.parity == PARITY_EVEN:
+            return number % 2 == 0
+        if self.parity == PARITY_ODD:
+            return number % 2 == 1
+        return True
+
+
+def _bounds(name: str, value: Any, lo: int, hi: int, *, allow_null: bool = False) -> tuple[int, int]:
+    """``n`` or ``[a, b]`` (``null`` ends allowed when ``allow_null``) as an inclusive range."""
+    if isinstance(value, bool):
+        raise ValueError(f"pattern key {name!r}: expected a number or [min, max], got {value!r}")
+    if isinstance(value, int):
+        a = b = value
+    elif isinstance(value, (list, tuple)) and len(value) == 2:
+        a, b = value
+        if allow_null:
+            a = lo if a is None else a
+            b = hi if b is None else b
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (a, b)):
+            raise ValueError(f"pattern key {name!r}: expected integers, got {value!r}")
+    else:
+        raise ValueError(f"pattern key {name!r}: expected a number or [min, max], got {value!r}")
+    if not lo <= a <= b <= hi:
+        raise ValueError(f"pattern key {name!r}: {value!r} must satisfy {lo} <= min <= max <= {hi}")
+    return a, b
+
+
+def _names(name: str, value: Any, allowed: Sequence[str]) -> set[str]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not items or any(v not in allowed for v in items):
+        raise ValueError(f"pattern key {name!r}: expected one or more of {list(allowed)}, got {value!r}")
+    return set(items)
+
+
+def parse_pattern(data: dict[str, Any]) -> Pattern:
+    """Parse a pattern object from a catalog; raises ``ValueError`` naming the bad key."""
+    if not isinstance(data, dict):
+        raise ValueError(f"a pattern must be an object, got {data!r}")
+    unknown = sorted(set(data) - set(_KEYS))
+    if unknown:
+        raise ValueError(f"unknown pattern key(s) {unknown}; known keys: {list(_KEYS)}")
+    if "count" not in data:
+        raise ValueError("a pattern needs a 'count' (number of items, e.g. 3 or [2, 4])")
+    kw: dict[str, Any] = {}
+    kw["count_min"], kw["count_max"] = _bounds("count", data["count"], 1, MAX_MELD)
+    same = _names("same", data["same"], ("number", "suit")) if "same" in data else set()
+    distinct = _names("distinct", data["distinct"], ("number", "suit")) if "distinct" in data else set()
+    kw["same_number"] = "number" in same
+    kw["same_suit"] = "suit" in same
+    kw["distinct_numbers"] = "number" in distinct
+    kw["distinct_suits"] = "suit" in distinct
+    if "run" in data:
+        if not isinstance(data["run"], bool):
+            raise ValueError(f"pattern key 'run': expected true or false, got {data['run']!r}")
+        kw["run"] = data["run"]
+    if "sum" in data:
+        kw["sum_min"], kw["sum_max"] = _bounds("sum", data["sum"], 0, NO_SUM_MAX, allow_null=True)
+    if "values" in data:
+        kw["value_min"], kw["value_max"] = _bounds("values", data["values"], 1, MAX_NUMBER, allow_null=True)
+    if "parity" in data:
+        if data["parity"] not in PARITY_NAMES:
+            raise ValueError(f"pattern key 'parity': expected one of {list(PARITY_NAMES)}, got {data['parity']!r}")
+        kw["parity"] = PARITY_NAMES[data["parity"]]
+    if "suits" in data:
+        kw["suits"] = sum(1 << SUITS.index(s) for s in _names("suits", data["suits"], SUITS))
+    if "dice" in data:
+        kw["dice_min"], kw["dice_max"] = _bounds("dice", data["dice"], 0, MAX_MELD)
+    if "cards" in data:
+        kw["cards_min"], kw["cards_max"] = _bounds("cards", data["cards"], 0, MAX_MELD)
+    pattern = Pattern(**kw)
+    if pattern.same_number and (pattern.distinct_numbers or pattern.run) and pattern.count_min > 1:
+        raise ValueError("pattern: 'same number' contradicts 'distinct numbers' / 'run' for melds of 2+ items")
+    if pattern.same_suit and pattern.distinct_suits and pattern.count_min > 1:
+        raise ValueError("pattern: 'same suit' contradicts 'distinct suit' for melds of 2+ items")
+    if pattern.dice_min + pattern.cards_min > pattern.count_max:
+        raise ValueError("pattern: the 'dice' and 'cards' minimums exceed the largest 'count'")
+    if pattern.dice_max + pattern.cards_max < pattern.count_min:
+        raise ValueError("pattern: the 'dice' and 'cards' maximums are below the smallest 'count'")
+    return pattern
+
+
+def pattern_to_data(p: Pattern) -> dict[str, Any]:
+    """The JSON object of a pattern (inverse of :func:`parse_pattern`, canonical form)."""
+    out: dict[str, Any] = {"count": p.count_min if p.count_min == p.count_max else [p.count_min, p.count_max]}
+    same = [k for k, on in (("number", p.same_number), ("suit", p.same_suit)) if on]
+    distinct = [k for k, on in (("number", p.distinct_numbers), ("suit", p.distinct_suits)) if on]
+    if same:
+        out["same"] = same[0] if len(same) == 1 else same
+    if distinct:
+        out["distinct"] = distinct[0] if len(distinct) == 1 else distinct
+    if p.run:
+        out["run"] = True
+    if (p.sum_min, p.sum_max) != (0, NO_SUM_MAX):
+        out["sum"] = p.sum_min if p.sum_min == p.sum_max else [p.sum_min, p.sum_max]
+    if (p.value_min, p.value_max) != (1, MAX_NUMBER):
+        out["values"] = [p.value_min, p.value_max]
+    if p.parity:
+        out["parity"] = {v: k for k, v in PARITY_NAMES.items()}[p.parity]
+    if p.suits != ALL_SUITS_MASK:
+        out["suits"] = [s for i, s in enumerate(SUITS) if p.suits >> i & 1]
+    if (p.dice_min, p.dice_max) != (0, MAX_MELD):
+        out["dice"] = p.dice_min if p.dice_min == p.dice_max else [p.dice_min, p.dice_max]
+    if (p.cards_min, p.cards_max) != (0, MAX_MELD):
+        out["cards"] = p.cards_min if p.cards_min == p.cards_max else [p.cards_min, p.cards_max]
+    return out
+
+
+def _range_text(lo: int, hi: int, unit: str, top: int) -> str:
+    if lo == hi:
+        return f"{lo} {unit}" if unit else str(lo)
+    if hi >= top:
+        return f"{lo} or more {unit}".strip()
+    if lo == 0:
+        return f"at most {hi} {unit}".strip()
+    return f"{lo}-{hi} {unit}".strip()
+
+
+def describe_pattern(p: Pattern) -> str:
+    """A short English description, e.g. ``"3 items, same number, all odd"``."""
+    n = "1 item" if p.count_min == p.count_max == 1 else f"{_range_text(p.count_min, p.count_max, '', MAX_MELD)} items"
+    parts = [n]
+    if p.same_number:
+        parts.append("same number")
+    if p.same_suit:
+        parts.append("same suit")
+    if p.run:
+        parts.append("consecutive numbers")
+    elif p.distinct_numbers:
+        parts.append("all different numbers")
+    if p.distinct_suits:
+        parts.append("all different suits")
+    if (p.sum_min, p.sum_max) != (0, NO_SUM_MAX):
+        parts.append(f"sum {_range_text(p.sum_min, p.sum_max, '', NO_SUM_MAX)}")
+    if (p.value_min, p.value_max) != (1, MAX_NUMBER):
+        word = "number" if p.count_max == 1 else "numbers"
+        if p.value_min == p.value_max:
+            parts.append(f"all {p.value_min}s" if p.count_max > 1 else f"number {p.value_min}")
+        elif p.value_max == MAX_NUMBER:
+            parts.append(f"{word} {p.value_min} or more")
+        elif p.value_min == 1:
+            parts.append(f"{word} {p.value_max} or less")
+        else:
+            parts.append(f"{word} {p.value_min}-{p.value_max}")
+    if p.parity == PARITY_EVEN:
+        parts.append("all even")
+    elif p.parity == PARITY_ODD:
+        parts.append("all odd")
+    elif p.parity == PARITY_SAME:
+        parts.append("all even or all odd")
+    if p.suits != ALL_SUITS_MASK:
+        allowed = [s for i, s in enumerate(SUITS) if p.suits >> i & 1]
+        parts.append(("suit " if len(allowed) == 1 else "suits ") + "/".join(allowed))
+    if (p.dice_min, p.dice_max) != (0, MAX_MELD):
+        parts.append(_range_text(p.dice_min, p.dice_max, "dice" if p.dice_max != 1 else "die", MAX_MELD))
+    if (p.cards_min, p.cards_max) != (0, MAX_MELD):
+        parts.append(_range_text(p.cards_min, p.cards_max, "cards" if p.cards_max != 1 else "card", MAX_MELD))
+    return ", ".join(parts)
+
+
+def matches(p: Pattern, items: Sequence[tuple[int, int, bool]]) -> bool:
+    """Whether ``items`` — ``(suit, number, is_die)`` triples — form a meld of ``p``.
+
+    A direct, unoptimised check used by the tests as the independent reference.
+    """
+    k = len(items)
+    if not p.count_min <= k <= p.count_max:
+        return False
+    suits = [s for s, _, _ in items]
+    numbers = [v for _, v, _ in items]
+    dice = sum(1 for _, _, d in items if d)
+    if not p.dice_min <= dice <= p.dice_max or not p.cards_min <= k - dice <= p.cards_max:
+        return False
+    if not all(p.allows_item(s, v) for s, v, _ in items):
+        return False
+    if p.same_number and len(set(numbers)) > 1:
+        return False
+    if p.same_suit and len(set(suits)) > 1:
+        return False
+    if p.distinct_numbers and len(set(numbers)) < k:
+        return False
+    if p.distinct_suits and len(set(suits)) < k:
+        return False
+    if p.run and (len(set(numbers)) < k or max(numbers) - min(numbers) != k - 1):
+        return False
+    if p.parity == PARITY_SAME and len({v % 2 for v in numbers}) > 1:
+        return False
+    return p.sum_min <= sum(numbers) <= p.sum_max
+
+
+class _Done(Exception):
+    """Stops the enumeration once ``limit`` melds are found."""
+
+
+def enumerate_melds(
+    p: Pattern, items: Sequence[Item], limit: int = 0, must: Item | None = None
+) -> list[tuple[int, ...]]:
+    """Every meld of ``p`` from ``items`` as an ascending tuple of item ids.
+
+    ``items`` are ``(id, suit, number, is_die)`` sorted by id. Identical dice (same
+    suit and number) are interchangeable, so a meld may use the k-th of a group of
+    identical dice only together with the 1st ... (k-1)-th: each meld appears once
+    up to swapping identical dice. ``limit`` > 0 stops after that many melds.
+    ``must`` (an item of ``items`` with no identical die among them) restricts the
+    output to the melds that contain it.
+
+    A depth-first search in item order, pruned by every constraint that a partial
+    meld can already break (same / distinct / run span / sum maximum / dice and card
+    counts) and by bounds on what the remaining items can still add (count, sum
+    minimum, dice minimum).
+    """
+    cand = p.candidates(items)
+    if must is not None:
+        if must not in cand:
+            return []
+        cand = tuple(it for it in cand if it is not must and it[0] != must[0])
+    n = len(cand)
+    cmin, cmax = p.count_min, p.count_max
+    if n + (must is not None) < cmin:
+        return []
+    smin, smax = p.sum_min, p.sum_max
+    dmin = p.dice_min
+    kmin = p.cards_min
+    dmax = min(p.dice_max, cmax - kmin)
+    kmax = min(p.cards_max, cmax - dmin)
+    same_n, same_s, dist_n, dist_s, run = (
+        p.same_number,
+        p.same_suit,
+        p.distinct_numbers or p.run,
+        p.distinct_suits,
+        p.run,
+    )
+    same_par = p.parity == PARITY_SAME
+    if n == 0:
+        ids_ = suit_ = num_ = die_ = ()
+    else:
+        ids_, suit_, num_, flags = zip(*cand)
+        die_ = tuple(1 if f else 0 for f in flags)
+    # previous identical die (a die may be used only if its previous identical die is)
+    prev = [-1] * n
+    if any(die_):
+        last_seen: dict[tuple[int, int], int] = {}
+        for i in range(n):
+            if die_[i]:
+                key = (suit_[i], num_[i])
+                prev[i] = last_seen.get(key, -1)
+                last_seen[key] = i
+    # suffix maxima of numbers and suffix counts of dice, for the lower-bound prunes
+    suf_max = [0] * (n + 1)
+    suf_dice = [0] * (n + 1)
+    if smin or dmin:
+        for i in range(n - 1, -1, -1):
+            suf_max[i] = max(suf_max[i + 1], num_[i])
+            suf_dice[i] = suf_dice[i + 1] + die_[i]
+    # followers: the items that may come after item i (same number / same suit shortcut)
+    if cmax == 1:
+        follow: list[Sequence[int]] = []
+    elif same_n or same_s:
+        follow = [
+            [j for j in range(i + 1, n) if (not same_n or num_[j] == num_[i]) and (not same_s or suit_[j] == suit_[i])]
+            for i in range(n)
+        ]
+    else:
+        follow = [range(i + 1, n) for i in range(n)]
+    chosen = [False] * n
+    out: list[tuple[int, ...]] = []
+
+    def extend(
+        ids: tuple,
+        order: Sequence[int],
+        cnt: int,
+        total: int,
+        v0: int,
+        smask: int,
+        nmask: int,
+        lo: int,
+        hi: int,
+        nd: int,
+    ) -> None:
+        c2 = cnt + 1
+        more = c2 < cmax
+        for i in order:
+            pi = prev[i]
+            if pi >= 0 and not chosen[pi]:
+                continue
+            v = num_[i]
+            t2 = total + v
+            if t2 > smax:
+                continue
+            if cnt and same_par and (v ^ v0) & 1:
+                continue
+            s = suit_[i]
+            if dist_s and smask >> s & 1:
+                continue
+            if dist_n and nmask >> v & 1:
+                continue
+            nlo = v if v < lo else lo
+            nhi = v if v > hi else hi
+            if run and nhi - nlo >= cmax:
+                continue
+            d = die_[i]
+            nd2 = nd + d
+            if d:
+                if nd2 > dmax:
+                    continue
+            elif c2 - nd2 > kmax:
+                continue
+            ids2 = ids + (ids_[i],)
+            if c2 >= cmin and t2 >= smin and nd2 >= dmin and c2 - nd2 >= kmin and (not run or nhi - nlo == cnt):
+                out.append(ids2)
+                if limit and len(out) >= limit:
+                    raise _Done
+            if not more:
+                continue
+            room = cmax - c2
+            j = i + 1
+            if c2 + n - j < cmin or t2 + room * suf_max[j] < smin or nd2 + min(room, suf_dice[j]) < dmin:
+                continue
+            chosen[i] = True
+            extend(ids2, follow[i], c2, t2, v, smask | 1 << s, nmask | 1 << v, nlo, nhi, nd2)
+            chosen[i] = False
+
+    try:
+        if must is None:
+            extend((), range(n), 0, 0, -1, 0, 0, MAX_NUMBER + 1, 0, 0)
+        else:
+            xid, s, v, d = must
+            d = 1 if d else 0
+            if 1 >= cmin and smin <= v <= smax and d >= dmin and 1 - d >= kmin:
+                out.append((xid,))
+            if cmax > 1 and (d <= dmax and 1 - d <= kmax):
+                order = [j for j in range(n) if (not same_n or num_[j] == v) and (not same_s or suit_[j] == s)]
+                extend((xid,), order, 1, v, v, 1 << s, 1 << v, v, v, d)
+    except _Done:
+        pass
+    if must is not None:
+        out = [tuple(sorted(m)) for m in out]
+    return out
+
+
+def brute_force_melds(p: Pattern, items: Sequence[Item]) -> set[tuple[tuple[int, ...], tuple[tuple[int, int], ...]]]:
+    """Every meld of ``p`` from ``items`` by trying all subsets, as canonical keys.
+
+    A key is ``(card ids, sorted (suit, number) of the dice)`` so that melds which
+    differ only by swapping identical dice are one key. The reference for the tests.
+    """
+    out = set()
+    for k in range(p.count_min, min(p.count_max, len(items)) + 1):
+        for combo in combinations(items, k):
+            if matches(p, [(s, v, d) for _, s, v, d in combo]):
+                out.add(canonical_key(combo))
+    return out
+
+
+def canonical_key(combo: Iterable[Item]) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """``(sorted card ids, sorted (suit, number) of dice)`` of a set of items."""
+    combo = list(combo)
+    cards = tuple(sorted(i for i, _, _, d in combo if not d))
+    dice = tuple(sorted((s, v) for _, s, v, d in combo if d))
+    return cards, dice

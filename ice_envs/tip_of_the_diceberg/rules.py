@@ -1,0 +1,895 @@
+"""Tip of the Diceberg — the pure game engine (no PettingZoo, no rendering).
+
+Rulebook: ``shared/rules/tip_of_the_diceberg.txt``; interpretations:
+``docs/rules/tip_of_the_diceberg.md``.
+
+The dice deck has six suits named by die type, numbered 1..faces (d4 1-4 ... d20
+1-20, 60 cards), reduced by player count (3 players: numbers 1-8; 4: 1-12; 5: all);
+12 cards are dealt to each player. 18 dice (3 of each type; 2 of each with 3
+players) are rolled into a pool and drafted two per player in a snake draft. The
+revealed Diceberg meld cards are *slots*: each takes one meld of cards and/or dice
+per trick, matching the card's pattern, and may give a power. Players play to an
+open slot or pass (taking a die from the pool if they wish); when every other player
+still in the round has passed in succession the trick clears. Going out (no cards
+and no dice) scores 3/2/1; three rounds; most points wins.
+
+Items and actions
+-----------------
+Cards are numbered 0..59 (by suit d4, d6, d8, d10, d12, d20, then number); dice are
+numbered 0..17 by *slot* (slots 0-2 are the d4s, 3-5 the d6s, ... 15-17 the d20s).
+A meld is composed item by item, in increasing item order (cards before dice), then
+committed to a slot. Action ids:
+
+==========  =================================================================
+id          meaning
+==========  =================================================================
+0-59        add card ``id`` to the meld being composed
+60-77       add own die ``id - 60`` to the meld
+78-89       play the composed meld to slot ``id - 78``
+90          pass
+91-108      pass and take pool die ``id - 91``
+109-126     draft pool die ``id - 109``
+127-144     take power: take pool die ``id - 127``
+145-204     discard power: discard card ``id - 145`` out of the round
+205-222     reroll power: mark own die ``id - 205`` to be re-rolled
+223         reroll power: re-roll the marked dice
+224         decline the power (take / discard / reroll nothing)
+==========  =================================================================
+
+Masks admit only items that keep the selection completable to a legal meld for some
+open slot, so every composition ends in a play. Identical dice (same type and
+number) are interchangeable: the k-th of a group of identical dice may be chosen
+only together with the ones of lower slot, and only the lowest-slot die of each
+(type, number) in the pool is offered. Every legal meld of distinct cards and dice
+values is therefore reachable by exactly one sequence of actions.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ice_envs.tip_of_the_diceberg.catalog import MAX_SLOTS, Catalog, default_catalog
+from ice_envs.tip_of_the_diceberg.patterns import (
+    CARD_NUMBER,
+    CARD_SUIT,
+    DICE_PER_TYPE,
+    DIE_TYPE,
+    ITEM_DIE0,
+    NUM_CARDS,
+    NUM_DICE,
+    SUIT_FACES,
+    SUITS,
+    Pattern,
+    card_name,
+    enumerate_melds,
+    parse_card,
+)
+
+# ---------------------------------------------------------------------------- action layout
+ADD_CARD = 0
+ADD_DIE = ITEM_DIE0  # 60
+COMMIT = ADD_DIE + NUM_DICE  # 78
+PASS = COMMIT + MAX_SLOTS  # 90
+PASS_TAKE = PASS + 1  # 91
+DRAFT = PASS_TAKE + NUM_DICE  # 109
+TAKE = DRAFT + NUM_DICE  # 127
+DISCARD = TAKE + NUM_DICE  # 145
+MARK = DISCARD + NUM_CARDS  # 205
+REROLL = MARK + NUM_DICE  # 223
+DECLINE = REROLL + 1  # 224
+NUM_ACTIONS = DECLINE + 1  # 225
+
+# ---------------------------------------------------------------------------- phases
+PHASE_DRAFT = 0
+PHASE_PLAY = 1
+PHASE_TAKE = 2
+PHASE_DISCARD = 3
+PHASE_REROLL = 4
+PHASE_OVER = 5
+PHASE_NAMES = ("drafting", "playing", "taking a die (power)", "discarding (power)", "re-rolling (power)", "over")
+POWER_PHASE = {"take": PHASE_TAKE, "discard": PHASE_DISCARD, "reroll": PHASE_REROLL}
+
+# ---------------------------------------------------------------------------- die locations
+POOL = -1
+PLAYED = -2
+UNUSED = -3
+
+HAND_SIZE = 12
+#: Highest card number kept in the deck per player count (rulebook: remove 9+ / 13+ / none).
+MAX_CARD_NUMBER = {3: 8, 4: 12, 5: 20}
+#: Dice of each type in the game per player count.
+DICE_PER_TYPE_FOR = {3: 2, 4: 3, 5: 3}
+#: Points for the first, second and third player to go out.
+POINTS = (3, 2, 1)
+_CACHE_LIMIT = 4096
+
+
+class IntegerRng(Protocol):
+    """What the engine needs of a random generator (``np.random.Generator`` fits)."""
+
+    def integers(self, low: int, high: int) -> int: ...
+
+    def permutation(self, n: int) -> Any: ...
+
+
+@dataclass(frozen=True)
+class DicebergConfig:
+    """Game options.
+
+    Args:
+        num_players: 3-5.
+        catalog: the meld cards (:class:`Catalog`); default: the shipped catalog.
+        num_rounds: rounds in a game (3).
+        main_cards: ids of main-deck cards to reveal instead of drawing them (at most
+            one per power deck; decks not named are drawn by the rng).
+        start_player: seat that starts the first round; ``None`` draws it.
+    """
+
+    num_players: int = 4
+    catalog: Catalog = field(default_factory=default_catalog)
+    num_rounds: int = 3
+    main_cards: tuple[str, ...] = ()
+    start_player: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.num_players, int) or not 3 <= self.num_players <= 5:
+            raise ValueError(f"tip_of_the_diceberg: num_players={self.num_players!r} is out of range 3-5")
+        if not isinstance(self.num_rounds, int) or self.num_rounds < 1:
+            raise ValueError(f"tip_of_the_diceberg: num_rounds={self.num_rounds!r} must be a positive integer")
+        if self.start_player is not None and (
+            not isinstance(self.start_player, int) or not 0 <= self.start_player < self.num_players
+        ):
+            raise ValueError(f"tip_of_the_diceberg: start_player={self.start_player!r} is not a seat")
+        powers = []
+        for cid in self.main_cards:
+            card = self.catalog.cards[self.catalog.index(cid)]
+            if card.deck != "main":
+                raise ValueError(f"tip_of_the_diceberg: main_cards: {cid!r} is a starter card, not a main card")
+            if card.power in powers:
+                raise ValueError(f"tip_of_the_diceberg: main_cards names two {card.power!r} cards")
+            powers.append(card.power)
+
+    def __deepcopy__(self, memo: dict) -> DicebergConfig:
+        return self  # immutable
+
+
+@dataclass
+class DicebergState:
+    """Full game state (plain lists and ints; copy with :meth:`copy`)."""
+
+    config: DicebergConfig
+    #: Catalog index of the card at each slot (starters first, then reroll/discard/take/clear).
+    slots: list[int]
+    #: Sorted card ids of each hand.
+    hands: list[list[int]]
+    #: Cards of this round's deck that were not dealt (hidden from everyone).
+    undealt: list[int]
+    #: Cards out of the round: played in a cleared trick or discarded by a power (public).
+    removed: list[int]
+    die_value: list[int]
+    #: Where each die is: a seat, POOL, PLAYED (on a slot this trick) or UNUSED (not in this game).
+    die_loc: list[int]
+    #: Seat that played to each slot this trick (-1: open).
+    slot_player: list[int]
+    #: Item ids played to each slot this trick (cards 0..59, dice 60 + slot).
+    slot_meld: list[list[int]]
+    points: list[int]
+    #: Seats in the order they went out this round.
+    out_order: list[int] = field(default_factory=list)
+    #: ``out_order`` of every finished round.
+    history: list[list[int]] = field(default_factory=list)
+    phase: int = PHASE_DRAFT
+    current: int = 0
+    round: int = 0
+    start_player: int = 0
+    #: Seat that led the current trick.
+    leader: int = 0
+    #: Seat that played last in the current trick (-1: nobody yet).
+    last_player: int = -1
+    #: Passes in succession since the last play (or since the lead).
+    passes: int = 0
+    draft_order: list[int] = field(default_factory=list)
+    #: Items of the meld being composed by ``current`` (ascending).
+    selection: list[int] = field(default_factory=list)
+    #: Own dice marked by ``current`` for the reroll power (ascending).
+    marks: list[int] = field(default_factory=list)
+    tricks: int = 0
+    winners: list[int] = field(default_factory=list)
+
+    def copy(self) -> DicebergState:
+        return copy.deepcopy(self)
+
+
+# ---------------------------------------------------------------------------- helpers
+def die_name(d: int, value: int) -> str:
+    """``"d8=5"`` for a die of slot ``d`` showing ``value``."""
+    return f"{SUITS[DIE_TYPE[d]]}={value}"
+
+
+def item_name(state: DicebergState, item: int) -> str:
+    """A card ``d8:7`` or a die ``[d8=5]``."""
+    if item < ITEM_DIE0:
+        return card_name(item)
+    d = item - ITEM_DIE0
+    return f"[{die_name(d, state.die_value[d])}]"
+
+
+def parse_die(spec: Any) -> tuple[int, int]:
+    """``"d6:4"`` / ``"d6=4"`` / ``("d6", 4)`` / ``(1, 4)`` → (die type, value)."""
+    if isinstance(spec, str):
+        suit, _, value = spec.replace("=", ":").partition(":")
+        spec = (suit, int(value)) if value.isdigit() else (suit, -1)
+    t, v = spec
+    t = SUITS.index(t) if isinstance(t, str) and t in SUITS else t
+    if not isinstance(t, int) or not 0 <= t < len(SUITS) or not 1 <= int(v) <= SUIT_FACES[t]:
+        raise ValueError(f"tip_of_the_diceberg: {spec!r} is not a die like 'd6:4'")
+    return t, int(v)
+
+
+def deck_cards(num_players: int) -> list[int]:
+    """The card ids of the dice deck reduced for ``num_players``."""
+    limit = MAX_CARD_NUMBER[num_players]
+    return [c for c in range(NUM_CARDS) if CARD_NUMBER[c] <= limit]
+
+
+def dice_in_game(num_players: int) -> list[int]:
+    """Die slots used with ``num_players`` (2 of each type with 3 players)."""
+    k = DICE_PER_TYPE_FOR[num_players]
+    return [d for d in range(NUM_DICE) if d % DICE_PER_TYPE < k]
+
+
+def snake_order(start: int, num_players: int) -> list[int]:
+    """Draft order: clockwise from ``start`` one die each, then back counter-clockwise."""
+    first = [(start + i) % num_players for i in range(num_players)]
+    return first + first[::-1]
+
+
+def own_dice(state: DicebergState, seat: int) -> list[int]:
+    return [d for d in range(NUM_DICE) if state.die_loc[d] == seat]
+
+
+def pool_dice(state: DicebergState) -> list[int]:
+    return [d for d in range(NUM_DICE) if state.die_loc[d] == POOL]
+
+
+def is_out(state: DicebergState, seat: int) -> bool:
+    return seat in state.out_order
+
+
+def active_seats(state: DicebergState) -> list[int]:
+    return [p for p in range(state.config.num_players) if p not in state.out_order]
+
+
+def slot_card(state: DicebergState, k: int):
+    """The :class:`MeldCard` at slot ``k``."""
+    return state.config.catalog.cards[state.slots[k]]
+
+
+def next_active(state: DicebergState, seat: int) -> int:
+    """The next seat clockwise from ``seat`` that is still in the round."""
+    n = state.config.num_players
+    for i in range(1, n + 1):
+        q = (seat + i) % n
+        if q not in state.out_order:
+            return q
+    return seat
+
+
+def items_of(state: DicebergState, seat: int) -> tuple[tuple[int, int, int, bool], ...]:
+    """The items ``seat`` holds as ``(item id, suit, number, is_die)`` sorted by id."""
+    dv, dl = state.die_value, state.die_loc
+    dice = tuple((ITEM_DIE0 + d, DIE_TYPE[d], dv[d], True) for d in range(NUM_DICE) if dl[d] == seat)
+    return tuple(_CARD_ITEMS[c] for c in state.hands[seat]) + dice
+
+
+_CARD_ITEMS = tuple((c, CARD_SUIT[c], CARD_NUMBER[c], False) for c in range(NUM_CARDS))
+
+
+class PatternMelds:
+    """The melds of one pattern from one set of items, with their first items and a lazy prefix tree."""
+
+    __slots__ = ("melds", "first", "_trie")
+
+    def __init__(self, melds: list[tuple[int, ...]]) -> None:
+        self.melds = melds
+        self.first = frozenset(m[0] for m in melds)
+        self._trie: dict[tuple[int, ...], tuple[set[int], bool]] | None = None
+
+    def node(self, prefix: tuple[int, ...]) -> tuple[set[int], bool] | None:
+        """(items that may follow ``prefix``, whether ``prefix`` is itself a meld), or None."""
+        if self._trie is None:
+            trie: dict[tuple[int, ...], tuple[set[int], bool]] = {}
+            for m in self.melds:
+                for i in range(1, len(m)):
+                    node = trie.get(m[:i])
+                    if node is None:
+                        trie[m[:i]] = ({m[i]}, False)
+                    else:
+                        node[0].add(m[i])
+                node = trie.get(m)
+                trie[m] = (node[0] if node else set(), True)
+            self._trie = trie
+        return self._trie.get(prefix)
+
+
+_MELDS: dict[tuple[Pattern, tuple], PatternMelds] = {}
+
+
+def pattern_melds(pattern: Pattern, items: tuple) -> PatternMelds:
+    """The melds of ``pattern`` from ``items`` (cached on the pattern's candidate items)."""
+    cand = pattern.candidates(items)
+    key = (pattern, cand)
+    out = _MELDS.get(key)
+    if out is None:
+        if len(_MELDS) >= _CACHE_LIMIT:
+            _MELDS.clear()
+        out = _MELDS[key] = PatternMelds(enumerate_melds(pattern, cand))
+    return out
+
+
+def legal_melds(state: DicebergState, seat: int | None = None) -> list[tuple[int, tuple[int, ...]]]:
+    """Every (open slot, meld as ascending item ids) that ``seat`` (default: current) may play."""
+    seat = state.current if seat is None else seat
+    per_slot = slot_melds(state, seat)
+    return [(k, m) for k, pm in enumerate(per_slot) if state.slot_player[k] < 0 for m in pm.melds]
+
+
+_SLOT_MELDS: dict[tuple, tuple[PatternMelds, ...]] = {}
+
+
+def slot_melds(state: DicebergState, seat: int) -> tuple[PatternMelds, ...]:
+    """The melds of every slot's pattern (taken or not) from the items of ``seat`` (cached)."""
+    items = items_of(state, seat)
+    key = (state.config.catalog, tuple(state.slots), items)
+    out = _SLOT_MELDS.get(key)
+    if out is None:
+        if len(_SLOT_MELDS) >= _CACHE_LIMIT:
+            _SLOT_MELDS.clear()
+        cards = state.config.catalog.cards
+        out = _SLOT_MELDS[key] = tuple(pattern_melds(cards[i].pattern, items) for i in state.slots)
+    return out
+
+
+def _seed_cache(state: DicebergState, seat: int, old_items: tuple) -> None:
+    """Derive the meld cache of ``seat``'s new items from its old items, when that is cheap.
+
+    Items removed (a play, a discard): the melds that avoid them. One die added (a
+    take, a draft) with no identical die held: the old melds plus those with the new
+    die. Anything else is left to a fresh enumeration. Only a speed-up: the result
+    is exactly what :func:`enumerate_melds` gives (tested).
+    """
+    cat = state.config.catalog
+    slots = tuple(state.slots)
+    old = _SLOT_MELDS.get((cat, slots, old_items))
+    if old is None:
+        return
+    new_items = items_of(state, seat)
+    key = (cat, slots, new_items)
+    if key in _SLOT_MELDS:
+        return
+    old_ids = {it[0] for it in old_items}
+    new_ids = {it[0] for it in new_items}
+    removed = old_ids - new_ids
+    added = [it for it in new_items if it[0] not in old_ids]
+    if removed and not added:
+        kept = {(it[1], it[2]) for it in new_items if it[3]}
+        if any((it[1], it[2]) in kept for it in old_items if it[3] and it[0] in removed):
+            return  # an identical die stays: the canonical choice of dice shifts
+        derived = tuple(_without(pm, removed) for pm in old)
+    elif len(added) == 1 and not removed and added[0][3]:
+        x = added[0]
+        if any(it[3] and (it[1], it[2]) == (x[1], x[2]) for it in old_items):
+            return
+        derived = tuple(_with(pm, cat.cards[i].pattern, new_items, x) for pm, i in zip(old, slots))
+    else:
+        return
+    if len(_SLOT_MELDS) >= _CACHE_LIMIT:
+        _SLOT_MELDS.clear()
+    _SLOT_MELDS[key] = derived
+
+
+def _without(pm: PatternMelds, removed: set[int]) -> PatternMelds:
+    kept = [m for m in pm.melds if removed.isdisjoint(m)]
+    return pm if len(kept) == len(pm.melds) else PatternMelds(kept)
+
+
+def _with(pm: PatternMelds, pattern: Pattern, items: tuple, x: tuple) -> PatternMelds:
+    if not pattern.allowed[x[1] * 21 + x[2]]:
+        return pm
+    extra = enumerate_melds(pattern, pattern.candidates(items), must=x)
+    return PatternMelds(pm.melds + extra) if extra else pm
+
+
+def _take_die(state: DicebergState, seat: int, d: int) -> None:
+    old = items_of(state, seat)
+    state.die_loc[d] = seat
+    _seed_cache(state, seat, old)
+
+
+def _pattern(state: DicebergState, k: int) -> Pattern:
+    return state.config.catalog.cards[state.slots[k]].pattern
+
+
+def compose_options(state: DicebergState) -> tuple[list[int], list[int]]:
+    """(items that keep the current selection completable, slots the selection completes)."""
+    per_slot = slot_melds(state, state.current)
+    sel = tuple(state.selection)
+    nxt: set[int] = set()
+    done: list[int] = []
+    for k, pm in enumerate(per_slot):
+        if state.slot_player[k] >= 0:
+            continue
+        if not sel:
+            nxt |= pm.first
+            continue
+        node = pm.node(sel)
+        if node is not None:
+            nxt |= node[0]
+            if node[1]:
+                done.append(k)
+    return sorted(nxt), done
+
+
+def _distinct_pool(state: DicebergState) -> list[int]:
+    """Lowest-slot pool die of each (type, value) present in the pool."""
+    seen = set()
+    out = []
+    dv, dl = state.die_value, state.die_loc
+    for d in range(NUM_DICE):
+        if dl[d] == POOL:
+            key = (DIE_TYPE[d], dv[d])
+            if key not in seen:
+                seen.add(key)
+                out.append(d)
+    return out
+
+
+def _markable(state: DicebergState) -> list[int]:
+    """Own dice that may be marked next for the reroll power (ascending, identical dice in slot order)."""
+    seat = state.current
+    last = state.marks[-1] if state.marks else -1
+    marked = set(state.marks)
+    dv, dl = state.die_value, state.die_loc
+    out = []
+    for d in range(last + 1, NUM_DICE):
+        if dl[d] != seat:
+            continue
+        key = (DIE_TYPE[d], dv[d])
+        if any(dl[e] == seat and (DIE_TYPE[e], dv[e]) == key and e not in marked for e in range(d)):
+            continue
+        out.append(d)
+    return out
+
+
+# ---------------------------------------------------------------------------- setup
+def new_game(
+    config: DicebergConfig,
+    rng: IntegerRng,
+    *,
+    start_player: int | None = None,
+    hands: Sequence[Sequence[Any]] | None = None,
+    dice: Sequence[Sequence[Any]] | None = None,
+    pool: Sequence[Any] | None = None,
+) -> DicebergState:
+    """Set up a game: reveal the meld cards, deal, roll the pool and start the draft.
+
+    For tests and puzzles a position may be given: ``hands`` (card ids or names like
+    ``"d8:7"`` per seat; the rest of the reduced deck is undealt), ``dice`` (per seat,
+    dice like ``"d6:4"``; skips the draft) and ``pool`` (the pool dice; any die in the
+    game that is neither held nor in ``pool`` is then left out of the game).
+    """
+    n = config.num_players
+    cat = config.catalog
+    slots = cat.starters(n)
+    fixed = {cat.cards[cat.index(cid)].power: cat.index(cid) for cid in config.main_cards}
+    for power in cat.power_decks():
+        if power in fixed:
+            slots.append(fixed[power])
+        else:
+            deck = cat.power_deck(power)
+            slots.append(deck[int(rng.permutation(len(deck))[0])])
+    if start_player is None:
+        start_player = config.start_player
+    if start_player is None:
+        start_player = int(rng.permutation(n)[0])
+    if not isinstance(start_player, int) or not 0 <= start_player < n:
+        raise ValueError(f"tip_of_the_diceberg: start_player={start_player!r} is not a seat")
+    state = DicebergState(
+        config=config,
+        slots=slots,
+        hands=[[] for _ in range(n)],
+        undealt=[],
+        removed=[],
+        die_value=[1] * NUM_DICE,
+        die_loc=[UNUSED] * NUM_DICE,
+        slot_player=[-1] * len(slots),
+        slot_meld=[[] for _ in slots],
+        points=[0] * n,
+    )
+    _setup_round(state, rng, start_player, roll=dice is None and pool is None)
+    if hands is not None:
+        _set_hands(state, hands)
+    if dice is not None or pool is not None:
+        _set_dice(state, rng, dice, pool)
+    return state
+
+
+def _setup_round(state: DicebergState, rng: IntegerRng, start: int, roll: bool = True) -> None:
+    n = state.config.num_players
+    deck = deck_cards(n)
+    perm = rng.permutation(len(deck))
+    order = [deck[int(i)] for i in perm]
+    state.hands = [sorted(order[p * HAND_SIZE : (p + 1) * HAND_SIZE]) for p in range(n)]
+    state.undealt = sorted(order[n * HAND_SIZE :])
+    state.removed = []
+    in_game = set(dice_in_game(n))
+    for d in range(NUM_DICE):
+        state.die_loc[d] = POOL if d in in_game else UNUSED
+        state.die_value[d] = 1
+    if roll:
+        _roll(state, rng, [d for d in range(NUM_DICE) if d in in_game])
+    state.slot_player = [-1] * len(state.slots)
+    state.slot_meld = [[] for _ in state.slots]
+    state.out_order = []
+    state.start_player = start
+    state.leader = start
+    state.last_player = -1
+    state.passes = 0
+    state.selection = []
+    state.marks = []
+    state.tricks = 0
+    state.draft_order = snake_order(start, n)
+    state.phase = PHASE_DRAFT
+    state.current = state.draft_order[0]
+
+
+def _set_hands(state: DicebergState, hands: Sequence[Sequence[Any]]) -> None:
+    n = state.config.num_players
+    if len(hands) != n:
+        raise ValueError(f"tip_of_the_diceberg: {len(hands)} hands given for {n} players")
+    deck = set(deck_cards(n))
+    seen: set[int] = set()
+    out = []
+    for hand in hands:
+        ids = sorted(parse_card(c) if isinstance(c, str) else int(c) for c in hand)
+        for c in ids:
+            if c not in deck:
+                raise ValueError(f"tip_of_the_diceberg: card {card_name(c)} is not in the {n}-player deck")
+            if c in seen:
+                raise ValueError(f"tip_of_the_diceberg: card {card_name(c)} is dealt twice")
+            seen.add(c)
+        out.append(ids)
+    state.hands = out
+    state.undealt = sorted(deck - seen)
+
+
+def _set_dice(
+    state: DicebergState, rng: IntegerRng, dice: Sequence[Sequence[Any]] | None, pool: Sequence[Any] | None
+) -> None:
+    n = state.config.num_players
+    free = {t: [d for d in dice_in_game(n) if DIE_TYPE[d] == t] for t in range(len(SUITS))}
+    for d in range(NUM_DICE):
+        state.die_loc[d] = UNUSED
+    owners: list[tuple[int, Any]] = []
+    if dice is not None:
+        if len(dice) != n:
+            raise ValueError(f"tip_of_the_diceberg: {len(dice)} dice lists given for {n} players")
+        owners += [(p, spec) for p in range(n) for spec in dice[p]]
+    if pool is not None:
+        owners += [(POOL, spec) for spec in pool]
+    for owner, spec in owners:
+        t, v = parse_die(spec)
+        if not free[t]:
+            raise ValueError(f"tip_of_the_diceberg: too many {SUITS[t]} dice for {n} players")
+        d = free[t].pop(0)
+        state.die_loc[d] = owner
+        state.die_value[d] = v
+    if pool is None:
+        rest = [d for t in free for d in free[t]]
+        for d in rest:
+            state.die_loc[d] = POOL
+        _roll(state, rng, rest)
+    if dice is not None:
+        state.draft_order = []
+        _begin_play(state, state.start_player)
+
+
+def _roll(state: DicebergState, rng: IntegerRng, which: Sequence[int]) -> None:
+    for d in which:
+        state.die_value[d] = int(rng.integers(1, SUIT_FACES[DIE_TYPE[d]] + 1))
+
+
+def _begin_play(state: DicebergState, leader: int) -> None:
+    state.phase = PHASE_PLAY
+    state.leader = leader
+    state.current = leader
+    state.last_player = -1
+    state.passes = 0
+
+
+# ---------------------------------------------------------------------------- legal actions
+def legal_actions(state: DicebergState) -> list[int]:
+    """Every legal action id for the deciding seat (ascending)."""
+    phase = state.phase
+    if phase == PHASE_PLAY:
+        nxt, slots = compose_options(state)
+        if state.selection:
+            return nxt + [COMMIT + k for k in slots]
+        return nxt + [PASS] + [PASS_TAKE + d for d in _distinct_pool(state)]
+    if phase == PHASE_DRAFT:
+        return [DRAFT + d for d in _distinct_pool(state)]
+    if phase == PHASE_TAKE:
+        return [TAKE + d for d in _distinct_pool(state)] + [DECLINE]
+    if phase == PHASE_DISCARD:
+        return [DISCARD + c for c in state.hands[state.current]] + [DECLINE]
+    if phase == PHASE_REROLL:
+        out = [MARK + d for d in _markable(state)]
+        return out + [REROLL] if state.marks else out + [DECLINE]
+    return []
+
+
+def is_legal(state: DicebergState, action: int) -> bool:
+    return action in legal_actions(state)
+
+
+# ---------------------------------------------------------------------------- apply
+def apply(state: DicebergState, action: int, rng: IntegerRng) -> DicebergState:
+    """Apply ``action`` for the deciding seat (mutates and returns ``state``)."""
+    if not is_legal(state, action):
+        raise ValueError(f"tip_of_the_diceberg: action {action} is not legal here; legal: {legal_actions(state)}")
+    phase = state.phase
+    seat = state.current
+    if phase == PHASE_PLAY:
+        if action < COMMIT:
+            state.selection.append(action)
+        elif action < PASS:
+            _play(state, action - COMMIT, rng)
+        else:
+            if action >= PASS_TAKE:
+                _take_die(state, seat, action - PASS_TAKE)
+            _pass(state, rng)
+    elif phase == PHASE_DRAFT:
+        _take_die(state, seat, action - DRAFT)
+        state.draft_order.pop(0)
+        if state.draft_order:
+            state.current = state.draft_order[0]
+        else:
+            _begin_play(state, state.start_player)
+    elif phase == PHASE_TAKE:
+        if action != DECLINE:
+            _take_die(state, seat, action - TAKE)
+        _advance(state, seat)
+    elif phase == PHASE_DISCARD:
+        if action != DECLINE:
+            card = action - DISCARD
+            old = items_of(state, seat)
+            state.hands[seat].remove(card)
+            _seed_cache(state, seat, old)
+            _insert_sorted(state.removed, card)
+            if _holds_nothing(state, seat) and _went_out(state, seat, rng):
+                return state
+        _advance(state, seat)
+    elif phase == PHASE_REROLL:
+        if MARK <= action < REROLL:
+            state.marks.append(action - MARK)
+            return state
+        if action == REROLL:
+            _roll(state, rng, state.marks)
+        state.marks = []
+        _advance(state, seat)
+    return state
+
+
+def _insert_sorted(values: list[int], x: int) -> None:
+    i = len(values)
+    while i > 0 and values[i - 1] > x:
+        i -= 1
+    values.insert(i, x)
+
+
+def _holds_nothing(state: DicebergState, seat: int) -> bool:
+    return not state.hands[seat] and seat not in state.die_loc
+
+
+def _play(state: DicebergState, k: int, rng: IntegerRng) -> None:
+    seat = state.current
+    items = state.selection
+    state.selection = []
+    hand = state.hands[seat]
+    old = items_of(state, seat)
+    for it in items:
+        if it < ITEM_DIE0:
+            hand.remove(it)
+        else:
+            state.die_loc[it - ITEM_DIE0] = PLAYED
+    _seed_cache(state, seat, old)
+    state.slot_player[k] = seat
+    state.slot_meld[k] = items
+    state.last_player = seat
+    state.passes = 0
+    power = slot_card(state, k).power
+    out = _holds_nothing(state, seat)
+    if out and _went_out(state, seat, rng):
+        return
+    if power == "clear":
+        _clear_trick(state, rng, next_active(state, seat) if out else seat)
+        return
+    if not out and power:
+        phase = POWER_PHASE[power]
+        if (
+            (phase == PHASE_REROLL and seat in state.die_loc)
+            or (phase == PHASE_DISCARD and hand)
+            or (phase == PHASE_TAKE and POOL in state.die_loc)
+        ):
+            state.phase = phase
+            return
+    _advance(state, seat)
+
+
+def _advance(state: DicebergState, seat: int) -> None:
+    state.phase = PHASE_PLAY
+    state.current = next_active(state, seat)
+
+
+def _pass(state: DicebergState, rng: IntegerRng) -> None:
+    seat = state.current
+    state.passes += 1
+    n_active = state.config.num_players - len(state.out_order)
+    last = state.last_player
+    if last >= 0:
+        need = n_active if last in state.out_order else n_active - 1
+    else:
+        need = n_active
+    if state.passes < need:
+        state.current = next_active(state, seat)
+        return
+    if last >= 0:
+        leader = next_active(state, last) if last in state.out_order else last
+    else:
+        # Nobody played this trick: it clears (the pool is re-rolled) and the lead moves on.
+        if deadlocked(state):
+            _end_round(state, rng)
+            return
+        leader = next_active(state, state.leader)
+    _clear_trick(state, rng, leader)
+
+
+def deadlocked(state: DicebergState) -> bool:
+    """No die in the pool and no player still in the round has a meld for any slot.
+
+    Only possible with a custom catalog (the default one has a one-item starter).
+    """
+    if POOL in state.die_loc:
+        return False
+    saved = state.slot_player
+    state.slot_player = [-1] * len(state.slots)
+    try:
+        return not any(legal_melds(state, p) for p in active_seats(state))
+    finally:
+        state.slot_player = saved
+
+
+def _clear_trick(state: DicebergState, rng: IntegerRng, leader: int) -> None:
+    """Played cards leave the round, played dice return to the pool, the pool is re-rolled."""
+    for k, meld in enumerate(state.slot_meld):
+        for it in meld:
+            if it < ITEM_DIE0:
+                _insert_sorted(state.removed, it)
+            else:
+                state.die_loc[it - ITEM_DIE0] = POOL
+        state.slot_meld[k] = []
+        state.slot_player[k] = -1
+    _roll(state, rng, pool_dice(state))
+    state.tricks += 1
+    state.selection = []
+    state.marks = []
+    _begin_play(state, leader)
+
+
+def _went_out(state: DicebergState, seat: int, rng: IntegerRng) -> bool:
+    """Record that ``seat`` went out; returns True if that ended the round."""
+    k = len(state.out_order)
+    state.out_order.append(seat)
+    if k < len(POINTS):
+        state.points[seat] += POINTS[k]
+    n = state.config.num_players
+    if n - len(state.out_order) <= (2 if n == 5 else 1):
+        _end_round(state, rng)
+        return True
+    return False
+
+
+def _finish_rank(out_order: Sequence[int], seat: int, num_players: int) -> int:
+    """0 for the first player out, ...; ``num_players`` for a player who did not go out."""
+    return out_order.index(seat) if seat in out_order else num_players
+
+
+def next_start_player(state: DicebergState) -> int:
+    """Rulebook: lowest points starts; ties to the player who did not go out / went out later.
+
+    Several tied players who all did not go out: the first of them clockwise from
+    the player who went out last (from the start player if nobody went out).
+    """
+    n = state.config.num_players
+    low = min(state.points)
+    tied = [p for p in range(n) if state.points[p] == low]
+    latest = max(_finish_rank(state.out_order, p, n) for p in tied)
+    cands = [p for p in tied if _finish_rank(state.out_order, p, n) == latest]
+    if len(cands) == 1:
+        return cands[0]
+    ref = state.out_order[-1] if state.out_order else state.start_player
+    for i in range(1, n + 1):
+        if (ref + i) % n in cands:
+            return (ref + i) % n
+    return cands[0]
+
+
+def _end_round(state: DicebergState, rng: IntegerRng) -> None:
+    state.history.append(list(state.out_order))
+    state.selection = []
+    state.marks = []
+    if state.round + 1 >= state.config.num_rounds:
+        state.phase = PHASE_OVER
+        state.winners = game_winners(state)
+        return
+    start = next_start_player(state)
+    state.round += 1
+    _setup_round(state, rng, start)
+
+
+def game_winners(state: DicebergState) -> list[int]:
+    """Most points; ties to the earliest finisher of the last round (still tied: shared)."""
+    n = state.config.num_players
+    best = max(state.points)
+    tied = [p for p in range(n) if state.points[p] == best]
+    last = state.history[-1] if state.history else state.out_order
+    first = min(_finish_rank(last, p, n) for p in tied)
+    return [p for p in tied if _finish_rank(last, p, n) == first]
+
+
+# ---------------------------------------------------------------------------- results
+def is_over(state: DicebergState) -> bool:
+    return state.phase == PHASE_OVER
+
+
+def outcome(state: DicebergState) -> list[float]:
+    """+1 for each winner, -1 for everyone else (zeros while the game goes on)."""
+    n = state.config.num_players
+    if state.phase != PHASE_OVER:
+        return [0.0] * n
+    return [1.0 if p in state.winners else -1.0 for p in range(n)]
+
+
+def scores(state: DicebergState) -> list[float]:
+    """Points so far (3/2/1 for going out first/second/third in a round)."""
+    return [float(x) for x in state.points]
+
+
+def dice_count(state: DicebergState, seat: int) -> int:
+    return state.die_loc.count(seat)
+
+
+def resample_hidden(state: DicebergState, seat: int, rng: IntegerRng) -> DicebergState:
+    """Re-deal what ``seat`` cannot see: the other hands and the undealt cards.
+
+    The meld another player is composing (and the dice it has marked for a re-roll)
+    is not visible either: it is dropped, as if that player had not started yet.
+    """
+    new = state.copy()
+    if seat != state.current:
+        new.selection = []
+        new.marks = []
+    others = [p for p in range(state.config.num_players) if p != seat]
+    unseen = [c for p in others for c in state.hands[p]] + list(state.undealt)
+    perm = rng.permutation(len(unseen))
+    shuffled = [unseen[int(i)] for i in perm]
+    start = 0
+    for p in others:
+        k = len(state.hands[p])
+        new.hands[p] = sorted(shuffled[start : start + k])
+        start += k
+    new.undealt = sorted(shuffled[start:])
+    return new
