@@ -68,21 +68,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("docs/results.md"))
     parser.add_argument("--json", type=Path, default=Path("docs/results.json"))
     parser.add_argument("--games", type=int, default=None, help="override the games per row (for a quick look)")
+    parser.add_argument("--only", nargs="*", default=None, help="run only the rows of these games; keep the others")
     args = parser.parse_args(argv)
     rows = load_rows(args.config, args.games)
+    previous = _previous_results(args.json)
     results = []
     start = time.perf_counter()
     for row in rows:
+        if args.only is not None and row["game"] not in args.only:
+            if command_of(row) in previous:
+                results.append(previous[command_of(row)])
+            continue
         t0 = time.perf_counter()
         summary, _ = evaluate(
             row["game"], row["players"], row["agents"], row["games"], row["seed"], row["workers"], row["options"]
         )
         results.append((row, summary, time.perf_counter() - t0))
         print(table(results[-1:]).splitlines()[-1], flush=True)
-    total = time.perf_counter() - start
+    total = sum(w for _, _, w in results)
     header = (
         "# Baseline results\n\n"
-        f"Produced by `python -m benchmarks.baselines {args.config}` in {total / 60:.1f} minutes of wall time "
+        f"Produced by `python -m benchmarks.baselines {args.config}`: {total / 60:.1f} minutes of wall time in all "
         f"({rows[0]['workers'] if rows else 1} workers). Each row is reproduced exactly by its command: game `i` is "
         "dealt from seed `seed + i // N` with the agent list rotated `i % N` seats, so every agent plays every seat "
         "equally often. A shared win counts as a win for each winner. The first agent of each row is the one the "
@@ -91,8 +97,15 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(header + table(results) + "\n")
     args.json.write_text(json.dumps([{"row": r, "summary": s, "wall_seconds": w} for r, s, w in results], indent=2))
-    print(f"wrote {args.out} and {args.json} ({total:.0f} s)")
+    print(f"wrote {args.out} and {args.json} ({time.perf_counter() - start:.0f} s this run)")
     return 0
+
+
+def _previous_results(path: Path) -> dict[str, tuple[dict[str, Any], dict[str, Any], float]]:
+    """Rows measured by an earlier run (kept when ``--only`` re-runs other games)."""
+    if not path.exists():
+        return {}
+    return {command_of(e["row"]): (e["row"], e["summary"], e["wall_seconds"]) for e in json.loads(path.read_text())}
 
 
 if __name__ == "__main__":

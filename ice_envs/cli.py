@@ -59,11 +59,11 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     spec = ice_envs.get_spec(args.game)
-    options = dict(args.option or [])
+    options = {**spec.demo_options, **dict(args.option or [])}
     if args.variant:
         if args.variant not in spec.variants:
             raise OptionError(f"{spec.name}: unknown variant {args.variant!r}; variants: {list(spec.variants)}")
-        options = {**spec.variants[args.variant].options, **options}
+        options = {**spec.variants[args.variant].options, **dict(args.option or [])}
     for flag in ("expansion",):
         if getattr(args, flag, False):
             options[flag] = True

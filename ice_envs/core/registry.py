@@ -35,6 +35,8 @@ class GameSpec:
     variants: dict[str, Variant] = field(default_factory=lambda: {"default": Variant()})
     #: Documented bound on decisions per game under uniformly random play.
     max_random_decisions: int = 10_000
+    #: Options ``ice-envs demo`` uses unless a variant is named (e.g. one hand instead of a whole game).
+    demo_options: dict[str, Any] = field(default_factory=dict)
 
     def load(self) -> ModuleType:
         """The game's PettingZoo-style module (with ``env`` and ``raw_env``)."""

@@ -1,0 +1,392 @@
+"""
+# Iceberg Rummy
+
+| Import             | `from ice_envs import iceberg_rummy_v0`             |
+|--------------------|-----------------------------------------------------|
+| Actions            | Discrete                                            |
+| Parallel API       | No                                                  |
+| Manual Control     | `ice-envs play iceberg_rummy` (issue 10)            |
+| Agents             | `agents= ['player_0', ..., 'player_{n-1}']`         |
+| Agents             | 2-5                                                 |
+| Action Shape       | Discrete(154)                                       |
+| Action Values      | Discrete(154)                                       |
+| Observation Shape  | (1746,)                                             |
+| Observation Values | [0, 1] except hand sizes and scores (see below)     |
+
+A rummy game in which every meld and every card added to a meld scores at once (more
+for bigger melds), four special six-card melds score 200-700, discards are passed face
+down to the left-hand neighbour, and aces placed face up multiply the hand's score. The
+hand ends when a player goes out, the last ace is placed or the stock runs out; cards
+left in hand cost what they could have scored (10 each if they fit nowhere). A game is
+hands until someone reaches 5000. Rules and every interpretation:
+`docs/rules/iceberg_rummy.md`.
+
+## Arguments
+
+``` python
+iceberg_rummy_v0.env(num_players=2, single_hand=False, target_score=5000,
+                     ace_scoring="multiplier", ace_value=30, ace_holder_finishes=False,
+                     max_hands=100, allow_clear=False, num_decks=None, score_scale=100.0,
+                     render_mode=None, illegal_action="raise", reward_mode="outcome",
+                     max_cycles=None)
+```
+
+`num_players`: 2-5 (one deck for 2-3 players, two for 4-5, unless `num_decks` is 1 or 2).
+`single_hand`: one hand is the episode. `target_score`: a full game ends after the hand
+in which someone reaches it. `ace_scoring`: `"multiplier"` (rulebook: n aces multiply
+the hand score by n + 1), `"fixed"` (`ace_value` points per ace, 20-50), `"doubling"`
+(20, 40, 80, ... per ace) or `"cats"` (n aces score 10 n^2). `ace_holder_finishes`: the
+player who places the last ace finishes the turn before the hand ends.
+`max_hands`: a full game also ends after this many hands, highest total winning
+(default 100; `None` for no cap — random players lose points every hand and never
+reach 5000). `allow_clear`: offer a "clear the selection" action. `score_scale`: points
+per unit of reward under `reward_mode="score"` and of `scores()`. The common arguments
+(`render_mode`, `illegal_action`, `reward_mode`, `max_cycles`) are those of every
+ice-envs game.
+
+`reset(seed, options)` accepts `options={"dealer": d, "hands": [["7S", "8S", ...], ...],
+"stock": ["KD", ...], "melds": [(owner, ["5S", "6S", "7S"]), ...]}` (stock top first;
+cards not named are shuffled into the stock below the named ones; melds start on the
+table) to start from a given position.
+
+## Observation Space
+
+A dict with `"observation"` (float32, shape (1746,)) and `"action_mask"` (int8, shape
+(154,)). Seats are in relative order (self, then to the left). Cards are indexed
+`suit * 13 + rank` (suits C, D, H, S; ranks A, 2, ..., 10, J, Q, K).
+
+| Index     | Description                                                              |
+|-----------|--------------------------------------------------------------------------|
+| 0-51      | own hand, copies of each card / 2                                        |
+| 52-103    | the play being composed by the acting player (cards laid face up) / 2    |
+| 104-155   | cards in table melds / 2                                                 |
+| 156-207   | the card I passed most recently this hand (one-hot)                      |
+| 208-259   | the card I picked up from my right-hand neighbour most recently (one-hot)|
+| 260-264   | hand size per relative seat / 10 (0-10.4)                                |
+| 265-269   | aces placed this hand per relative seat / 8                              |
+| 270-274   | points recorded this hand per relative seat / 1000 (unbounded)           |
+| 275-279   | game total per relative seat / 1000 (unbounded)                          |
+| 280-284   | relative seat has begun a turn this hand                                 |
+| 285-289   | relative seat is at the table                                            |
+| 290-294   | relative seat is the dealer                                              |
+| 295-299   | relative seat is acting                                                  |
+| 300       | stock size / deck size                                                   |
+| 301       | aces not yet placed / aces in the deck                                   |
+| 302       | two decks are in play                                                    |
+| 303       | the card I passed is known to be still in my left neighbour's hand       |
+| 304       | a play is being composed (selection non-empty)                           |
+| 305       | the hand ends after this turn (ace-holder variant)                       |
+| 306-1745  | 48 table meld slots x 30, in the order laid (see below)                  |
+
+Meld slot (30 values): 0 present; 1-6 kind one-hot (pair/set, run, odds in one suit,
+evens in one suit, odds in one colour, evens in one colour); 7-11 owner (relative seat)
+one-hot; 12-24 ranks in the meld (A..K); 25-28 cards per suit (C, D, H, S), min(count, 2)
+/ 2; 29 size / 12. Other hands, the stock order and the cards passed between other
+players are not observed.
+
+## Action Space
+
+| Action  | Meaning                                                                  |
+|---------|--------------------------------------------------------------------------|
+| 0-51    | select card `id` for the play being composed                             |
+| 52-103  | discard card `id - 52` face down to the left-hand neighbour (ends turn)  |
+| 104     | commit the selection as a new meld                                       |
+| 105-152 | commit the selection as a lay-off onto table meld slot `id - 105`        |
+| 153     | clear the selection (only with `allow_clear=True`)                       |
+
+A play is composed card by card, in increasing card id, and the mask admits a card only
+if the selection stays part of some legal meld or lay-off, so every legal play has
+exactly one action sequence and a selection is never a dead end. Commits are legal only
+for a complete legal play; discards only with an empty selection. Drawing, picking up the
+passed card and placing aces are automatic. There is no separate "done melding" action:
+the discard ends the melding.
+
+## Rewards
+
+`reward_mode="outcome"`: at the end of the game (of the hand with `single_hand=True`)
+each player with the highest total gets +1 (ties all win) and every other player -1.
+`reward_mode="score"`: the change of the player's running score / `score_scale` (100):
+meld and lay-off points (and ace bonuses under the ace variants) when earned, and the
+end-of-hand settlement (penalties and the ace multiplier) when the hand ends.
+
+## Version History
+
+* v0: Initial release (ice-envs 0.1.0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from ice_envs.core.aec import IceAECEnv
+from ice_envs.core.cards import relative_seats
+from ice_envs.core.errors import OptionError
+from ice_envs.core.wrapping import make_factories
+from ice_envs.iceberg_rummy import melds as M
+from ice_envs.iceberg_rummy import rules
+
+MAX_SEATS = 5
+SLOT_SIZE = 30
+MELDS_OFFSET = 306
+OBS_SIZE = MELDS_OFFSET + rules.MAX_MELDS * SLOT_SIZE  # 1746
+DEFAULT_MAX_HANDS = rules.IcebergRummyConfig.max_hands
+
+_OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
+_OBS_HIGH = np.ones(OBS_SIZE, dtype=np.float32)
+_OBS_HIGH[260:265] = 10.4
+_OBS_LOW[270:280] = -np.inf
+_OBS_HIGH[270:280] = np.inf
+_RANKS_OF = np.arange(M.NUM_CARDS) % M.NUM_RANKS
+_SUITS_OF = np.arange(M.NUM_CARDS) // M.NUM_RANKS
+
+
+class IcebergRummyEnv(IceAECEnv):
+    """Iceberg Rummy as a PettingZoo AEC env (see the module docstring)."""
+
+    metadata = {**IceAECEnv.metadata, "name": "iceberg_rummy_v0"}
+    min_players = 2
+    max_players = 5
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        single_hand: bool = False,
+        target_score: int = 5000,
+        ace_scoring: str = "multiplier",
+        ace_value: int = 30,
+        ace_holder_finishes: bool = False,
+        max_hands: int | None = DEFAULT_MAX_HANDS,
+        allow_clear: bool = False,
+        num_decks: int | None = None,
+        score_scale: float = 100.0,
+        **common: Any,
+    ) -> None:
+        try:
+            self.config = rules.IcebergRummyConfig(
+                num_players=self.check_num_players(num_players),
+                single_hand=bool(single_hand),
+                target_score=target_score,
+                ace_scoring=ace_scoring,
+                ace_value=ace_value,
+                ace_holder_finishes=bool(ace_holder_finishes),
+                max_hands=max_hands,
+                allow_clear=bool(allow_clear),
+                num_decks=num_decks,
+            )
+        except ValueError as exc:
+            raise OptionError(str(exc)) from None
+        if not isinstance(score_scale, (int, float)) or not score_scale > 0:
+            raise OptionError(f"iceberg_rummy: score_scale={score_scale!r} must be a positive number")
+        self.score_scale = float(score_scale)
+        super().__init__(num_players, **common)
+
+    # -- encoding
+    def _num_actions(self) -> int:
+        return rules.NUM_ACTIONS
+
+    def _observation_box(self) -> spaces.Box:
+        return spaces.Box(_OBS_LOW, _OBS_HIGH, (OBS_SIZE,), np.float32)
+
+    def _encode(self, seat: int) -> np.ndarray:
+        s: rules.IcebergRummyState = self.state
+        n = self.num_players
+        obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        obs[0:52] = s.hands[seat]
+        obs[0:52] *= 0.5
+        for c in s.selection:
+            obs[52 + c] += 0.5
+        seats, rel = _relative(seat, n)
+        table_cards, slots = _table_block(tuple(s.melds), n, seat)
+        obs[104:156] = table_cards
+        obs[MELDS_OFFSET:] = slots
+        passed, received = int(s.last_passed[seat]), int(s.last_received[seat])
+        if passed >= 0:
+            obs[156 + passed] = 1.0
+        if received >= 0:
+            obs[208 + received] = 1.0
+        sizes = s.hands.sum(axis=1).tolist()
+        aces, points, bonus = s.aces.tolist(), s.hand_points.tolist(), s.ace_bonus.tolist()
+        totals, turns = s.totals.tolist(), s.turns_taken.tolist()
+        per_seat = [0.0] * (6 * MAX_SEATS)
+        for i, q in enumerate(seats):
+            per_seat[i] = sizes[q] * 0.1
+            per_seat[5 + i] = aces[q] * 0.125
+            per_seat[10 + i] = (points[q] + bonus[q]) * 0.001
+            per_seat[15 + i] = totals[q] * 0.001
+            per_seat[20 + i] = 1.0 if turns[q] else 0.0
+            per_seat[25 + i] = 1.0
+        obs[260:290] = per_seat
+        obs[290 + rel[s.dealer]] = 1.0
+        if s.phase != rules.PHASE_OVER:
+            obs[295 + rel[s.current]] = 1.0
+        decks = s.config.decks
+        obs[300:306] = (
+            (s.stock.size - s.stock_pos) / (52 * decks),
+            1.0 - int(s.table_aces.sum()) / (4 * decks),
+            decks == 2,
+            s.known_left[seat] >= 0,
+            bool(s.selection),
+            s.end_after_turn,
+        )
+        return obs
+
+    # -- engine
+    def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.IcebergRummyState:
+        try:
+            return rules.new_game(
+                self.config,
+                rng,
+                dealer=options.get("dealer"),
+                hands=options.get("hands"),
+                stock=options.get("stock"),
+                melds=options.get("melds"),
+            )
+        except ValueError as exc:
+            raise OptionError(str(exc)) from None
+
+    def _current_seat(self) -> int:
+        return self.state.current
+
+    def _game_over(self) -> bool:
+        return rules.is_over(self.state)
+
+    def _legal_actions(self) -> Sequence[int]:
+        return rules.legal_actions(self.state)
+
+    def _apply_action(self, action: int) -> None:
+        rules.apply(self.state, action, self.np_random)
+
+    def _outcome(self) -> np.ndarray:
+        return rules.outcome(self.state)
+
+    def _scores(self) -> np.ndarray:
+        return rules.scores(self.state) / self.score_scale
+
+    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> rules.IcebergRummyState:
+        return rules.resample_hidden(self.state, seat, rng)
+
+    # -- text
+    def _describe(self, action: int) -> str:
+        s: rules.IcebergRummyState = self.state
+        sel = list(s.selection)
+        if action < rules.DISCARD_BASE:
+            now = M.cards_text([*sel, action])
+            return f"select {M.card_name(action)} (play so far: {now})"
+        if action < rules.COMMIT_NEW:
+            left = (s.current + 1) % self.num_players
+            return f"discard {M.card_name(action - rules.DISCARD_BASE)} face down to player_{left}"
+        if action == rules.CLEAR_SELECTION:
+            return f"clear the selection ({M.cards_text(sel) or 'empty'})"
+        target = -1 if action == rules.COMMIT_NEW else action - rules.LAYOFF_BASE
+        value = rules.analysis(s).commits.get(tuple(sel), {}).get(target) if s.phase == rules.PHASE_MELD else None
+        points = f" (+{value})" if value is not None else ""
+        if target < 0:
+            kind = M.meld_kind(sel)
+            name = _kind_name(kind, len(sel)) if kind is not None else "meld"
+            return f"lay {M.cards_text(sel) or 'the selection'} as a new {name}{points}"
+        if target < len(s.melds):
+            kind, owner, cards = s.melds[target]
+            where = f"meld {target} (player_{owner}'s {_kind_name(kind, len(cards))} {M.cards_text(cards)})"
+        else:
+            where = f"meld slot {target} (empty)"
+        return f"lay off {M.cards_text(sel) or 'the selection'} onto {where}{points}"
+
+    def _render_text(self, viewer: int | None) -> str:
+        s: rules.IcebergRummyState = self.state
+        n = self.num_players
+        decks = "two decks" if s.config.decks == 2 else "one deck"
+        head = f"Iceberg Rummy, {n} players ({decks}), hand {s.hand_no + (0 if s.phase == rules.PHASE_OVER else 1)}"
+        head += f", dealer player_{s.dealer}"
+        if s.phase == rules.PHASE_OVER:
+            head += " — game over, winner(s): " + ", ".join(f"player_{w}" for w in s.winners)
+        else:
+            head += f" — player_{s.current} to meld or discard"
+            if s.end_after_turn:
+                head += " (last ace placed: the hand ends after this turn)"
+        aces_left = rules.total_aces(s.config) - int(s.table_aces.sum())
+        lines = [head, f"Stock: {s.stock_size} cards   Aces still hidden: {aces_left}"]
+        lines.append("Table:" if s.melds else "Table: no melds yet")
+        for k, (kind, owner, cards) in enumerate(s.melds):
+            lines.append(f"  [{k:2d}] player_{owner:<2d} {_kind_name(kind, len(cards)):<19s} {M.cards_text(cards)}")
+        for p in range(n):
+            size = int(s.hands[p].sum())
+            if viewer is None or viewer == p:
+                cards = M.cards_text(M.cards_of(s.hands[p]))
+            else:
+                cards = "## " * size
+            marker = ">" if p == s.current and s.phase != rules.PHASE_OVER else " "
+            score = f"total {int(s.totals[p]):6d}"
+            if s.phase != rules.PHASE_OVER:
+                score += f"  this hand +{int(s.hand_points[p] + s.ace_bonus[p])}"
+            lines.append(f"{marker} player_{p}: {score}  aces {int(s.aces[p])}  {size:2d} cards  {cards.strip()}")
+        if s.selection and s.phase != rules.PHASE_OVER:
+            lines.append(f"Composing: {M.cards_text(s.selection)}")
+        if s.last_hand:
+            h = s.last_hand
+            parts = [
+                f"player_{p} {h['meld_points'][p]:+d} melds, -{h['penalties'][p]} left in hand, "
+                f"{h['aces'][p]} aces => {h['scores'][p]:+d}"
+                for p in range(n)
+            ]
+            lines.append(f"Last hand ({h['hand'] + 1}, ended: {h['reason']}): " + "; ".join(parts))
+        return "\n".join(lines)
+
+
+@lru_cache(maxsize=64)
+def _relative(seat: int, n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Seats in relative order from ``seat``, and the relative position of each seat."""
+    seats = relative_seats(seat, n)
+    rel = np.empty(n, dtype=np.int64)
+    rel[seats] = np.arange(n)
+    return tuple(seats.tolist()), tuple(rel.tolist())
+
+
+@lru_cache(maxsize=8192)
+def _slot(kind: int, rel_owner: int, cards: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """One encoded meld slot, and its cards as counts / 2 (cached)."""
+    arr = np.asarray(cards, dtype=np.intp)
+    slot = np.zeros(SLOT_SIZE, dtype=np.float32)
+    slot[0] = 1.0
+    slot[1 + kind] = 1.0
+    slot[7 + rel_owner] = 1.0
+    slot[12 + _RANKS_OF[arr]] = 1.0
+    slot[25:29] = np.minimum(np.bincount(_SUITS_OF[arr], minlength=4), 2) / 2.0
+    slot[29] = len(cards) / 12.0
+    counts = np.bincount(arr, minlength=M.NUM_CARDS).astype(np.float32) * 0.5
+    return slot, counts
+
+
+@lru_cache(maxsize=2048)
+def _table_block(
+    melds: tuple[tuple[int, int, tuple[int, ...]], ...], n: int, seat: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Encoded table as seen from ``seat``: card counts / 2 and the 48 meld slots (cached)."""
+    _, rel = _relative(seat, n)
+    table_cards = np.zeros(M.NUM_CARDS, dtype=np.float32)
+    parts = []
+    for kind, owner, cards in melds:
+        slot, counts = _slot(kind, rel[owner], cards)
+        parts.append(slot)
+        table_cards += counts
+    parts.append(_EMPTY_SLOTS[: (rules.MAX_MELDS - len(melds)) * SLOT_SIZE])
+    slots = np.concatenate(parts)
+    table_cards.flags.writeable = False
+    slots.flags.writeable = False
+    return table_cards, slots
+
+
+_EMPTY_SLOTS = np.zeros(rules.MAX_MELDS * SLOT_SIZE, dtype=np.float32)
+
+
+def _kind_name(kind: int, size: int) -> str:
+    if kind == M.GROUP:
+        return "pair" if size == 2 else "set"
+    return M.KIND_NAMES[kind]
+
+
+env, raw_env = make_factories(IcebergRummyEnv)

@@ -1,0 +1,467 @@
+"""Iceberg Rummy meld logic: cards, meld validity, meld values, every legal play, best play-out.
+
+Rulebook: ``shared/rules/iceberg_rummy.txt``; interpretations: ``docs/rules/iceberg_rummy.md``.
+
+Cards are integer ids ``suit * 13 + rank`` with ranks ``0 = A, 1 = 2, ..., 9 = 10, 10 = J,
+11 = Q, 12 = K`` and suits ``0 = C, 1 = D, 2 = H, 3 = S`` (clubs and spades black,
+diamonds and hearts red). A hand is a count vector of length 52 (0-2 copies of each card:
+two decks are shuffled together for 4-5 players, and duplicates are interchangeable).
+
+A *play* is ``(cards, target, value)``: ``cards`` a sorted tuple of card ids (a multiset),
+``target`` ``-1`` for a new meld or the table slot ``k`` it is laid off onto, and ``value``
+the points it scores. :func:`enumerate_plays` lists every legal play of a hand against a
+table; :func:`best_playout` finds the best set of plays a hand could still make (used for
+the end-of-hand penalties).
+
+Meld values: a meld of ``n`` cards is worth :func:`size_value` ``(n)`` — 10 for a pair and
+``5 n (n + 1) - 30`` for ``n >= 3`` (30, 70, 120, 180, ...): the rulebook's table with a meld
+laid at once scored as if built card by card (DESIGN.md): pair 10, third card 20 (so a
+three-card set, and a three-card run, is 30), k-th card ``10 k`` for ``k >= 4``. Laying
+``m`` cards off onto a meld of ``n`` earns ``size_value(n + m) - size_value(n)``. Special
+melds are laid whole for a fixed value and never extended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cache, lru_cache
+from itertools import product
+
+import numpy as np
+
+NUM_SUITS = 4
+NUM_RANKS = 13
+NUM_CARDS = 52
+SUIT_NAMES = "CDHS"
+SUIT_COLOUR = (0, 1, 1, 0)  # 0 black (clubs, spades), 1 red (diamonds, hearts)
+COLOUR_SUITS = ((0, 3), (1, 2))
+COLOUR_NAMES = ("black", "red")
+RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+ACE = 0
+ACE_IDS = (0, 13, 26, 39)
+
+#: Meld kinds.
+GROUP = 0  # pair (2 cards) or set (3+ cards) of one rank
+RUN = 1
+ODDS_SUIT = 2
+EVENS_SUIT = 3
+ODDS_COLOUR = 4
+EVENS_COLOUR = 5
+NUM_KINDS = 6
+KIND_NAMES = ("set", "run", "odds in one suit", "evens in one suit", "odds in one colour", "evens in one colour")
+SPECIAL_VALUES = {ODDS_SUIT: 700, EVENS_SUIT: 700, ODDS_COLOUR: 300, EVENS_COLOUR: 200}
+ODD_RANKS = (2, 4, 6, 8, 10, 12)  # 3 5 7 9 J K
+EVEN_RANKS = (1, 3, 5, 7, 9, 11)  # 2 4 6 8 10 Q
+
+Play = tuple[tuple[int, ...], int, int]
+
+_POW2 = 1 << np.arange(NUM_RANKS, dtype=np.int64)
+_ODD_MASK = sum(1 << r for r in ODD_RANKS)
+_EVEN_MASK = sum(1 << r for r in EVEN_RANKS)
+
+
+# ---------------------------------------------------------------------------- cards
+def card_id(rank: int, suit: int) -> int:
+    """The id of the card of ``rank`` (0 = A .. 12 = K) and ``suit`` (0-3)."""
+    return suit * NUM_RANKS + rank
+
+
+def card_name(card: int) -> str:
+    """``"10H"``, ``"QS"``, ``"AC"``..."""
+    return RANK_NAMES[card % NUM_RANKS] + SUIT_NAMES[card // NUM_RANKS]
+
+
+def cards_text(cards: Iterable[int]) -> str:
+    """Card names separated by spaces."""
+    return " ".join(card_name(int(c)) for c in cards)
+
+
+def parse_card(text: str | int) -> int:
+    """A card id from a name such as ``"10H"``, ``"TH"``, ``"qs"`` (or an id, returned as is)."""
+    if isinstance(text, (int, np.integer)):
+        if not 0 <= int(text) < NUM_CARDS:
+            raise ValueError(f"iceberg_rummy: card id {text!r} is not in 0..51")
+        return int(text)
+    name = str(text).strip().upper()
+    if len(name) < 2 or name[-1] not in SUIT_NAMES:
+        raise ValueError(f"iceberg_rummy: {text!r} is not a card (e.g. '7S', '10H', 'QD', 'AC')")
+    rank_text = {"T": "10", "1": "A"}.get(name[:-1], name[:-1])
+    if rank_text not in RANK_NAMES:
+        raise ValueError(f"iceberg_rummy: {text!r} has no rank A, 2-10, J, Q or K")
+    return card_id(RANK_NAMES.index(rank_text), SUIT_NAMES.index(name[-1]))
+
+
+def parse_cards(cards: str | Iterable[str | int]) -> list[int]:
+    """Card ids from ``"7S 8S 9S"`` or a list of names or ids."""
+    if isinstance(cards, str):
+        cards = cards.replace(",", " ").split()
+    return [parse_card(c) for c in cards]
+
+
+def counts_of(cards: Iterable[int]) -> np.ndarray:
+    """The 52-long count vector of a list of card ids."""
+    out = np.zeros(NUM_CARDS, dtype=np.int8)
+    for c in cards:
+        out[int(c)] += 1
+    return out
+
+
+def cards_of(counts: np.ndarray) -> list[int]:
+    """The sorted card ids of a count vector (duplicates repeated)."""
+    return [c for c in range(NUM_CARDS) for _ in range(int(counts[c]))]
+
+
+# ---------------------------------------------------------------------------- values and validity
+def size_value(n: int) -> int:
+    """Points of a pair/set/run of ``n`` cards built card by card (pair 10, 3: 30, 4: 70, 5: 120 ...)."""
+    if n < 2:
+        return 0
+    if n == 2:
+        return 10
+    return 5 * n * (n + 1) - 30
+
+
+def group_valid(suit_counts: Sequence[int]) -> bool:
+    """Whether cards of one rank with these per-suit counts form a pair or a set.
+
+    Pair: two cards of different suits. Set of 3-4: all different suits. Set of 5+: at
+    least one card of each suit.
+    """
+    n = sum(suit_counts)
+    if n < 2:
+        return False
+    if n <= 4:
+        return max(suit_counts) <= 1
+    return min(suit_counts) >= 1
+
+
+def _suit_code(counts: Sequence[int]) -> int:
+    return counts[0] + 3 * counts[1] + 9 * counts[2] + 27 * counts[3]
+
+
+_GROUP_OK = np.array([group_valid((i % 3, i // 3 % 3, i // 9 % 3, i // 27)) for i in range(81)], dtype=bool)
+
+
+def _sub_vectors(counts: tuple[int, int, int, int]) -> list[tuple[int, int, int, int]]:
+    return [a for a in product(*(range(c + 1) for c in counts)) if sum(a) > 0]  # type: ignore[misc]
+
+
+_SUBS: dict[tuple[int, ...], list[tuple[int, int, int, int]]] = {
+    hc: _sub_vectors(hc)  # type: ignore[arg-type]
+    for hc in product(range(3), repeat=4)
+}
+
+
+def meld_kind(cards: Sequence[int]) -> int | None:
+    """The kind of the new meld ``cards`` (a multiset of ids), or ``None`` if it is not one."""
+    cards = sorted(int(c) for c in cards)
+    n = len(cards)
+    if n < 2:
+        return None
+    ranks = [c % NUM_RANKS for c in cards]
+    suits = [c // NUM_RANKS for c in cards]
+    if ACE in ranks:
+        return None
+    if len(set(ranks)) == 1:
+        sc = [suits.count(s) for s in range(NUM_SUITS)]
+        return GROUP if group_valid(sc) else None
+    if n == 6 and len(set(ranks)) == 6 and tuple(sorted(ranks)) in (ODD_RANKS, EVEN_RANKS):
+        odd = tuple(sorted(ranks)) == ODD_RANKS
+        if len(set(suits)) == 1:
+            return ODDS_SUIT if odd else EVENS_SUIT
+        if len({SUIT_COLOUR[s] for s in suits}) == 1:
+            return ODDS_COLOUR if odd else EVENS_COLOUR
+        return None
+    if n >= 3 and len(set(suits)) == 1:
+        rs = sorted(ranks)
+        if all(b == a + 1 for a, b in zip(rs, rs[1:])):
+            return RUN
+    return None
+
+
+def meld_value(kind: int, n: int) -> int:
+    """Points for laying a new meld of ``kind`` with ``n`` cards."""
+    return SPECIAL_VALUES[kind] if kind in SPECIAL_VALUES else size_value(n)
+
+
+def layoff_valid(kind: int, meld: Sequence[int], add: Sequence[int]) -> bool:
+    """Whether laying ``add`` off onto the table meld ``meld`` (of ``kind``) is legal."""
+    if not add or kind not in (GROUP, RUN):
+        return False
+    merged = sorted([*meld, *add])
+    return meld_kind(merged) == kind and (kind != GROUP or len(merged) >= 3)
+
+
+def layoff_value(old_size: int, added: int) -> int:
+    """Points for adding ``added`` cards to a pair/set/run of ``old_size`` cards."""
+    return size_value(old_size + added) - size_value(old_size)
+
+
+# ---------------------------------------------------------------------------- enumeration
+def enumerate_plays(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> list[Play]:
+    """Every legal play of ``hand`` (count vector) against the table ``melds`` (card tuples).
+
+    Returns ``(cards, target, value)`` triples: new melds (target ``-1``) and lay-offs onto
+    table slot ``target``; ``cards`` is sorted by card id.
+    """
+    h = np.asarray(hand).reshape(NUM_SUITS, NUM_RANKS)
+    hl = h.tolist()
+    bits = ((h > 0) @ _POW2).tolist()  # per suit: bit r set if a card of rank r is in hand
+    bits = [b & ~1 for b in bits]  # aces never meld
+    plays: list[Play] = []
+    groups_at: dict[int, list[tuple[int, int, int]]] = {}
+    runs_in: dict[int, list[tuple[int, int, int, int]]] = {}
+    for k, cards in enumerate(melds):
+        kind = meld_kind_cached(cards)
+        if kind == GROUP:
+            sc = [0, 0, 0, 0]
+            for c in cards:
+                sc[c // NUM_RANKS] += 1
+            groups_at.setdefault(cards[0] % NUM_RANKS, []).append((k, _suit_code(sc), len(cards)))
+        elif kind == RUN:
+            runs_in.setdefault(cards[0] // NUM_RANKS, []).append(
+                (k, cards[0] % NUM_RANKS, cards[-1] % NUM_RANKS, len(cards))
+            )
+    # pairs and sets, new or laid off
+    any_rank = bits[0] | bits[1] | bits[2] | bits[3]
+    for r in range(1, NUM_RANKS):
+        if not any_rank >> r & 1:
+            continue
+        code = hl[0][r] + 3 * hl[1][r] + 9 * hl[2][r] + 27 * hl[3][r]
+        tables = groups_at.get(r, ())
+        for cards, m, a_code, new_ok in _group_options(code, r):
+            if new_ok:
+                plays.append((cards, -1, size_value(m)))
+            for k, t_code, n in tables:
+                if _GROUP_OK[t_code + a_code]:  # at most two copies of a card: no carries
+                    plays.append((cards, k, layoff_value(n, m)))
+    # runs, new or laid off
+    for s in range(NUM_SUITS):
+        m = bits[s]
+        base = s * NUM_RANKS
+        if m & (m >> 1) & (m >> 2):  # three consecutive ranks somewhere
+            r = 1
+            while r < NUM_RANKS:
+                if not m >> r & 1:
+                    r += 1
+                    continue
+                start = r
+                while r < NUM_RANKS and m >> r & 1:
+                    r += 1
+                end = r - 1  # maximal segment start..end present in hand
+                for lo in range(start, end - 1):
+                    for hi in range(lo + 2, end + 1):
+                        plays.append((tuple(range(base + lo, base + hi + 1)), -1, size_value(hi - lo + 1)))
+        for k, lo, hi, n in runs_in.get(s, ()):
+            down = 0
+            while lo - down - 1 >= 1 and m >> (lo - down - 1) & 1:
+                down += 1
+            up = 0
+            while hi + up + 1 < NUM_RANKS and m >> (hi + up + 1) & 1:
+                up += 1
+            for d in range(down + 1):
+                for u in range(up + 1):
+                    if d == 0 and u == 0:
+                        continue
+                    cards = tuple(range(base + lo - d, base + lo)) + tuple(range(base + hi + 1, base + hi + u + 1))
+                    plays.append((cards, k, layoff_value(n, d + u)))
+    # the four special melds
+    for ranks, mask, suit_kind, colour_kind in (
+        (ODD_RANKS, _ODD_MASK, ODDS_SUIT, ODDS_COLOUR),
+        (EVEN_RANKS, _EVEN_MASK, EVENS_SUIT, EVENS_COLOUR),
+    ):
+        for s in range(NUM_SUITS):
+            if bits[s] & mask == mask:
+                plays.append((tuple(s * NUM_RANKS + r for r in ranks), -1, SPECIAL_VALUES[suit_kind]))
+        for a, b in COLOUR_SUITS:
+            if (bits[a] | bits[b]) & mask != mask:
+                continue
+            options = [[s for s in (a, b) if bits[s] >> r & 1] for r in ranks]
+            for combo in product(*options):
+                if combo.count(combo[0]) == len(combo):
+                    continue  # all one suit: the suit meld above
+                cards = tuple(sorted(s * NUM_RANKS + r for s, r in zip(combo, ranks)))
+                plays.append((cards, -1, SPECIAL_VALUES[colour_kind]))
+    return plays
+
+
+@cache
+def _group_options(hand_code: int, rank: int) -> tuple[tuple[tuple[int, ...], int, int, bool], ...]:
+    """Sub-multisets of the hand's cards of ``rank`` (per-suit counts coded base 3).
+
+    Each is ``(cards, size, suit code, valid as a new pair/set)``.
+    """
+    hc = (hand_code % 3, hand_code // 3 % 3, hand_code // 9 % 3, hand_code // 27)
+    out = []
+    for a in _SUBS[hc]:
+        cards = tuple(s * NUM_RANKS + rank for s in range(NUM_SUITS) for _ in range(a[s]))
+        code = _suit_code(a)
+        out.append((cards, len(cards), code, len(cards) >= 2 and bool(_GROUP_OK[code])))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def meld_kind_cached(cards: tuple[int, ...]) -> int | None:
+    """:func:`meld_kind` of a sorted card tuple (cached)."""
+    return meld_kind(cards)
+
+
+class Analysis:
+    """Every legal play of one hand against one table, indexed lazily for the selection masks.
+
+    :meth:`nexts` ``(prefix)`` are the cards that may be selected after the sorted selection
+    ``prefix`` (the selection stays a prefix of some legal play in card-id order);
+    :attr:`commits` ``[selection]`` maps each target (``-1`` new meld, ``k`` lay-off slot)
+    that ``selection`` may be committed to, to the points it scores.
+    """
+
+    __slots__ = ("plays", "_nexts", "_commits")
+
+    def __init__(self, plays: list[Play]) -> None:
+        self.plays = plays
+        self._nexts: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._commits: dict[tuple[int, ...], dict[int, int]] | None = None
+
+    def nexts(self, prefix: tuple[int, ...]) -> tuple[int, ...]:
+        """Sorted cards that extend ``prefix`` towards some legal play."""
+        got = self._nexts.get(prefix)
+        if got is None:
+            k = len(prefix)
+            if k:
+                found = {cards[k] for cards, _, _ in self.plays if len(cards) > k and cards[:k] == prefix}
+            else:
+                found = {cards[0] for cards, _, _ in self.plays}
+            got = self._nexts[prefix] = tuple(sorted(found))
+        return got
+
+    @property
+    def commits(self) -> dict[tuple[int, ...], dict[int, int]]:
+        """``{cards: {target: points}}`` over every legal play."""
+        if self._commits is None:
+            commits: dict[tuple[int, ...], dict[int, int]] = {}
+            for cards, target, value in self.plays:
+                commits.setdefault(cards, {})[target] = value
+            self._commits = commits
+        return self._commits
+
+
+@lru_cache(maxsize=8192)
+def analyse(hand_bytes: bytes, table: tuple[tuple[int, ...], ...]) -> Analysis:
+    """Cached :class:`Analysis` of a hand (``int8`` count vector as bytes) against a table."""
+    hand = np.frombuffer(hand_bytes, dtype=np.int8)
+    return Analysis(enumerate_plays(hand, table))
+
+
+# ---------------------------------------------------------------------------- best play-out
+#: States the exact play-out search may visit; beyond, :func:`best_playout` falls back to a
+#: greedy play-out (the most valuable play still possible, repeatedly). Hands possible with
+#: the rulebook's deck sizes (at most about 27 cards) stay far below it.
+PLAYOUT_SEARCH_BUDGET = 5_000
+
+
+def _rank_major(card: int) -> int:
+    return (card % NUM_RANKS) * NUM_SUITS + card // NUM_RANKS
+
+
+def best_playout(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> tuple[int, int]:
+    """The most points ``hand`` could still score against ``melds``, and the cards it would play.
+
+    A play-out is a set of plays made one after another: new melds from the hand and
+    lay-offs onto the table (several cards laid off onto one table meld together, new
+    melds laid whole — the same points as any order of building them, since a meld's
+    value depends only on its final size). Maximises the points, then the cards played
+    (exactly, unless the search exceeds :data:`PLAYOUT_SEARCH_BUDGET` states). Returns
+    ``(points, cards_played)``.
+    """
+    hand = np.asarray(hand)
+    plays = enumerate_plays(hand, melds)
+    if not plays:
+        return 0, 0
+    # independent components: cards linked by a common play or a common table target
+    parent = list(range(NUM_CARDS + len(melds)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for cards, target, _ in plays:
+        root = find(cards[0])
+        for x in cards[1:]:
+            parent[find(x)] = root
+        if target >= 0:
+            parent[find(NUM_CARDS + target)] = root
+    # cards are decided in rank-major order (all 2s, then all 3s, ...): a state then only
+    # carries the higher cards already taken by runs (and special melds) started below,
+    # which keeps the number of distinct states small
+    by_min: dict[int, list[tuple[tuple[int, ...], int, int]]] = {}
+    for cards, target, value in plays:
+        by_min.setdefault(min(cards, key=_rank_major), []).append((cards, target, value))
+    usable = {c for cards, _, _ in plays for c in cards}
+    components: dict[int, list[int]] = {}
+    for c in sorted(cards_of(hand), key=_rank_major):
+        if c in usable:
+            components.setdefault(find(c), []).append(c)
+    memo: dict[tuple[tuple[int, ...], int], tuple[int, int]] = {}
+    budget = [PLAYOUT_SEARCH_BUDGET]
+
+    def rec(h: tuple[int, ...], used: int) -> tuple[int, int]:
+        if not h:
+            return (0, 0)
+        key = (h, used)
+        got = memo.get(key)
+        if got is not None:
+            return got
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _SearchTooBig
+        c = h[0]
+        best = rec(h[1:], used)  # c is not played
+        for cards, target, value in by_min.get(c, ()):
+            if target >= 0 and used >> target & 1:
+                continue
+            rest = list(h)
+            try:
+                for x in cards:
+                    rest.remove(x)
+            except ValueError:
+                continue
+            sub = rec(tuple(rest), used | (1 << target) if target >= 0 else used)
+            cand = (sub[0] + value, sub[1] + len(cards))
+            if cand > best:
+                best = cand
+        memo[key] = best
+        return best
+
+    try:
+        points = played = 0
+        for comp in components.values():
+            got = rec(tuple(comp), 0)
+            points += got[0]
+            played += got[1]
+        return points, played
+    except _SearchTooBig:
+        return _greedy_playout(hand, plays)
+
+
+class _SearchTooBig(Exception):
+    pass
+
+
+def _greedy_playout(hand: np.ndarray, plays: list[Play]) -> tuple[int, int]:
+    """Repeatedly the most valuable play still possible (the fallback for huge hands)."""
+    left = np.asarray(hand, dtype=np.int64).copy()
+    used: set[int] = set()
+    points = played = 0
+    order = sorted(plays, key=lambda play: (-play[2], len(play[0]), play[0], play[1]))
+    # one pass suffices: a play that is impossible stays impossible as cards and targets run out
+    for cards, target, value in order:
+        need = np.bincount(cards, minlength=NUM_CARDS)
+        while target not in used and not (need > left).any():
+            left -= need
+            if target >= 0:
+                used.add(target)
+            points += value
+            played += len(cards)
+    return points, played
