@@ -13,6 +13,8 @@ Per agent entry it reports the win rate with a 95% Wilson interval (a shared win
 as a win for each winner; a game with no winner counts for nobody), the mean score and
 mean rank with 95% bootstrap intervals, and an openskill Plackett-Luce rating over all
 games; it writes ``evaluation.json``, ``evaluation.md`` and ``evaluation.png``.
+``--record K`` also keeps games 0..K-1 as game records (JSON lines) in ``OUT/records/``,
+for ``ice-envs replay``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from agents.base import make_view
 from agents.spec import AgentSpec, AgentSpecError, load_agent, parse_agent_list
 from benchmarks.stats import bootstrap_interval, wilson_interval
 from ice_envs.core.errors import OptionError
+from ice_envs.play.record import GameRecorder
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,9 @@ class Match:
     agents: tuple[AgentSpec, ...]
     seed: int
     max_decisions: int
+    #: Games ``0 .. record_games - 1`` are written as game records to ``record_dir``.
+    record_games: int = 0
+    record_dir: str | None = None
 
 
 def seat_of(agent_index: int, game_index: int, num_players: int) -> int:
@@ -63,6 +69,10 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
     for k, agent in enumerate(agents):
         agent.reset(seed=_agent_seed(match.seed, game_index, k))
     view_rng = np.random.default_rng(_agent_seed(match.seed, game_index, n))
+    recorder = None
+    if game_index < match.record_games and match.record_dir is not None:
+        labels = [match.agents[seat_to_agent[s]].label for s in range(n)]
+        recorder = GameRecorder(match.game, n, match.options, deal_seed, labels)
     totals = np.zeros(n)
     decisions = 0
     truncated = False
@@ -77,11 +87,19 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
             continue
         agent = agents[seat_to_agent[seat]]
         view = make_view(env, seat, view_rng) if agent.needs_view else None
-        env.step(int(agent.act(obs, view)))
+        action = int(agent.act(obs, view))
+        if recorder is not None:
+            recorder.step(env, action)
+        env.step(action)
+        if recorder is not None:
+            recorder.observe_rewards(env)
         decisions += 1
         if decisions >= match.max_decisions:
             truncated = True
             break
+    if recorder is not None:
+        recorder.finish(env)
+        recorder.save(Path(match.record_dir) / f"game_{game_index:05d}.jsonl")
     scores = raw.scores()
     keys = np.stack([totals, scores], axis=1)
     ranks = [1 + int(sum(tuple(keys[j]) > tuple(keys[i]) for j in range(n))) for i in range(n)]
@@ -273,8 +291,13 @@ def evaluate(
     options: dict[str, Any] | None = None,
     max_decisions: int = 1_000_000,
     progress: bool = True,
+    record: int = 0,
+    record_dir: Path | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Run a tournament; returns (summary, per-game results)."""
+    """Run a tournament; returns (summary, per-game results).
+
+    ``record``: keep games ``0 .. record - 1`` as game records in ``record_dir``.
+    """
     spec = ice_envs.get_spec(game)
     options = dict(options or {})
     module = spec.load()
@@ -284,7 +307,20 @@ def evaluate(
         load_agent(s, spec.name, num_players=num_players)  # fail early on a missing heuristic or checkpoint
     if games < 1:
         raise OptionError(f"--games must be at least 1, got {games}")
-    match = Match(spec.name, num_players, options, agent_specs, seed, max_decisions)
+    if record < 0 or (record and record_dir is None):
+        raise OptionError(f"--record must be a number of games >= 0 (with a folder for the records), got {record}")
+    if record:
+        Path(record_dir).mkdir(parents=True, exist_ok=True)
+    match = Match(
+        spec.name,
+        num_players,
+        options,
+        agent_specs,
+        seed,
+        max_decisions,
+        record_games=min(record, games),
+        record_dir=str(record_dir) if record else None,
+    )
     results = run_games(match, games, workers, progress)
     return summarise(match, results, seed), results
 
@@ -307,6 +343,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--option", action="append", default=[], help="game option key=value (repeatable)")
     parser.add_argument("--out", type=Path, default=None, help="report folder (default runs/eval/<game>-<N>p-<agents>)")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--record", type=int, default=0, metavar="K", help="keep the first K games as game records in OUT/records/"
+    )
 
 
 def canonical_command(args: argparse.Namespace) -> str:
@@ -316,6 +355,8 @@ def canonical_command(args: argparse.Namespace) -> str:
         f"--games {args.games} --seed {args.seed} --workers {args.workers}",
     ]
     parts += [f"--option {o}" for o in args.option]
+    if args.record:
+        parts.append(f"--record {args.record}")
     return " ".join(parts)
 
 
@@ -323,6 +364,9 @@ def run_from_args(args: argparse.Namespace) -> int:
     from ice_envs.cli import _parse_option
 
     options = dict(_parse_option(o) for o in args.option)
+    out = (
+        args.out or Path("runs/eval") / f"{args.game}-{args.players}p-{args.agents.replace(',', '_').replace('/', '_')}"
+    )
     start = time.perf_counter()
     try:
         summary, _ = evaluate(
@@ -334,17 +378,18 @@ def run_from_args(args: argparse.Namespace) -> int:
             args.workers,
             options,
             progress=not args.no_progress,
+            record=args.record,
+            record_dir=out / "records",
         )
     except AgentSpecError as exc:
         raise OptionError(str(exc)) from None
     elapsed = time.perf_counter() - start
-    out = (
-        args.out or Path("runs/eval") / f"{args.game}-{args.players}p-{args.agents.replace(',', '_').replace('/', '_')}"
-    )
     command = canonical_command(args)
     write_report(summary, out, command, elapsed, args.workers)
     print(to_markdown(summary, command))
     print(f"wall time {elapsed:.1f} s with {args.workers} worker(s); report in {out}/")
+    if args.record:
+        print(f"{min(args.record, args.games)} game records in {out / 'records'}/ (see them with `ice-envs replay`)")
     return 0
 
 

@@ -2,6 +2,7 @@
 
 ice-envs list                                  every game: players, variants, sizes
 ice-envs demo GAME [--players N] [--seed S]    one random game, rendered as text
+                [--record FILE]                (and its game record, for `ice-envs replay`)
 """
 
 from __future__ import annotations
@@ -72,6 +73,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     env.reset(seed=args.seed)
     raw = env.unwrapped
     rng = np.random.default_rng(args.seed)
+    recorder = None
+    if args.record:
+        from ice_envs.play.record import GameRecorder
+
+        recorder = GameRecorder(spec.name, players, options, args.seed, ["random"] * players)
     print(raw.render())
     decisions = 0
     totals = dict.fromkeys(env.possible_agents, 0.0)
@@ -84,7 +90,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         legal = np.flatnonzero(obs["action_mask"])
         action = int(legal[rng.integers(legal.size)])
         print(f"\n{agent}: {raw.describe_action(action)}")
+        if recorder is not None:
+            recorder.step(raw, action)
         env.step(action)
+        if recorder is not None:
+            recorder.observe_rewards(raw)
         decisions += 1
         if not args.quiet and env.agents and not any(env.terminations.values()):
             print(raw.render())
@@ -92,6 +102,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     scores = ", ".join(f"{a}={s:g}" for a, s in zip(raw.possible_agents, raw.scores(), strict=False))
     print(f"\nGame over after {decisions} decisions. Scores: {scores}")
     print("Total rewards: " + ", ".join(f"{a}={r:+g}" for a, r in totals.items()))
+    if recorder is not None:
+        recorder.finish(raw)
+        print(f"Game record written to {recorder.save(args.record)}")
     return 0
 
 
@@ -110,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo.add_argument("--option", type=_parse_option, action="append", help="extra game option key=value")
     p_demo.add_argument("--expansion", action="store_true", help="CubeMelt: play with the expansion abilities")
     p_demo.add_argument("--quiet", action="store_true", help="print only the moves and the final table")
+    p_demo.add_argument("--record", default=None, help="write the game record (JSON lines) to this file")
     p_demo.set_defaults(func=cmd_demo)
 
     _add_optional_commands(sub)

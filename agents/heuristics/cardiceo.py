@@ -102,9 +102,27 @@ class CardiceoHeuristic(SeededAgent):
     @staticmethod
     def _expected_fresh(hand: np.ndarray, gone: np.ndarray) -> float:
         """Mean cards shed by a fresh roll of all three dice for this hand."""
-        total = 0
-        rolls = list(product(*(range(1, f + 1) for f in rules.DIE_FACES)))
-        for roll in rolls:
-            score, _ = best_plan(np.array(roll), (True, True, True), hand, gone)
-            total += score[0]
-        return total / len(rolls)
+        return _expected_cards_shed(tuple(int(c) for c in hand))
+
+
+@lru_cache(maxsize=65536)
+def _max_cards_shed(dice: tuple[int, ...], free: tuple[bool, ...], hand: tuple[int, ...]) -> int:
+    """Most cards one turn can shed with ``dice`` (only the count, so it caches well)."""
+    best = 0
+    for subset in rules.SUBSETS:
+        if not all(free[i] for i in subset):
+            continue
+        total = sum(dice[i] for i in subset)
+        if total > rules.NUM_VALUES or hand[total - 1] <= 0:
+            continue
+        rest_hand = hand[: total - 1] + (hand[total - 1] - 1,) + hand[total:]
+        rest_free = tuple(f and i not in subset for i, f in enumerate(free))
+        best = max(best, 1 + _max_cards_shed(dice, rest_free, rest_hand))
+    return best
+
+
+@lru_cache(maxsize=4096)
+def _expected_cards_shed(hand: tuple[int, ...]) -> float:
+    """Mean of :func:`_max_cards_shed` over every fresh roll of the d4, d8 and d12."""
+    rolls = list(product(*(range(1, f + 1) for f in rules.DIE_FACES)))
+    return sum(_max_cards_shed(roll, (True, True, True), hand) for roll in rolls) / len(rolls)

@@ -227,6 +227,11 @@ class CardiceoEnv(IceAECEnv):
             lines.append(f"{marker} player_{p}: {size:2d} cards  {cards.strip()}")
         return "\n".join(lines)
 
+    def _render_rgb(self, viewer: int | None) -> np.ndarray:
+        from ice_envs.cardiceo.picture import draw
+
+        return draw(self, viewer)
+
 
 @lru_cache(maxsize=4096)
 def _reachable_index(free_dice: tuple[int, ...]) -> np.ndarray:

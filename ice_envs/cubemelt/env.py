@@ -250,6 +250,11 @@ class CubeMeltEnv(IceAECEnv):
     def _render_text(self, viewer: int | None) -> str:
         return render_text(self.state)
 
+    def _render_rgb(self, viewer: int | None) -> np.ndarray:
+        from ice_envs.cubemelt.picture import draw
+
+        return draw(self, viewer)
+
 
 def _dice_text(dice: Sequence[int]) -> str:
     return " ".join(rules.FACE_LABELS[d] for d in dice)

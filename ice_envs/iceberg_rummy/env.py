@@ -296,6 +296,11 @@ class IcebergRummyEnv(IceAECEnv):
             where = f"meld slot {target} (empty)"
         return f"lay off {M.cards_text(sel) or 'the selection'} onto {where}{points}"
 
+    def _render_rgb(self, viewer: int | None) -> np.ndarray:
+        from ice_envs.iceberg_rummy.picture import draw
+
+        return draw(self, viewer)
+
     def _render_text(self, viewer: int | None) -> str:
         s: rules.IcebergRummyState = self.state
         n = self.num_players

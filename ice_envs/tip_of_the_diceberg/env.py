@@ -440,5 +440,10 @@ class TipOfTheDicebergEnv(IceAECEnv):
             lines.append("Finished rounds: " + done)
         return "\n".join(lines)
 
+    def _render_rgb(self, viewer: int | None) -> np.ndarray:
+        from ice_envs.tip_of_the_diceberg.picture import draw
+
+        return draw(self, viewer)
+
 
 env, raw_env = make_factories(TipOfTheDicebergEnv)

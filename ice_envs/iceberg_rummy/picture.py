@@ -1,0 +1,172 @@
+"""The ``rgb_array`` picture of Iceberg Rummy: the stock, the table melds, the aces and every hand.
+
+The viewer's hand (and the play it is composing) is face up, the other hands face down
+(``viewer=None``: all face up). A card passed face down is shown as a back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ice_envs.core import table_render as tr
+from ice_envs.core.render import new_canvas, to_array
+from ice_envs.iceberg_rummy import melds as M
+from ice_envs.iceberg_rummy import rules
+
+WIDTH = 1200
+TOP_Y = 56
+TABLE_Y = 146
+TABLE_H = 240
+ROW_H = 92
+MELD_W, MELD_H, MELD_STEP = 30, 42, 16
+SUIT_SYMBOLS = ("\u2663", "\u2666", "\u2665", "\u2660")  # clubs, diamonds, hearts, spades
+SUIT_COLORS: tuple[tr.Color, ...] = (tr.INK, tr.RED, tr.RED, tr.INK)
+KIND_SHORT = ("set", "run", "odds/suit", "evens/suit", "odds/colour", "evens/colour")
+
+
+def _state(env_or_state: Any) -> rules.IcebergRummyState:
+    raw = getattr(env_or_state, "unwrapped", env_or_state)
+    return raw.state if hasattr(raw, "metadata") else raw
+
+
+def size(num_players: int) -> tuple[int, int]:
+    """Width and height of the picture for ``num_players``."""
+    return WIDTH, TABLE_Y + TABLE_H + 10 + ROW_H * num_players + 8
+
+
+def card(
+    d: Any, x: float, y: float, c: int, *, w: int = 40, h: int = 56, raised: bool = False, compact: bool = False
+) -> None:
+    """A face-up playing card (rank and suit symbol)."""
+    suit = c // M.NUM_RANKS
+    rank = M.RANK_NAMES[c % M.NUM_RANKS]
+    color = SUIT_COLORS[suit]
+    tr.card_face(d, x, y, rank, SUIT_SYMBOLS[suit], w=w, h=h, color=color, raised=raised, compact=compact)
+
+
+def _status(s: rules.IcebergRummyState) -> str:
+    if s.phase == rules.PHASE_OVER:
+        return "game over — winner(s): " + ", ".join(f"player_{w}" for w in s.winners)
+    text = f"player_{s.current} to meld or discard"
+    if s.end_after_turn:
+        text += " (last ace placed: the hand ends after this turn)"
+    if s.last_hand:
+        h = s.last_hand
+        text += f"; last hand ({h['hand'] + 1}) ended: {h['reason']}"
+    return text
+
+
+def draw(env_or_state: Any, viewer: int | None = None) -> np.ndarray:
+    """The table as ``viewer`` sees it, as an ``(H, W, 3)`` uint8 array."""
+    s = _state(env_or_state)
+    n = s.config.num_players
+    width, height = size(n)
+    img, d = new_canvas(width, height, tr.TABLE)
+    decks = "two decks" if s.config.decks == 2 else "one deck"
+    hand = s.hand_no + (0 if s.phase == rules.PHASE_OVER else 1)
+    title = f"Iceberg Rummy — {n} players ({decks}), hand {hand}, dealer player_{s.dealer}"
+    tr.title_bar(d, width, title, _status(s))
+    _draw_top(d, s)
+    _draw_melds(d, s)
+    for p in range(n):
+        _draw_player(d, s, p, TABLE_Y + TABLE_H + 10 + ROW_H * p, viewer)
+    return to_array(img)
+
+
+def _draw_top(d: Any, s: rules.IcebergRummyState) -> None:
+    tr.panel(d, (12, TOP_Y, WIDTH - 12, TOP_Y + 82))
+    for i in range(min(3, max(1, s.stock_size // 10 + 1)) if s.stock_size else 0):
+        tr.card_back(d, 24 + 3 * i, TOP_Y + 12 - 2 * i, w=40, h=56)
+    d.text((80, TOP_Y + 16), f"Stock: {s.stock_size} cards", fill=tr.TEXT, font=tr.font(14, bold=True))
+    hidden = rules.total_aces(s.config) - int(s.table_aces.sum())
+    d.text((80, TOP_Y + 40), f"Aces not yet placed: {hidden}", fill=tr.MUTED, font=tr.font(12))
+    x = 320
+    d.text((x, TOP_Y + 8), "Aces on the table", fill=tr.TEXT, font=tr.font(12, bold=True))
+    for suit in range(M.NUM_SUITS):
+        for k in range(int(s.table_aces[suit])):
+            card(d, x + 62 * suit + 8 * k, TOP_Y + 26, M.card_id(M.ACE, suit), w=34, h=48)
+    if s.pending >= 0 and s.pending_to >= 0:
+        x = 620
+        tr.card_back(d, x, TOP_Y + 14, w=40, h=56)
+        d.text((x + 52, TOP_Y + 26), f"passed face down to player_{s.pending_to}", fill=tr.MUTED, font=tr.font(12))
+
+
+def _meld_width(size: int, step: int) -> int:
+    return MELD_W + step * (size - 1) + 12
+
+
+def _draw_melds(d: Any, s: rules.IcebergRummyState) -> None:
+    tr.panel(d, (12, TABLE_Y, WIDTH - 12, TABLE_Y + TABLE_H))
+    d.text((24, TABLE_Y + 6), f"Table melds ({len(s.melds)})", fill=tr.TEXT, font=tr.font(14, bold=True))
+    if not s.melds:
+        d.text((24, TABLE_Y + 40), "no melds yet", fill=tr.MUTED, font=tr.font(13))
+        return
+    row_h = MELD_H + 26
+    rows = (TABLE_H - 30) // row_h
+    left, right = 24, WIDTH - 24
+    for step in (MELD_STEP, 12, 9, 7):
+        if _rows_needed(s, step, right - left) <= rows:
+            break
+    x, y = left, TABLE_Y + 30
+    for k, (kind, owner, cards) in enumerate(s.melds):
+        w = _meld_width(len(cards), step)
+        if x + w > right:
+            x, y = left, y + row_h
+            if y + row_h > TABLE_Y + TABLE_H:
+                d.text((right - 150, TABLE_Y + 8), f"+{len(s.melds) - k} more melds", fill=tr.CURRENT, font=tr.font(12))
+                return
+        color = tr.PLAYER_COLORS[owner % len(tr.PLAYER_COLORS)]
+        d.rounded_rectangle((x - 4, y - 2, x + w - 8, y + MELD_H + 20), radius=6, outline=color, width=2)
+        for i, c in enumerate(cards):
+            card(d, x + step * i, y + 2, c, w=MELD_W, h=MELD_H, compact=True)
+        label = f"{k} {KIND_SHORT[kind]} p{owner}"
+        d.text((x, y + MELD_H + 5), tr.fit_text(d, label, tr.font(10), w - 10), fill=tr.MUTED, font=tr.font(10))
+        x += w
+
+
+def _rows_needed(s: rules.IcebergRummyState, step: int, width: int) -> int:
+    rows, x = 1, 0
+    for _, _, cards in s.melds:
+        w = _meld_width(len(cards), step)
+        if x + w > width:
+            rows, x = rows + 1, 0
+        x += w
+    return rows
+
+
+def _draw_player(d: Any, s: rules.IcebergRummyState, p: int, y: int, viewer: int | None) -> None:
+    over = s.phase == rules.PHASE_OVER
+    if over:
+        highlight = tr.WINNER if p in s.winners else None
+    else:
+        highlight = tr.CURRENT if p == s.current else None
+    tr.panel(d, (12, y, WIDTH - 12, y + ROW_H - 8), highlight=highlight)
+    d.ellipse((24, y + 12, 38, y + 26), fill=tr.PLAYER_COLORS[p % len(tr.PLAYER_COLORS)])
+    name = f"player_{p}" + (" (you)" if viewer == p else "")
+    d.text((46, y + 10), name, fill=tr.TEXT, font=tr.font(14, bold=True))
+    bx = 54 + tr.text_width(d, name, tr.font(14, bold=True))
+    if over and p in s.winners:
+        tr.badge(d, bx, y + 11, "WINS", fill=tr.WINNER)
+    elif not over and p == s.current:
+        tr.badge(d, bx, y + 11, "to act")
+    d.text((24, y + 34), f"total {int(s.totals[p])}", fill=tr.TEXT, font=tr.font(13, bold=True))
+    extra = f"this hand +{int(s.hand_points[p] + s.ace_bonus[p])}" if not over else ""
+    d.text((24, y + 54), f"{extra}  aces {int(s.aces[p])}".strip(), fill=tr.MUTED, font=tr.font(12))
+    cards = M.cards_of(s.hands[p])
+    sees = viewer is None or viewer == p
+    selection = list(s.selection) if sees and p == s.current and not over else []
+    xs = tr.card_row(len(cards), 220, WIDTH - 250, 40)
+    chosen = list(selection)
+    for x, c in zip(xs, cards):
+        if sees:
+            raised = c in chosen
+            if raised:
+                chosen.remove(c)
+            card(d, x, y + 18, c, raised=raised)
+        else:
+            tr.card_back(d, x, y + 18)
+    if selection:
+        tx = (xs[-1] + 52) if xs else 220
+        d.text((tx, y + 38), "composing: " + M.cards_text(selection), fill=tr.CURRENT, font=tr.font(12, bold=True))

@@ -1,0 +1,200 @@
+"""Replay a game record: ``ice-envs replay RECORD --out DIR``.
+
+The env is rebuilt from the record's header (game, players, options) and reset with its
+seed; every recorded action is checked (the right agent is to act, the action is legal,
+its description is the recorded one) and taken. The env's ``render_mode="rgb_array"``
+picture is written as PNG frames (``frame_00000.png`` is the deal, ``frame_00012.png``
+the table after 12 decisions) and as an animated GIF (``replay.gif``). At the end the
+final state and outcome are checked against the record's outcome line. Any mismatch
+raises :class:`ice_envs.play.record.RecordError` naming the line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import ice_envs
+from ice_envs.core.aec import IceAECEnv
+from ice_envs.core.errors import OptionError
+from ice_envs.play.record import GameRecord, RecordError, add_rewards, is_over, load_record, outcome_of
+
+DEFAULT_MAX_FRAMES = 150
+GIF_MAX_WIDTH = 960
+
+
+@dataclass
+class ReplayResult:
+    """What a replay produced: the env in its final state, the files written, the checks made."""
+
+    env: Any
+    steps: int
+    frames: list[Path] = field(default_factory=list)
+    gif: Path | None = None
+    outcome: dict[str, Any] = field(default_factory=dict)
+    checked_outcome: bool = False
+
+
+def picture(env: Any, viewer: int | None = None) -> np.ndarray:
+    """The env's ``rgb_array`` picture as seen by ``viewer`` (``None``: everything).
+
+    A game whose env does not override ``_render_rgb`` yet (the base class draws its text)
+    but ships a ``picture.py`` is drawn by that module.
+    """
+    raw = env.unwrapped
+    if type(raw)._render_rgb is IceAECEnv._render_rgb:
+        name = str(raw.metadata["name"]).removesuffix("_v0")
+        try:
+            module = importlib.import_module(f"ice_envs.{name}.picture")
+        except ModuleNotFoundError:
+            module = None
+        if module is not None:
+            return module.draw(raw, viewer)
+    if viewer is None and raw.render_mode == "rgb_array":
+        return raw.render()
+    return raw.render_view(viewer, "rgb_array")
+
+
+def build_env(record: GameRecord) -> Any:
+    """The raw env of ``record``'s header, reset with its seed."""
+    try:
+        env = ice_envs.make(
+            record.game, num_players=record.num_players, raw=True, render_mode="rgb_array", **record.options
+        )
+    except (OptionError, TypeError) as exc:
+        raise RecordError(f"record header does not build a game: {exc}") from None
+    env.reset(seed=record.seed)
+    return env
+
+
+def frame_steps(total: int, every: int | None, max_frames: int) -> set[int]:
+    """Which frames (0 = the deal, ``total`` = the end) to keep."""
+    if every is None:
+        every = max(1, math.ceil((total + 1) / max(1, max_frames)))
+    keep = set(range(0, total + 1, every))
+    keep.add(total)
+    return keep
+
+
+def replay(
+    record: GameRecord | str | Path,
+    out: str | Path | None = None,
+    *,
+    viewer: int | None = None,
+    every: int | None = None,
+    max_frames: int = DEFAULT_MAX_FRAMES,
+    fps: float = 2.0,
+    gif: bool = True,
+    check_descriptions: bool = True,
+) -> ReplayResult:
+    """Replay ``record``; with ``out`` write PNG frames and (``gif``) an animated GIF there."""
+    if not isinstance(record, GameRecord):
+        record = load_record(record)
+    env = build_env(record)
+    if viewer is not None and not 0 <= viewer < env.num_players:
+        raise OptionError(f"--viewer {viewer} is not a seat of this {env.num_players}-player game")
+    out_dir = Path(out) if out is not None else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    keep = frame_steps(len(record.steps), every, max_frames) if out_dir is not None else set()
+    result = ReplayResult(env=env, steps=len(record.steps))
+    gif_frames: list[Any] = []
+    totals: dict[str, float] = {}
+
+    def snap(k: int) -> None:
+        if k in keep and out_dir is not None:
+            path = out_dir / f"frame_{k:05d}.png"
+            img = _save_png(picture(env, viewer), path)
+            result.frames.append(path)
+            if gif:
+                gif_frames.append(_gif_frame(img))
+
+    snap(0)
+    for i, step in enumerate(record.steps):
+        line = i + 2  # the header is line 1
+        _check_step(env, step, line, check_descriptions)
+        env.step(int(step["action"]))
+        add_rewards(totals, env)
+        snap(i + 1)
+    result.outcome = outcome_of(env, totals)
+    if record.outcome is not None:
+        _check_outcome(record.outcome, result.outcome)
+        result.checked_outcome = True
+    if gif and out_dir is not None and gif_frames:
+        result.gif = _save_gif(gif_frames, out_dir / "replay.gif", fps)
+    return result
+
+
+def _check_step(env: Any, step: dict[str, Any], line: int, check_descriptions: bool) -> None:
+    if is_over(env):
+        raise RecordError(f"line {line}: the game is already over, but the record has more decisions")
+    if env.agent_selection != step["agent"]:
+        raise RecordError(
+            f"line {line}: the record has {step['agent']} acting, but {env.agent_selection} is to act "
+            "(the record does not match this game or this ice-envs version)"
+        )
+    action = step["action"]
+    legal = env.legal_actions()
+    if not isinstance(action, int) or action not in legal:
+        raise RecordError(f"line {line}: action {action!r} is not legal here; legal actions: {legal}")
+    recorded = step.get("description")
+    if check_descriptions and recorded is not None:
+        now = env.describe_action(action)
+        if now != recorded:
+            raise RecordError(f"line {line}: action {action} is {now!r} here, but the record says {recorded!r}")
+
+
+def _check_outcome(recorded: dict[str, Any], replayed: dict[str, Any]) -> None:
+    problems = []
+    for key in ("finished", "truncated", "steps", "state_digest"):
+        if key in recorded and recorded[key] != replayed[key]:
+            problems.append(f"{key}: recorded {recorded[key]!r}, replayed {replayed[key]!r}")
+    if "scores" in recorded and not np.allclose(recorded["scores"], replayed["scores"]):
+        problems.append(f"scores: recorded {recorded['scores']}, replayed {replayed['scores']}")
+    if "rewards" in recorded:
+        rec, rep = recorded["rewards"], replayed["rewards"]
+        if set(rec) != set(rep) or not np.allclose([rec[a] for a in rep], list(rep.values())):
+            problems.append(f"rewards: recorded {rec}, replayed {rep}")
+    if problems:
+        raise RecordError("the replay does not end as the record says: " + "; ".join(problems))
+
+
+def _save_png(frame: np.ndarray, path: Path) -> Any:
+    from PIL import Image
+
+    img = Image.fromarray(np.asarray(frame, dtype=np.uint8))
+    img.save(path)
+    return img
+
+
+def _gif_frame(img: Any) -> Any:
+    """A frame scaled for the GIF and reduced to a palette (keeps memory low)."""
+    from PIL import Image
+
+    if img.width > GIF_MAX_WIDTH:
+        h = round(img.height * GIF_MAX_WIDTH / img.width)
+        img = img.resize((GIF_MAX_WIDTH, h), Image.Resampling.LANCZOS)
+    return img.quantize(colors=255, method=Image.Quantize.FASTOCTREE)
+
+
+def _save_gif(frames: list[Any], path: Path, fps: float) -> Path:
+    from PIL import Image
+
+    width = max(f.width for f in frames)
+    height = max(f.height for f in frames)
+    if any(f.size != (width, height) for f in frames):
+        padded = []
+        for f in frames:
+            canvas = Image.new("RGB", (width, height), (16, 52, 82))
+            canvas.paste(f.convert("RGB"), (0, 0))
+            padded.append(canvas.quantize(colors=255, method=Image.Quantize.FASTOCTREE))
+        frames = padded
+    duration = max(20, round(1000 / fps))
+    durations = [duration] * (len(frames) - 1) + [max(duration, 3000)]
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations, loop=0, optimize=False)
+    return path
