@@ -229,6 +229,8 @@ def _openskill(labels: list[str], results: list[dict[str, Any]]) -> dict[str, di
 
     model = PlackettLuce()
     players = {label: model.rating(name=label) for label in labels}
+    if len(labels) < 2:  # a solo game has nobody to rate against
+        return {label: {"mu": p.mu, "sigma": p.sigma, "ordinal": p.ordinal()} for label, p in players.items()}
     for r in results:
         teams = [[players[label]] for label in labels]
         new = model.rate(teams, ranks=list(r["rank"]))
