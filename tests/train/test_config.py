@@ -1,0 +1,146 @@
+"""Config loading: defaults, overrides, and clear errors that name the bad key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.train.conftest import tiny_config_dict
+from train.config import ConfigError, apply_overrides, config_from_dict, dump_config, load_config
+
+CONFIGS = Path(__file__).resolve().parents[2] / "train" / "configs"
+
+
+def write(tmp_path: Path, data: dict, name: str = "cfg.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_defaults_and_name_from_file(tmp_path: Path):
+    cfg = load_config(write(tmp_path, {"game": {"name": "cardiceo", "players": 3}}, "my_run.yaml"))
+    assert cfg.name == "my_run"
+    assert cfg.game.players == 3 and cfg.game.learner_seat is None
+    assert cfg.ppo.activation == "tanh" and cfg.torch_threads == 1
+    assert cfg.opponents.mix == {"random": 1.0}
+
+
+def test_overrides_are_read_as_yaml(tmp_path: Path):
+    path = write(tmp_path, tiny_config_dict())
+    cfg = load_config(
+        path,
+        [
+            "ppo.learning_rate=1e-4",  # PyYAML reads this as a string: still a number for a float key
+            "ppo.net_arch=[8, 8, 8]",
+            "game.options.hand_size=10",
+            "opponents.mix={random: 1}",
+            "seed=11",
+        ],
+    )
+    assert cfg.ppo.learning_rate == pytest.approx(1e-4)
+    assert cfg.ppo.net_arch == [8, 8, 8]
+    assert cfg.game.options == {"hand_size": 10}
+    assert cfg.opponents.mix == {"random": 1.0}
+    assert cfg.seed == 11
+
+
+def test_variant_options_and_evaluation_options():
+    cfg = config_from_dict(tiny_config_dict(game__variant="short", game__options={"reward_mode": "score"}))
+    assert cfg.resolved_options() == {"hand_size": 5, "reward_mode": "score"}
+    assert cfg.eval_options() == {"hand_size": 5}  # evaluations count wins from the outcome
+
+
+def test_resolved_config_round_trips(tmp_path: Path):
+    cfg = config_from_dict(tiny_config_dict())
+    again = config_from_dict(yaml.safe_load(dump_config(cfg)))
+    assert again == cfg
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"ppo__learnin_rate": 0.1}, r"unknown key 'ppo.learnin_rate' \(did you mean 'learning_rate'\?\)"),
+        ({"colour": "blue"}, r"unknown key 'colour'; known keys: name, game"),
+        ({"opponents__self_play__pool": 3}, r"unknown key 'opponents.self_play.pool' \(did you mean 'pool_size'\?\)"),
+        ({"ppo__learning_rate": -1.0}, r"ppo.learning_rate: must be > 0, got -1.0"),
+        ({"ppo__learning_rate": "fast"}, r"ppo.learning_rate: expected a number, got 'fast'"),
+        ({"ppo__n_epochs": 2.5}, r"ppo.n_epochs: expected an integer, got 2.5"),
+        ({"ppo__batch_size": 1000}, r"ppo.batch_size: must be in 2..n_steps\*n_envs \(64\)"),
+        ({"ppo__activation": "sigmoid"}, r"ppo.activation: 'sigmoid' is not one of \['tanh', 'relu'\]"),
+        ({"ppo__net_arch": {"pi": [8]}}, r"ppo.net_arch: a mapping needs exactly the keys pi and vf"),
+        ({"ppo__net_arch": [8, 0]}, r"ppo.net_arch: layer sizes must be >= 1"),
+        ({"ppo__gamma": 1.5}, r"ppo.gamma: must be in \(0, 1\]"),
+        ({"game__name": "chess"}, r"game.name: unknown game 'chess'; known games"),
+        ({"game__players": 9}, r"game.players: cardiceo \(default\) takes \[2, 3, 4, 5, 6\] players, got 9"),
+        ({"game__variant": "long"}, r"game.variant: 'long' is not a variant of cardiceo"),
+        ({"game__options": {"hand_size": 7}}, r"game.options: .*hand_size"),
+        ({"game__options": {"colour": 1}}, r"game.options: "),
+        ({"game__options": {"num_players": 3}}, r"game.options.num_players: is set by the trainer"),
+        ({"game__learner_seat": 2}, r"game.learner_seat: must be in 0..1, got 2"),
+        ({"opponents__mix": {"random": 1, "expert": 1}}, r"opponents.mix.expert: unknown kind"),
+        ({"opponents__mix": {"random": 0}}, r"opponents.mix: weights must not all be 0"),
+        ({"opponents__mix": {"random": -1}}, r"opponents.mix.random: weight must be >= 0"),
+        ({"opponents__self_play__latest_share": 2}, r"opponents.self_play.latest_share: must be in \[0, 1\]"),
+        ({"eval__against": ["random", "expert"]}, r"eval.against\[1\]: must be one of \['random', 'heuristic'\]"),
+        ({"eval__games": 0}, r"eval.games: must be >= 1, got 0"),
+        ({"n_envs": 0}, r"n_envs: must be >= 1, got 0"),
+        ({"vec_env": "threads"}, r"vec_env: 'threads' is not one of \['auto', 'subproc', 'dummy'\]"),
+        ({"torch_threads": 0}, r"torch_threads: must be >= 1"),
+        ({"seed": True}, r"seed: expected an integer, got True"),
+        ({"eval__at_start": "yes"}, r"eval.at_start: expected true or false, got 'yes'"),
+        ({"name": "a b"}, r"name: must be letters, digits"),
+        ({"ppo": [1, 2]}, r"ppo: expected a mapping"),
+    ],
+)
+def test_bad_configs_name_the_key(changes: dict, message: str):
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict(tiny_config_dict(**changes))
+
+
+def test_heuristic_opponent_needs_a_heuristic(monkeypatch: pytest.MonkeyPatch):
+    from agents import heuristics
+
+    monkeypatch.delitem(heuristics.HEURISTICS, "cardiceo")
+    with pytest.raises(ConfigError, match=r"opponents.mix.heuristic: no heuristic agent for game 'cardiceo'"):
+        config_from_dict(tiny_config_dict(opponents__mix={"heuristic": 1.0}))
+
+
+def test_file_errors(tmp_path: Path):
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    bad.write_text("- a list\n")
+    with pytest.raises(ConfigError, match="must be a mapping"):
+        load_config(bad)
+    good = write(tmp_path, tiny_config_dict())
+    with pytest.raises(ConfigError, match="is not key=value"):
+        load_config(good, ["seed"])
+    with pytest.raises(ConfigError, match=r"unknown key 'ppo.lr'"):
+        load_config(good, ["ppo.lr=0.1"])
+    with pytest.raises(ConfigError, match=r"override 'seed.x=1': seed is not a mapping"):
+        apply_overrides({"seed": 1}, ["seed.x=1"])
+
+
+def test_error_names_the_file(tmp_path: Path):
+    path = write(tmp_path, tiny_config_dict(ppo__n_epochs=0))
+    with pytest.raises(ConfigError, match=rf"{path.name}: ppo.n_epochs: must be >= 1"):
+        load_config(path)
+
+
+def test_shipped_configs_are_valid():
+    import ice_envs
+
+    paths = sorted(CONFIGS.glob("*.yaml"))
+    assert paths, "no configs shipped"
+    for path in paths:
+        game = yaml.safe_load(path.read_text())["game"]["name"]
+        if game not in ice_envs.GAMES:
+            continue
+        cfg = load_config(path)
+        assert cfg.game.name == game
+        assert path.stem in (f"{game}_ppo", f"{game}_smoke")

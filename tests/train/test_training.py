@@ -1,0 +1,235 @@
+"""Whole runs: determinism, exact resume, the run directory, the smoke configs and the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+import ice_envs
+from tests.train.conftest import tiny_config_dict
+from train.config import ConfigError, config_from_dict, load_config
+from train.run import resume, train
+
+pytest.importorskip("sb3_contrib")
+
+CONFIGS = Path(__file__).resolve().parents[2] / "train" / "configs"
+
+
+def policy_params(path: Path) -> dict:
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    _, params, _ = load_from_zip_file(path, device="cpu")
+    return {**{f"policy.{k}": v for k, v in params["policy"].items()}, "optimizer": params["policy.optimizer"]}
+
+
+def assert_same_params(a: Path, b: Path) -> None:
+    import torch
+
+    pa, pb = policy_params(a), policy_params(b)
+    for key in pa:
+        if key == "optimizer":
+            for s in pa[key]["state"]:
+                for name, value in pa[key]["state"][s].items():
+                    assert torch.equal(value, pb[key]["state"][s][name]), (key, s, name)
+        else:
+            assert torch.equal(pa[key], pb[key]), key
+
+
+def metrics(run_dir: Path) -> dict:
+    from train.plot_curves import read_scalars
+
+    return {tag: v for tag, v in read_scalars(run_dir).items() if not tag.startswith("time/")}
+
+
+def evaluations(run_dir: Path) -> list[dict]:
+    rows = [json.loads(line) for line in (run_dir / "evaluations.jsonl").read_text().splitlines()]
+    for row in rows:
+        row.pop("checkpoint")
+        for r in row["results"].values():
+            r.pop("command")
+    return rows
+
+
+def final_results(run_dir: Path) -> dict:
+    report = json.loads((run_dir / "evaluation.json").read_text())
+    return {k: {kk: vv for kk, vv in v.items() if kk != "command"} for k, v in report["results"].items()}
+
+
+def test_run_directory(tiny_run: Path):
+    cfg = load_config(tiny_run / "config.yaml")
+    assert cfg == config_from_dict(tiny_config_dict())
+    meta = json.loads((tiny_run / "meta.json").read_text())
+    assert meta["seed"] == 3 and meta["torch_threads"] == 1
+    assert {"torch", "stable-baselines3", "sb3-contrib", "ice-envs", "numpy"} <= set(meta["versions"])
+    assert "commit" in meta["git"]
+    session = meta["sessions"][0]
+    assert session["command"] == "pytest tiny" and session["timesteps"] == 256 and session["steps_per_second"] > 0
+    assert list((tiny_run / "tb").rglob("events.out.tfevents.*"))
+    assert sorted(p.name for p in (tiny_run / "checkpoints").iterdir()) == [
+        "step_000000000128.state.pkl",
+        "step_000000000128.zip",
+        "step_000000000256.state.pkl",
+        "step_000000000256.zip",
+    ]
+    assert (tiny_run / "final.zip").is_file() and (tiny_run / "final.npz").is_file()
+    assert [p.name for p in sorted((tiny_run / "pool").glob("snap_*.npz"))][0] == "snap_000000000000.npz"
+    report = json.loads((tiny_run / "evaluation.json").read_text())
+    vs_random = report["results"]["random"]
+    assert vs_random["games"] == 16 and 0 <= vs_random["win_rate_ci95"][0] <= vs_random["win_rate"]
+    assert vs_random["command"].startswith("ice-envs evaluate cardiceo --players 2 --agents ppo:")
+    assert "--option hand_size=5" in vs_random["command"]
+    assert report["timesteps"] == 256 and report["self_play"]["checks"] == 1
+    assert [row["step"] for row in evaluations(tiny_run)] == [0, 128]
+    assert (tiny_run / "evaluation.md").read_text().startswith("# cardiceo, 2 players")
+    assert (tiny_run / "curves.png").stat().st_size > 10_000
+
+
+def test_tensorboard_scalars(tiny_run: Path):
+    m = metrics(tiny_run)
+    for tag in (
+        "eval/win_rate_vs_random",
+        "eval/win_rate_vs_random_ci_low",
+        "eval/win_rate_vs_random_ci_high",
+        "eval/mean_score_vs_random",
+        "eval/game_length_vs_random",
+        "eval/random_baseline",
+        "selfplay/pool_size",
+        "selfplay/promotions",
+        "selfplay/win_rate_vs_latest",
+        "games/win_rate",
+        "rollout/ep_rew_mean",
+        "rollout/ep_len_mean",
+        "rollout/success_rate",
+        "train/entropy_loss",
+        "final/win_rate_vs_random",
+    ):
+        assert tag in m, tag
+    assert [step for step, _ in m["eval/win_rate_vs_random"]] == [0, 128, 256]
+    for (_, lo), (_, mid), (_, hi) in zip(
+        m["eval/win_rate_vs_random_ci_low"], m["eval/win_rate_vs_random"], m["eval/win_rate_vs_random_ci_high"]
+    ):
+        assert lo <= mid <= hi
+
+
+def test_same_config_and_seed_give_identical_weights_and_metrics(tiny_run: Path, tmp_path: Path):
+    again = train(config_from_dict(tiny_config_dict()), tmp_path / "tiny-b", echo=False).run_dir
+    assert_same_params(tiny_run / "final.zip", again / "final.zip")
+    assert metrics(tiny_run) == metrics(again)
+    assert evaluations(tiny_run) == evaluations(again)
+    assert final_results(tiny_run) == final_results(again)
+    # not vacuous: training moved the weights, and another seed trains differently
+    with pytest.raises(AssertionError):
+        assert_same_params(tiny_run / "checkpoints" / "step_000000000128.zip", tiny_run / "final.zip")
+    other = train(config_from_dict(tiny_config_dict(seed=4)), tmp_path / "tiny-seed4", echo=False).run_dir
+    with pytest.raises(AssertionError):
+        assert_same_params(tiny_run / "final.zip", other / "final.zip")
+
+
+def test_resume_continues_exactly(tiny_run: Path, tmp_path: Path):
+    half = train(config_from_dict(tiny_config_dict(total_timesteps=128)), tmp_path / "half", echo=False).run_dir
+    with pytest.raises(ConfigError, match="is at 128 steps, total_timesteps is 128"):
+        resume(half, echo=False)
+    with pytest.raises(ConfigError, match="--set ppo.n_epochs: cannot be changed when resuming"):
+        resume(half, ["ppo.n_epochs=3"], echo=False)
+    resume(half, ["total_timesteps=256"], command="resume", echo=False)
+    assert_same_params(tiny_run / "final.zip", half / "final.zip")
+    assert final_results(tiny_run) == final_results(half)
+    assert evaluations(tiny_run) == evaluations(half)[:1] + evaluations(half)[1:]
+    full, resumed = metrics(tiny_run), metrics(half)
+    for tag in ("rollout/ep_rew_mean", "games/win_rate", "train/value_loss", "eval/win_rate_vs_random"):
+        assert full[tag] == resumed[tag], tag
+    meta = json.loads((half / "meta.json").read_text())
+    assert [s["command"] for s in meta["sessions"]] == [meta["sessions"][0]["command"], "resume"]
+    assert meta["sessions"][1]["resumed_from"].endswith("step_000000000128.zip")
+    # a specific checkpoint resumes too (its run directory is found from it)
+    with pytest.raises(ConfigError, match="neither a run directory nor a checkpoint"):
+        resume(tmp_path / "nowhere", echo=False)
+
+
+def test_final_evaluation_command_reproduces_the_report(tiny_run: Path, tmp_path: Path, capsys):
+    import shlex
+
+    from ice_envs.cli import main as ice_main
+
+    report = json.loads((tiny_run / "evaluation.json").read_text())["results"]["random"]
+    argv = shlex.split(report["command"])
+    assert argv[0] == "ice-envs"
+    assert ice_main([*argv[1:], "--out", str(tmp_path / "eval"), "--no-progress"]) == 0
+    capsys.readouterr()
+    again = json.loads((tmp_path / "eval" / "evaluation.json").read_text())["per_agent"][0]
+    assert again["win_rate"] == report["win_rate"] and again["win_rate_ci95"] == report["win_rate_ci95"]
+
+
+def test_run_directory_is_never_overwritten(tiny_run: Path):
+    with pytest.raises(ConfigError, match="is not empty; resume it with --resume"):
+        train(config_from_dict(tiny_config_dict()), tiny_run, echo=False)
+
+
+def test_linear_learning_rate_schedule(tmp_path: Path):
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from train.run import build_model
+    from train.single_agent import SingleAgentEnv
+
+    cfg = config_from_dict(tiny_config_dict(ppo__lr_schedule="linear", ppo__activation="relu"))
+    model = build_model(cfg, DummyVecEnv([lambda: SingleAgentEnv("cardiceo", 2)]), tmp_path)
+    assert model.lr_schedule(1.0) == pytest.approx(3e-4) and model.lr_schedule(0.5) == pytest.approx(1.5e-4)
+    assert model.policy.activation_fn.__name__ == "ReLU"
+
+
+def test_plot_curves(tiny_run: Path, tmp_path: Path):
+    from train.plot_curves import main
+
+    out = tmp_path / "curves.png"
+    assert main([str(tiny_run), "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def smoke_configs() -> list:
+    out = []
+    for path in sorted(CONFIGS.glob("*_smoke.yaml")):
+        game = yaml.safe_load(path.read_text())["game"]["name"]
+        mark = pytest.mark.skipif(game not in ice_envs.GAMES, reason=f"{game} is not registered")
+        out.append(pytest.param(path, id=path.stem, marks=mark))
+    return out
+
+
+@pytest.mark.parametrize("config", smoke_configs())
+def test_smoke_config_runs_end_to_end(config: Path, tmp_path: Path, capsys: pytest.CaptureFixture):
+    """CI runs every shipped smoke config through the command line (each well under a minute)."""
+    from train.cli import main
+
+    run_dir = tmp_path / "smoke"
+    assert main([str(config), "--run-dir", str(run_dir), "--set", f"out_dir={tmp_path}"]) == 0
+    assert "[train] done" in capsys.readouterr().out
+    report = json.loads((run_dir / "evaluation.json").read_text())
+    assert report["results"]["random"]["games"] == load_config(config).eval.final_games
+    assert "heuristic" in report["results"] or any("heuristic" in n for n in report["notes"])
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["sessions"][0]["command"].startswith(f"python -m train {config}")
+
+
+def test_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture):
+    from ice_envs.cli import build_parser
+    from ice_envs.cli import main as ice_main
+    from train.cli import main
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(tiny_config_dict(ppo__learning_rate=0)))
+    assert main([str(bad)]) == 2
+    assert "ppo.learning_rate: must be > 0" in capsys.readouterr().err
+    assert ice_main(["train", str(bad), "--set", "ppo.learning_rat=0.1"]) == 2
+    assert "unknown key 'ppo.learning_rat' (did you mean 'learning_rate'?)" in capsys.readouterr().err
+    assert main([]) == 2
+    assert "a config file is required" in capsys.readouterr().err
+    assert main([str(bad), "--resume", str(tmp_path)]) == 2
+    assert "not both" in capsys.readouterr().err
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump(tiny_config_dict()))
+    assert main([str(good), "--print-config", "--set", "seed=9"]) == 0
+    assert yaml.safe_load(capsys.readouterr().out)["seed"] == 9
+    args = build_parser().parse_args(["train", "cfg.yaml", "--set", "seed=1", "--set", "n_envs=2"])
+    assert args.config == "cfg.yaml" and args.overrides == ["seed=1", "n_envs=2"]

@@ -1,0 +1,84 @@
+"""The ``train`` command line: ``python -m train CONFIG`` and ``ice-envs train CONFIG``.
+
+    python -m train train/configs/cardiceo_ppo.yaml [--set ppo.learning_rate=1e-4 ...]
+    python -m train --resume runs/train/cardiceo_ppo-seed0 [--set total_timesteps=2000000]
+    python -m train train/configs/cardiceo_smoke.yaml --print-config
+
+This module imports neither torch nor stable-baselines3 until a command runs, so
+``ice-envs`` works without the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import Any
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", nargs="?", help="a YAML training config (train/configs/<game>_ppo.yaml)")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one config key, value read as YAML (repeatable): --set ppo.learning_rate=1e-4",
+    )
+    parser.add_argument(
+        "--resume", metavar="RUN_OR_CHECKPOINT", help="continue a run dir (latest checkpoint) or a checkpoint .zip"
+    )
+    parser.add_argument("--run-dir", help="the run directory (default <out_dir>/<name>-seed<seed>, made unique)")
+    parser.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def run_from_args(args: argparse.Namespace, prog: str = "ice-envs") -> int:
+    """Run the command that ``args`` describe (errors are ``train.config.ConfigError``)."""
+    from train.config import ConfigError, dump_config, load_config
+
+    argv = getattr(args, "argv", None)
+    command = f"{prog} {shlex.join(sys.argv[1:] if argv is None else argv)}"
+    if args.resume:
+        if args.config:
+            raise ConfigError("give either a config or --resume, not both (a resumed run uses its own config.yaml)")
+        from train.run import resume
+
+        resume(args.resume, args.overrides, command=command, echo=not args.quiet)
+        return 0
+    if not args.config:
+        raise ConfigError("a config file is required (or --resume RUN_DIR); see train/configs/")
+    cfg = load_config(args.config, args.overrides)
+    if args.print_config:
+        print(dump_config(cfg), end="")
+        return 0
+    from train.run import train
+
+    train(cfg, args.run_dir, command=command, echo=not args.quiet)
+    return 0
+
+
+def add_subcommand(sub: Any) -> None:
+    """Register ``ice-envs train``."""
+    p = sub.add_parser("train", help="train a MaskablePPO agent from a YAML config (see docs/training.md)")
+    add_arguments(p)
+    p.set_defaults(func=run_from_args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m train``."""
+    from ice_envs.core.errors import OptionError
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="python -m train", description="Train a MaskablePPO agent from a YAML config."
+    )
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    args.argv = argv
+    try:
+        return run_from_args(args, "python -m train")
+    except (OptionError, FileNotFoundError) as exc:
+        print(f"python -m train: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,428 @@
+"""Training configs: YAML files validated into dataclasses.
+
+A config is a YAML mapping whose keys are the fields of :class:`TrainConfig` (see
+``docs/training.md`` for the reference). Loading checks every key and value and raises
+:class:`ConfigError` naming the dotted key (``ppo.learning_rate``) on an unknown key
+(with a suggestion), a value of the wrong type or out of range, an unknown game, a
+player count the game does not take or a game option the game rejects.
+
+``--set key=value`` overrides (:func:`apply_overrides`) address the same dotted keys;
+the value is read as YAML (``--set ppo.net_arch=[128,128]``).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import difflib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from ice_envs.core.errors import OptionError
+
+OPPONENT_KINDS = ("random", "heuristic", "self_play")
+EVAL_OPPONENTS = ("random", "heuristic")
+
+
+class ConfigError(OptionError):
+    """A bad training config: the message names the offending key."""
+
+
+@dataclass
+class GameConfig:
+    """Which game the learner plays."""
+
+    #: A registered game (``ice-envs list``).
+    name: str = "cardiceo"
+    #: Seats at the table, learner included.
+    players: int = 2
+    #: A registered variant of the game (its options are applied first).
+    variant: str = "default"
+    #: Constructor options of the game (``reward_mode``, ``max_cycles``, game rules options).
+    options: dict[str, Any] = field(default_factory=dict)
+    #: The learner's seat; ``None`` draws it uniformly for every game.
+    learner_seat: int | None = None
+
+
+@dataclass
+class SelfPlayConfig:
+    """The pool of frozen snapshots of the learner and its promotion rule."""
+
+    #: Snapshots kept; the oldest is dropped when a promotion overflows the pool.
+    pool_size: int = 5
+    #: Steps between promotion checks.
+    check_every: int = 50_000
+    #: Games of the promotion check: the learner against copies of the latest snapshot.
+    games: int = 200
+    #: Promote when the 95% Wilson lower bound of that win rate exceeds this (``None``: 1/N).
+    promote_lower_bound: float | None = None
+    #: Share of self-play opponents drawn as the latest snapshot (the rest uniformly from the pool).
+    latest_share: float = 0.5
+    #: Snapshots play their greedy action instead of sampling their policy.
+    deterministic: bool = False
+
+
+@dataclass
+class OpponentsConfig:
+    """Who sits in the other seats of each training game."""
+
+    #: Weights of the opponent kinds: ``random``, ``heuristic``, ``self_play`` (normalised).
+    mix: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
+    #: Draw each opponent seat independently (``True``) or one kind for the whole table (``False``).
+    per_seat: bool = True
+    self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+
+
+@dataclass
+class PPOConfig:
+    """MaskablePPO hyper-parameters and network."""
+
+    learning_rate: float = 3e-4
+    #: ``constant`` or ``linear`` (decays to 0 at ``total_timesteps``).
+    lr_schedule: Literal["constant", "linear"] = "constant"
+    #: Steps per env per rollout (the buffer holds ``n_steps * n_envs`` steps).
+    n_steps: int = 512
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    normalize_advantage: bool = True
+    #: Hidden layers shared by shape: ``[64, 64]``, or ``{pi: [...], vf: [...]}`` for separate sizes.
+    net_arch: list[int] | dict[str, list[int]] = field(default_factory=lambda: [64, 64])
+    activation: Literal["tanh", "relu"] = "tanh"
+    ortho_init: bool = True
+
+
+@dataclass
+class EvalConfig:
+    """The evaluation schedule (``benchmarks.evaluate`` tournaments with Wilson intervals)."""
+
+    #: Steps between evaluations (0: only the final one).
+    every: int = 50_000
+    #: Games per evaluation and opponent kind.
+    games: int = 200
+    #: Also evaluate the untrained policy at step 0.
+    at_start: bool = True
+    #: Opponent kinds: the learner against N-1 copies of each.
+    against: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    #: Deal seed of the evaluations (the same deals at every evaluation).
+    seed: int = 0
+    #: Processes of the evaluations (results do not depend on it).
+    workers: int = 1
+    #: Games of the final evaluation per opponent kind (written to ``evaluation.json``).
+    final_games: int = 2000
+
+
+@dataclass
+class TrainConfig:
+    """One training run."""
+
+    #: Run name (default: the config file's stem); the run directory is ``<out_dir>/<name>-seed<seed>``.
+    name: str | None = None
+    game: GameConfig = field(default_factory=GameConfig)
+    opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    #: Parallel training envs.
+    n_envs: int = 1
+    #: ``subproc`` (one process per env), ``dummy`` (all in this process) or ``auto`` (subproc if n_envs > 1).
+    vec_env: Literal["auto", "subproc", "dummy"] = "auto"
+    #: How SubprocVecEnv starts its workers: ``auto`` is ``fork`` on Linux (workers start in a
+    #: fraction of a second; they use numpy only) and ``forkserver`` elsewhere.
+    start_method: Literal["auto", "fork", "forkserver", "spawn"] = "auto"
+    total_timesteps: int = 100_000
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    #: Steps between resumable checkpoints (0: only the final one).
+    checkpoint_every: int = 50_000
+    seed: int = 0
+    #: ``torch.set_num_threads``; results are reproducible for a fixed seed and thread count.
+    torch_threads: int = 1
+    #: Parent folder of run directories.
+    out_dir: str = "runs/train"
+    #: SB3 verbosity (0 quiet, 1 progress tables).
+    verbose: int = 0
+
+    def resolved_options(self) -> dict[str, Any]:
+        """The game's constructor options: the variant's, then ``game.options``."""
+        import ice_envs
+
+        variant = ice_envs.get_spec(self.game.name).variants[self.game.variant]
+        return {**variant.options, **self.game.options}
+
+    def eval_options(self) -> dict[str, Any]:
+        """The game options of evaluations: the training ones without ``reward_mode``.
+
+        Evaluations count wins from the outcome rewards, whatever reward the learner
+        trains on (``reward_mode: score`` is a training signal, not a way of winning).
+        """
+        return {k: v for k, v in self.resolved_options().items() if k != "reward_mode"}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (what ``config.yaml`` of a run holds)."""
+        return dataclasses.asdict(self)
+
+
+# ---------------------------------------------------------------------------- loading
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
+    """Read, override and validate the YAML config at ``path``."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of keys, got {type(data).__name__}")
+    data = apply_overrides(data, overrides or [])
+    data.setdefault("name", path.stem)
+    return config_from_dict(data, source=str(path))
+
+
+def config_from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
+    """Validate plain data into a :class:`TrainConfig`."""
+    try:
+        cfg = _build(TrainConfig, data, "")
+        _validate(cfg)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    return cfg
+
+
+def parse_override(text: str) -> tuple[list[str], Any]:
+    """``a.b=value`` -> (``["a", "b"]``, value read as YAML)."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"override {text!r} is not key=value (as in --set ppo.learning_rate=1e-4)")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError:
+        value = raw
+    return key.split("."), value
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """A copy of ``data`` with each ``key=value`` override set (unknown keys fail later, by name)."""
+    data = copy.deepcopy(data)
+    for text in overrides:
+        keys, value = parse_override(text)
+        node = data
+        for i, k in enumerate(keys[:-1]):
+            child = node.get(k)
+            if child is None:
+                child = node[k] = {}
+            if not isinstance(child, dict):
+                raise ConfigError(f"override {text!r}: {'.'.join(keys[: i + 1])} is not a mapping")
+            node = child
+        node[keys[-1]] = value
+    return data
+
+
+def dump_config(cfg: TrainConfig) -> str:
+    """The resolved config as YAML."""
+    return yaml.safe_dump(cfg.to_dict(), sort_keys=False)
+
+
+# ---------------------------------------------------------------------------- typed building
+
+
+def _build(cls: type, data: Any, path: str) -> Any:
+    where = path or "the config"
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a mapping, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{path}.{key}" if path else str(key)
+        if key not in names:
+            close = difflib.get_close_matches(str(key), names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else f"; known keys: {', '.join(names)}"
+            raise ConfigError(f"unknown key {dotted!r}{hint}")
+        kwargs[key] = _convert(hints[key], value, dotted)
+    return cls(**kwargs)
+
+
+def _convert(tp: Any, value: Any, key: str) -> Any:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, value if value is not None else {}, key)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for arg in (a for a in args if a is not type(None)):
+            try:
+                return _convert(arg, value, key)
+            except ConfigError as exc:
+                errors.append(str(exc))
+        raise ConfigError(errors[0] if len(errors) == 1 else f"{key}: {value!r} does not fit {_describe(tp)}")
+    if origin is Literal:
+        if value not in args:
+            raise ConfigError(f"{key}: {value!r} is not one of {list(args)}")
+        return value
+    if tp is Any:
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true or false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ConfigError(f"{key}: expected an integer, got {value!r}")
+        try:
+            as_float = float(value)
+        except ValueError:
+            raise ConfigError(f"{key}: expected an integer, got {value!r}") from None
+        if not as_float.is_integer():
+            raise ConfigError(f"{key}: expected an integer, got {value!r}")
+        return int(as_float)
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ConfigError(f"{key}: expected a number, got {value!r}")
+        try:
+            return float(value)  # YAML reads 3e-4 (no dot) as a string
+        except ValueError:
+            raise ConfigError(f"{key}: expected a number, got {value!r}") from None
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{key}: expected a string, got {value!r}")
+        return value
+    if origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(f"{key}: expected a list, got {value!r}")
+        return [_convert(args[0], v, f"{key}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+        return {str(k): _convert(args[1], v, f"{key}.{k}") for k, v in value.items()}
+    raise TypeError(f"config field {key} has an unsupported type {tp!r}")  # a bug in this module, not in the config
+
+
+def _describe(tp: Any) -> str:
+    return str(tp).replace("typing.", "")
+
+
+# ---------------------------------------------------------------------------- value checks
+
+
+def _require(ok: bool, key: str, message: str, value: Any) -> None:
+    if not ok:
+        raise ConfigError(f"{key}: {message}, got {value!r}")
+
+
+def _validate(cfg: TrainConfig) -> None:
+    _validate_game(cfg)
+    _require(cfg.n_envs >= 1, "n_envs", "must be >= 1", cfg.n_envs)
+    _validate_opponents(cfg)
+    _validate_ppo(cfg)
+    e = cfg.eval
+    _require(e.every >= 0, "eval.every", "must be >= 0", e.every)
+    _require(e.games >= 1, "eval.games", "must be >= 1", e.games)
+    _require(e.final_games >= 0, "eval.final_games", "must be >= 0", e.final_games)
+    _require(e.workers >= 1, "eval.workers", "must be >= 1", e.workers)
+    for i, kind in enumerate(e.against):
+        _require(kind in EVAL_OPPONENTS, f"eval.against[{i}]", f"must be one of {list(EVAL_OPPONENTS)}", kind)
+    _require(len(set(e.against)) == len(e.against), "eval.against", "lists an opponent twice", e.against)
+    _require(cfg.total_timesteps >= 1, "total_timesteps", "must be >= 1", cfg.total_timesteps)
+    _require(cfg.checkpoint_every >= 0, "checkpoint_every", "must be >= 0", cfg.checkpoint_every)
+    _require(cfg.seed >= 0, "seed", "must be >= 0", cfg.seed)
+    _require(cfg.torch_threads >= 1, "torch_threads", "must be >= 1", cfg.torch_threads)
+    _require(cfg.verbose in (0, 1, 2), "verbose", "must be 0, 1 or 2", cfg.verbose)
+    if cfg.name is not None:
+        ok = bool(cfg.name) and all(c.isalnum() or c in "-_." for c in cfg.name)
+        _require(ok, "name", "must be letters, digits, '-', '_' or '.'", cfg.name)
+
+
+def _validate_game(cfg: TrainConfig) -> None:
+    import ice_envs
+
+    g = cfg.game
+    try:
+        spec = ice_envs.get_spec(g.name)
+    except OptionError as exc:
+        raise ConfigError(f"game.name: {exc}") from None
+    g.name = spec.name
+    if g.variant not in spec.variants:
+        raise ConfigError(
+            f"game.variant: {g.variant!r} is not a variant of {spec.name}; variants: {list(spec.variants)}"
+        )
+    allowed = spec.variants[g.variant].players or spec.players
+    _require(
+        g.players in allowed, "game.players", f"{spec.name} ({g.variant}) takes {list(allowed)} players", g.players
+    )
+    if g.learner_seat is not None:
+        _require(0 <= g.learner_seat < g.players, "game.learner_seat", f"must be in 0..{g.players - 1}", g.learner_seat)
+    for reserved in ("num_players", "render_mode", "illegal_action"):
+        _require(
+            reserved not in g.options, f"game.options.{reserved}", "is set by the trainer", g.options.get(reserved)
+        )
+    try:
+        ice_envs.make(spec.name, raw=True, num_players=g.players, **cfg.resolved_options())
+    except (OptionError, TypeError) as exc:
+        raise ConfigError(f"game.options: {exc}") from None
+
+
+def _validate_opponents(cfg: TrainConfig) -> None:
+    o = cfg.opponents
+    _require(bool(o.mix), "opponents.mix", "needs at least one opponent kind", o.mix)
+    for kind, weight in o.mix.items():
+        _require(kind in OPPONENT_KINDS, f"opponents.mix.{kind}", f"unknown kind; use {list(OPPONENT_KINDS)}", kind)
+        _require(weight >= 0, f"opponents.mix.{kind}", "weight must be >= 0", weight)
+    _require(sum(o.mix.values()) > 0, "opponents.mix", "weights must not all be 0", o.mix)
+    if o.mix.get("heuristic", 0) > 0:
+        from agents.spec import AgentSpecError, load_agent
+
+        try:
+            load_agent("heuristic", cfg.game.name)
+        except AgentSpecError as exc:
+            raise ConfigError(f"opponents.mix.heuristic: {exc}") from None
+    s = o.self_play
+    _require(s.pool_size >= 1, "opponents.self_play.pool_size", "must be >= 1", s.pool_size)
+    _require(s.check_every >= 1, "opponents.self_play.check_every", "must be >= 1", s.check_every)
+    _require(s.games >= 1, "opponents.self_play.games", "must be >= 1", s.games)
+    _require(0 <= s.latest_share <= 1, "opponents.self_play.latest_share", "must be in [0, 1]", s.latest_share)
+    if s.promote_lower_bound is not None:
+        lb = s.promote_lower_bound
+        _require(0 <= lb < 1, "opponents.self_play.promote_lower_bound", "must be in [0, 1)", lb)
+
+
+def _validate_ppo(cfg: TrainConfig) -> None:
+    p = cfg.ppo
+    _require(p.learning_rate > 0, "ppo.learning_rate", "must be > 0", p.learning_rate)
+    _require(p.n_steps >= 1, "ppo.n_steps", "must be >= 1", p.n_steps)
+    buffer = p.n_steps * cfg.n_envs
+    _require(buffer > 1, "ppo.n_steps", "n_steps * n_envs must be > 1", p.n_steps)
+    _require(1 < p.batch_size <= buffer, "ppo.batch_size", f"must be in 2..n_steps*n_envs ({buffer})", p.batch_size)
+    _require(p.n_epochs >= 1, "ppo.n_epochs", "must be >= 1", p.n_epochs)
+    _require(0 < p.gamma <= 1, "ppo.gamma", "must be in (0, 1]", p.gamma)
+    _require(0 <= p.gae_lambda <= 1, "ppo.gae_lambda", "must be in [0, 1]", p.gae_lambda)
+    _require(p.clip_range > 0, "ppo.clip_range", "must be > 0", p.clip_range)
+    _require(p.ent_coef >= 0, "ppo.ent_coef", "must be >= 0", p.ent_coef)
+    _require(p.vf_coef >= 0, "ppo.vf_coef", "must be >= 0", p.vf_coef)
+    _require(p.max_grad_norm > 0, "ppo.max_grad_norm", "must be > 0", p.max_grad_norm)
+    if p.target_kl is not None:
+        _require(p.target_kl > 0, "ppo.target_kl", "must be > 0 or null", p.target_kl)
+    layers = p.net_arch if isinstance(p.net_arch, dict) else {"": p.net_arch}
+    if isinstance(p.net_arch, dict):
+        _require(
+            set(p.net_arch) == {"pi", "vf"}, "ppo.net_arch", "a mapping needs exactly the keys pi and vf", p.net_arch
+        )
+    for part, sizes in layers.items():
+        key = f"ppo.net_arch.{part}" if part else "ppo.net_arch"
+        _require(all(s >= 1 for s in sizes), key, "layer sizes must be >= 1", sizes)

@@ -1,0 +1,163 @@
+"""Evaluation of a training checkpoint with ``benchmarks.evaluate`` (Wilson intervals, fixed deals).
+
+The learner's checkpoint takes one seat and N-1 copies of an opponent kind (``random``,
+``heuristic``) the others; ``benchmarks.evaluate`` rotates the seats and deals game ``i``
+from ``seed + i // N``, so every evaluation of a run meets the same deals and each result
+carries the ``ice-envs evaluate`` command that reproduces it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agents.spec import AgentSpecError, load_agent
+
+
+def heuristic_note(game: str) -> str | None:
+    """``None`` if ``game`` has a heuristic agent, else a note saying why it is skipped."""
+    try:
+        load_agent("heuristic", game)
+    except AgentSpecError as exc:
+        return f"evaluation against heuristic skipped: {exc}"
+    return None
+
+
+def agents_csv(learner: str, opponent: str, num_players: int) -> str:
+    """``ppo:PATH,random,random`` — the learner first, then N-1 copies of ``opponent``."""
+    return ",".join([learner] + [opponent] * (num_players - 1))
+
+
+def evaluate_command(
+    game: str, num_players: int, agents: str, games: int, seed: int, workers: int, options: dict[str, Any]
+) -> str:
+    """The ``ice-envs evaluate`` command line of one evaluation."""
+    parts = [f"ice-envs evaluate {game} --players {num_players} --agents {agents}"]
+    parts.append(f"--games {games} --seed {seed} --workers {workers}")
+    parts += [f"--option {k}={_option_text(v)}" for k, v in options.items()]
+    return " ".join(parts)
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def evaluate_against(
+    checkpoint: str | Path,
+    game: str,
+    num_players: int,
+    opponent: str,
+    games: int,
+    seed: int,
+    options: dict[str, Any],
+    workers: int = 1,
+) -> dict[str, Any]:
+    """The learner's row of a ``benchmarks.evaluate`` tournament against N-1 ``opponent`` agents."""
+    from benchmarks.evaluate import evaluate
+
+    agents = agents_csv(f"ppo:{checkpoint}", opponent, num_players)
+    summary, _ = evaluate(game, num_players, agents, games, seed, workers, options, progress=False)
+    row = summary["per_agent"][0]
+    return {
+        "opponent": opponent,
+        "games": row["games"],
+        "wins": row["wins"],
+        "win_rate": row["win_rate"],
+        "win_rate_ci95": list(row["win_rate_ci95"]),
+        "random_baseline": summary["random_baseline"],
+        "beats_baseline": row["win_rate_ci95"][0] > summary["random_baseline"],
+        "mean_score": row["mean_score"],
+        "mean_score_ci95": list(row["mean_score_ci95"]),
+        "mean_rank": row["mean_rank"],
+        "mean_decisions": summary["mean_decisions"],
+        "truncated_games": summary["truncated_games"],
+        "seed": seed,
+        "command": evaluate_command(game, num_players, agents, games, seed, workers, options),
+    }
+
+
+def self_play_check(
+    candidate: str | Path,
+    latest: str | Path,
+    game: str,
+    num_players: int,
+    games: int,
+    seed: int,
+    options: dict[str, Any],
+) -> dict[str, Any]:
+    """The learner (``candidate``) against N-1 copies of the ``latest`` snapshot, both sampling their policy.
+
+    The same seat rotation, deals and intervals as ``benchmarks.evaluate``; policies sample
+    (as snapshots do in training) so that two greedy policies cannot loop forever, and a
+    game is cut after 4x the game's documented bound on random-play decisions.
+    """
+    import ice_envs
+    from agents.ppo_agent import PPOAgent, load_policy_net
+    from agents.spec import AgentSpec
+    from benchmarks.evaluate import Match, play_game, summarise
+
+    paths = [str(candidate)] + [str(latest)] * (num_players - 1)
+    agents = [PPOAgent(load_policy_net(p), deterministic=False) for p in paths]
+    max_decisions = 4 * ice_envs.get_spec(game).max_random_decisions
+    match = Match(game, num_players, dict(options), tuple(AgentSpec("ppo", p) for p in paths), seed, max_decisions)
+    results = [play_game(match, i, agents) for i in range(games)]
+    summary = summarise(match, results, seed)
+    row = summary["per_agent"][0]
+    return {
+        "games": row["games"],
+        "win_rate": row["win_rate"],
+        "win_rate_ci95": list(row["win_rate_ci95"]),
+        "truncated_games": summary["truncated_games"],
+    }
+
+
+def evaluate_checkpoint(
+    checkpoint: str | Path,
+    game: str,
+    num_players: int,
+    against: list[str],
+    games: int,
+    seed: int,
+    options: dict[str, Any],
+    workers: int = 1,
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Results per opponent kind, and notes on the kinds that were skipped (no heuristic yet)."""
+    results: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
+    for opponent in against:
+        if opponent == "heuristic":
+            note = heuristic_note(game)
+            if note:
+                notes.append(note)
+                continue
+        results[opponent] = evaluate_against(checkpoint, game, num_players, opponent, games, seed, options, workers)
+    return results, notes
+
+
+def write_final_report(run_dir: Path, report: dict[str, Any]) -> None:
+    """``evaluation.json`` and a short ``evaluation.md`` in the run directory."""
+    (run_dir / "evaluation.json").write_text(json.dumps(report, indent=2))
+    lines = [
+        f"# {report['game']}, {report['players']} players — {report['checkpoint']}",
+        "",
+        f"{report['timesteps']:,} training steps, {report['train_seconds']:.0f} s of training "
+        f"({report['steps_per_second']:.0f} steps/s), seed {report['seed']}.",
+        "",
+        "| opponents | games | win rate | 95% CI | 1/N | mean score | mean decisions/game |",
+        "|---|---:|---:|---|---:|---:|---:|",
+    ]
+    for kind, r in report["results"].items():
+        lines.append(
+            f"| {kind} | {r['games']} | {r['win_rate']:.3f} | [{r['win_rate_ci95'][0]:.3f}, "
+            f"{r['win_rate_ci95'][1]:.3f}] | {r['random_baseline']:.3f} | {r['mean_score']:.2f} | "
+            f"{r['mean_decisions']:.1f} |"
+        )
+    lines.append("")
+    for kind, r in report["results"].items():
+        lines.append(f"- vs {kind}: `{r['command']}`")
+    for note in report.get("notes", []):
+        lines.append(f"- note: {note}")
+    (run_dir / "evaluation.md").write_text("\n".join(lines) + "\n")

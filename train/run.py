@@ -1,0 +1,450 @@
+"""One training run: run directory, reproducible set-up, MaskablePPO, final evaluation.
+
+A run directory (``<out_dir>/<name>-seed<seed>``, suffixed ``-2``, ``-3`` ... if taken) holds:
+
+    config.yaml         the resolved config (every default spelled out)
+    meta.json           seed, command(s), git commit, package versions, torch threads, timings
+    tb/ppo_1/           TensorBoard events (SB3 metrics, eval/*, games/*, selfplay/*)
+    checkpoints/        step_<N>.zip + step_<N>.state.pkl (resumable)
+    policies/           step_<N>.npz: the policy at each evaluation (a ``ppo:PATH`` agent)
+    pool/               self-play snapshots
+    evaluations.jsonl   one line per evaluation
+    final.zip           the final model (a ``ppo:PATH`` agent)
+    evaluation.json/md  the final evaluation, with the commands that reproduce it
+    curves.png          learning curves
+
+Reproducibility: the seed seeds python, numpy and torch (``MaskablePPO(seed=...)``) and
+env ``i`` with ``seed + i``; torch runs with ``torch_threads`` threads on the CPU. The same
+config, seed and thread count on the same machine give identical weights and metrics.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from train.config import ConfigError, TrainConfig, config_from_dict, dump_config
+
+PACKAGES = (
+    "ice-envs",
+    "numpy",
+    "gymnasium",
+    "pettingzoo",
+    "torch",
+    "stable-baselines3",
+    "sb3-contrib",
+    "tensorboard",
+    "PyYAML",
+)
+#: Keys that ``--set`` may change when resuming (the rest would change what the checkpoint means).
+RESUMABLE_KEYS = ("total_timesteps", "checkpoint_every", "eval", "verbose")
+
+
+@dataclass
+class RunResult:
+    """What :func:`train` returns."""
+
+    run_dir: Path
+    final_model: Path
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- set-up helpers
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def git_info(cwd: Path | None = None) -> dict[str, Any]:
+    """The commit of the working tree and whether it has uncommitted changes (read-only git calls)."""
+    cwd = cwd or Path(__file__).resolve().parent.parent
+
+    def git(*args: str) -> str | None:
+        try:
+            out = subprocess.run(
+                ["git", "--no-optional-locks", *args], cwd=cwd, capture_output=True, text=True, timeout=10
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return out.stdout.strip() if out.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit, "dirty": bool(status) if status is not None else None}
+
+
+def new_run_dir(cfg: TrainConfig) -> Path:
+    """``<out_dir>/<name>-seed<seed>``, or the first free ``-2``, ``-3``... variant."""
+    base = Path(cfg.out_dir) / f"{cfg.name or 'run'}-seed{cfg.seed}"
+    path, k = base, 1
+    while path.exists() and any(path.iterdir()):
+        k += 1
+        path = base.with_name(f"{base.name}-{k}")
+    return path
+
+
+def set_torch_threads(n: int) -> None:
+    import torch
+
+    torch.set_num_threads(n)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:  # may only be set once per process, before any parallel work
+        pass
+
+
+def model_meta(cfg: TrainConfig) -> dict[str, Any]:
+    """What a checkpoint records about its game (read by ``PPOAgent.load``)."""
+    return {
+        "game": cfg.game.name,
+        "players": cfg.game.players,
+        "variant": cfg.game.variant,
+        "options": cfg.resolved_options(),
+        "seed": cfg.seed,
+        "name": cfg.name,
+    }
+
+
+# ---------------------------------------------------------------------------- envs and model
+
+
+@dataclass(frozen=True)
+class EnvFactory:
+    """Builds one training env (picklable, for ``SubprocVecEnv``)."""
+
+    game: str
+    players: int
+    options: dict[str, Any]
+    mix: dict[str, float]
+    per_seat: bool
+    pool: tuple[str, ...]
+    latest_share: float
+    snapshot_deterministic: bool
+    learner_seat: int | None
+
+    def __call__(self) -> Any:
+        from train.opponents import OpponentMix
+        from train.single_agent import SingleAgentEnv
+
+        opponents = OpponentMix(
+            self.game, self.mix, self.per_seat, self.pool, self.latest_share, self.snapshot_deterministic
+        )
+        return SingleAgentEnv(self.game, self.players, self.options, opponents, self.learner_seat)
+
+
+def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
+    """``n_envs`` training envs in a DummyVecEnv or SubprocVecEnv."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    sp = cfg.opponents.self_play
+    factory = EnvFactory(
+        cfg.game.name,
+        cfg.game.players,
+        cfg.resolved_options(),
+        dict(cfg.opponents.mix),
+        cfg.opponents.per_seat,
+        tuple(pool_paths),
+        sp.latest_share,
+        sp.deterministic,
+        cfg.game.learner_seat,
+    )
+    kind = cfg.vec_env if cfg.vec_env != "auto" else ("subproc" if cfg.n_envs > 1 else "dummy")
+    fns = [factory] * cfg.n_envs
+    if kind == "dummy":
+        return DummyVecEnv(fns)
+    method = cfg.start_method
+    if method == "auto":
+        method = "fork" if sys.platform.startswith("linux") else "forkserver"
+    return SubprocVecEnv(fns, start_method=method)
+
+
+@dataclass(frozen=True)
+class LinearDecay:
+    """A learning rate falling linearly from ``start`` to 0 over the run (picklable, for SB3)."""
+
+    start: float
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.start * progress_remaining
+
+
+def build_model(cfg: TrainConfig, venv: Any, run_dir: Path) -> Any:
+    """A fresh MaskablePPO ``MlpPolicy`` model as the config says."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    p = cfg.ppo
+    lr: Any = p.learning_rate if p.lr_schedule == "constant" else LinearDecay(p.learning_rate)
+    net_arch = dict(p.net_arch) if isinstance(p.net_arch, dict) else list(p.net_arch)
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=lr,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        target_kl=p.target_kl,
+        normalize_advantage=p.normalize_advantage,
+        policy_kwargs={"net_arch": net_arch, "activation_fn": activation, "ortho_init": p.ortho_init},
+        tensorboard_log=str(run_dir / "tb"),
+        seed=cfg.seed,
+        device="cpu",
+        verbose=cfg.verbose,
+    )
+    model.ice_envs = model_meta(cfg)
+    return model
+
+
+# ---------------------------------------------------------------------------- the run
+
+
+def train(
+    cfg: TrainConfig,
+    run_dir: str | Path | None = None,
+    command: str | None = None,
+    echo: bool = True,
+) -> RunResult:
+    """Train a new run from ``cfg``; returns the run directory, final model and final report."""
+    run_dir = Path(run_dir) if run_dir is not None else new_run_dir(cfg)
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise ConfigError(f"run directory {run_dir} is not empty; resume it with --resume {run_dir}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(dump_config(cfg))
+    meta = {
+        "name": cfg.name,
+        "seed": cfg.seed,
+        "torch_threads": cfg.torch_threads,
+        "git": git_info(),
+        "versions": package_versions(),
+        "platform": platform.platform(),
+        "sessions": [],
+    }
+    return _run(cfg, run_dir, meta, command, resume_from=None, echo=echo)
+
+
+def resume(
+    target: str | Path, overrides: list[str] | None = None, command: str | None = None, echo: bool = True
+) -> RunResult:
+    """Continue a run from its latest checkpoint (``target`` = run dir) or a given checkpoint ``.zip``."""
+    import yaml
+
+    from train.checkpoints import checkpoint_step, resolve_checkpoint
+    from train.config import apply_overrides
+
+    run_dir, checkpoint = resolve_checkpoint(target)
+    data = yaml.safe_load((run_dir / "config.yaml").read_text())
+    for text in overrides or []:
+        key = text.partition("=")[0].strip()
+        if key.split(".")[0] not in RESUMABLE_KEYS:
+            raise ConfigError(f"--set {key}: cannot be changed when resuming; only {', '.join(RESUMABLE_KEYS)}")
+    cfg = config_from_dict(apply_overrides(data, overrides or []), source=str(run_dir / "config.yaml"))
+    done = checkpoint_step(checkpoint)
+    if done >= cfg.total_timesteps:
+        raise ConfigError(
+            f"{checkpoint} is at {done:,} steps, total_timesteps is {cfg.total_timesteps:,}; "
+            "continue with --set total_timesteps=<more>"
+        )
+    (run_dir / "config.yaml").write_text(dump_config(cfg))
+    meta = json.loads((run_dir / "meta.json").read_text())
+    return _run(cfg, run_dir, meta, command, resume_from=checkpoint, echo=echo)
+
+
+def _run(
+    cfg: TrainConfig, run_dir: Path, meta: dict[str, Any], command: str | None, resume_from: Path | None, echo: bool
+) -> RunResult:
+    from train.callbacks import TrainingCallback, policy_net
+    from train.checkpoints import save_checkpoint
+    from train.evaluation import heuristic_note
+
+    set_torch_threads(cfg.torch_threads)
+    session = {
+        "command": command or shlex.join(sys.argv),
+        "started": _now(),
+        "resumed_from": str(resume_from) if resume_from else None,
+        "git": git_info(),
+    }
+    meta["sessions"].append(session)
+    _write_json(run_dir / "meta.json", meta)
+    notes = [n for n in [heuristic_note(cfg.game.name)] if n and "heuristic" in cfg.eval.against]
+    for note in notes:
+        print(f"[train] note: {note}", flush=True)
+
+    t_start = time.perf_counter()
+    pool = _make_pool(cfg, run_dir)
+    if resume_from is None:
+        venv, model, resume_info = _start(cfg, run_dir, pool)
+    else:
+        venv, model, resume_info = _restart(cfg, run_dir, pool, resume_from, echo)
+    callback = TrainingCallback(cfg, run_dir, pool, notes, echo=echo, resume_info=resume_info)
+    try:
+        model.learn(
+            cfg.total_timesteps - model.num_timesteps,
+            callback=callback,
+            tb_log_name="ppo",
+            reset_num_timesteps=resume_from is None,
+        )
+        train_rate = callback.steps_per_second()
+        last = save_checkpoint(model, run_dir, pool, events_done=False)
+        final = run_dir / "final.zip"
+        shutil.copyfile(last, final)
+        policy_net(model, cfg).save_npz(run_dir / "final.npz")
+        report = _final_report(cfg, run_dir, model, callback, final, notes, train_rate, t_start)
+    except KeyboardInterrupt:
+        print(f"\n[train] interrupted; continue from the last checkpoint with --resume {run_dir}", flush=True)
+        raise
+    finally:
+        venv.close()
+        if getattr(model, "_logger", None) is not None:
+            model.logger.close()
+    session.update(
+        {
+            "finished": _now(),
+            "timesteps": model.num_timesteps,
+            "wall_seconds": time.perf_counter() - t_start,
+            "eval_seconds": callback.eval_seconds,
+            "steps_per_second": report["steps_per_second"],
+        }
+    )
+    _write_json(run_dir / "meta.json", meta)
+    _plot(run_dir, echo)
+    if echo:
+        print(f"[train] done: {run_dir} (final model {final}; report {run_dir / 'evaluation.json'})", flush=True)
+    return RunResult(run_dir, final, report)
+
+
+def _make_pool(cfg: TrainConfig, run_dir: Path) -> Any:
+    """The self-play pool, or ``None`` when the mix has no self-play."""
+    from train.opponents import SelfPlayPool
+
+    if cfg.opponents.mix.get("self_play", 0) <= 0:
+        return None
+    sp = cfg.opponents.self_play
+    return SelfPlayPool(run_dir / "pool", sp.pool_size, cfg.game.players, sp.promote_lower_bound)
+
+
+def _start(cfg: TrainConfig, run_dir: Path, pool: Any) -> tuple[Any, Any, None]:
+    """Envs and a fresh model; the untrained policy is the pool's first snapshot."""
+    from train.callbacks import policy_net
+
+    venv = make_vec_env(cfg, [])
+    model = build_model(cfg, venv, run_dir)
+    if pool is not None:
+        policy_net(model, cfg).save_npz(pool.candidate_path())
+        pool.add(pool.candidate_path(), 0)
+        venv.env_method("set_pool", pool.paths())
+    return venv, model, None
+
+
+def _restart(cfg: TrainConfig, run_dir: Path, pool: Any, checkpoint: Path, echo: bool) -> tuple[Any, Any, dict]:
+    """Envs and the model of ``checkpoint``, with every env, generator and the pool as they were."""
+    from sb3_contrib import MaskablePPO
+
+    from train.checkpoints import restore_state
+
+    venv = make_vec_env(cfg, [])
+    model = MaskablePPO.load(checkpoint, env=venv, device="cpu", force_reset=False)
+    model.tensorboard_log = str(run_dir / "tb")
+    model.verbose = cfg.verbose
+    resume_info = restore_state(model, checkpoint, pool)
+    if pool is not None:  # the same snapshots, at their paths in this run directory
+        venv.env_method("set_pool", pool.paths())
+    if echo:
+        print(f"[train] resuming {run_dir} from {checkpoint.name} at {model.num_timesteps:,} steps", flush=True)
+    return venv, model, resume_info
+
+
+def _final_report(
+    cfg: TrainConfig,
+    run_dir: Path,
+    model: Any,
+    callback: Any,
+    final: Path,
+    notes: list[str],
+    train_rate: float,
+    t_start: float,
+) -> dict[str, Any]:
+    from train.callbacks import result_scalars, write_scalars
+    from train.evaluation import evaluate_checkpoint, write_final_report
+
+    results: dict[str, Any] = {}
+    eval_notes = list(notes)
+    if cfg.eval.final_games > 0:
+        t0 = time.perf_counter()
+        results, skipped = evaluate_checkpoint(
+            final,
+            cfg.game.name,
+            cfg.game.players,
+            list(cfg.eval.against),
+            cfg.eval.final_games,
+            cfg.eval.seed,
+            cfg.eval_options(),
+            cfg.eval.workers,
+        )
+        eval_notes += [n for n in skipped if n not in eval_notes]
+        callback.eval_seconds += time.perf_counter() - t0
+    wall = time.perf_counter() - t_start
+    report = {
+        "game": cfg.game.name,
+        "players": cfg.game.players,
+        "variant": cfg.game.variant,
+        "options": cfg.resolved_options(),
+        "checkpoint": str(final),
+        "timesteps": model.num_timesteps,
+        "seed": cfg.seed,
+        "train_seconds": wall - callback.eval_seconds,
+        "eval_seconds": callback.eval_seconds,
+        "steps_per_second": train_rate,
+        "results": results,
+        "self_play": callback.pool.state_dict() if callback.pool is not None else None,
+        "notes": eval_notes,
+    }
+    write_final_report(run_dir, report)
+    if results:
+        scalars = result_scalars(results, cfg.game.players)
+        scalars.update({f"final/win_rate_vs_{k}": r["win_rate"] for k, r in results.items()})
+        write_scalars(model.logger, scalars, model.num_timesteps)
+    return report
+
+
+def _plot(run_dir: Path, echo: bool) -> None:
+    try:
+        from train.plot_curves import plot_run
+    except ImportError:
+        return
+    try:
+        plot_run(run_dir, run_dir / "curves.png")
+    except ImportError as exc:  # matplotlib is in the eval extra
+        if echo:
+            print(f"[train] no curves.png ({exc})", flush=True)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.write_text(json.dumps(data, indent=2, default=str))

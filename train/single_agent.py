@@ -1,0 +1,234 @@
+"""The learner's single-agent Gymnasium view of a multi-player ice-envs game.
+
+:class:`SingleAgentEnv` seats the learner at one seat (drawn uniformly per game unless
+fixed) and the opponents drawn by an :class:`~train.opponents.OpponentSampler` at the
+others. ``step(action)`` plays the learner's action, then lets the opponents act until
+the learner must decide again (on or off its turn) or the game ends. The reward returned
+is the learner's reward summed over *everything since its previous action*: its own
+action, every opponent decision after it and, for the first action of a game, the
+opponents' decisions before it. So a loss that happens on an opponent's turn reaches the
+learner in the same step, and rewards are never credited to the wrong seat (the AEC
+trajectory is not interleaved into one stream, as the PettingZoo SB3 tutorial does).
+
+``action_masks()`` returns the learner's exact legal-action mask, which sb3-contrib's
+MaskablePPO reads through ``VecEnv.env_method`` (DummyVecEnv and SubprocVecEnv alike).
+
+At the end of a game ``info`` holds ``episode`` (``r``: the learner's return, ``l``: its
+decisions), ``is_success`` (a win; SB3 logs it as ``rollout/success_rate``), ``seat``,
+``opponents`` (the table's label), ``scores`` and ``decisions`` (all seats). A game that
+ends before the learner ever acts is re-dealt (counted in ``info["skipped_games"]``).
+
+``get_state()`` / ``set_state()`` snapshot the whole env (game, generators, opponents,
+pending reward) so that training resumes from a checkpoint exactly.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from agents.base import make_view
+from ice_envs.core.aec import IceAECEnv
+from train.opponents import OpponentMix, OpponentSampler
+
+#: Consecutive games that may end before the learner acts before the wrapper gives up.
+MAX_SKIPPED_GAMES = 1000
+
+
+class LazyObservation(Mapping):
+    """An opponent's observation dict whose ``"observation"`` vector is encoded only if read.
+
+    Random agents read only ``"action_mask"``, so they skip the (comparatively costly)
+    encoding of the observation vector.
+    """
+
+    __slots__ = ("_raw", "_agent", "_obs")
+
+    def __init__(self, raw: IceAECEnv, agent: str) -> None:
+        self._raw = raw
+        self._agent = agent
+        self._obs: dict[str, np.ndarray] | None = None
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key == "action_mask" and self._obs is None:
+            return self._raw.action_mask()
+        if self._obs is None:
+            self._obs = self._raw.observe(self._agent)
+        return self._obs[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("observation", "action_mask"))
+
+    def __len__(self) -> int:
+        return 2
+
+
+class SingleAgentEnv(gym.Env):
+    """One learner seat of an AEC game; opponents act inside ``step()``.
+
+    Args:
+        game: a registered game name, or a function returning a raw :class:`IceAECEnv`.
+        num_players: seats (with a game name).
+        options: constructor options of the game (with a game name).
+        opponents: draws the opponents of each game (default: uniformly random agents).
+        learner_seat: a fixed seat for the learner; ``None`` draws it uniformly per game.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        game: str | Callable[[], IceAECEnv],
+        num_players: int | None = None,
+        options: dict[str, Any] | None = None,
+        opponents: OpponentSampler | None = None,
+        learner_seat: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if callable(game):
+            self.raw: IceAECEnv = game()
+        else:
+            import ice_envs
+
+            if num_players is None:
+                num_players = ice_envs.get_spec(game).players[0]
+            self.raw = ice_envs.make(game, raw=True, num_players=num_players, **(options or {}))
+        self.num_players = self.raw.num_players
+        self.game = self.raw.metadata["name"].removesuffix("_v0")
+        if learner_seat is not None and not 0 <= learner_seat < self.num_players:
+            raise ValueError(f"learner_seat={learner_seat} is not a seat of a {self.num_players}-player game")
+        self.learner_seat = learner_seat
+        self.opponents: OpponentSampler = opponents or OpponentMix(self.game, {"random": 1.0})
+        self.render_mode = render_mode
+        first = self.raw.possible_agents[0]
+        self.observation_space = self.raw.observation_space(first)["observation"]
+        self.action_space = spaces.Discrete(int(self.raw.action_space(first).n))
+        self.seat = 0
+        self.agent = first
+        self.table_label = ""
+        self._table: dict[int, Any] = {}
+        self._view_rng = np.random.default_rng(0)
+        self._carry = 0.0
+        self._return = 0.0
+        self._length = 0
+        self._skipped = 0
+        self._done = True
+
+    # ---------------------------------------------------------------- gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new game, seat the learner and the opponents, play until the learner decides."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        skipped = 0
+        while True:
+            self._new_game(rng)
+            self._carry = self._play_opponents()
+            if not self._done:
+                break
+            skipped += 1
+            if skipped >= MAX_SKIPPED_GAMES:
+                raise RuntimeError(f"{self.game}: {skipped} games in a row ended before the learner could act")
+        self._skipped += skipped
+        return self._observation(), {"seat": self.seat, "opponents": self.table_label, "skipped_games": skipped}
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Play the learner's ``action`` and the opponents' replies; see the module docstring."""
+        if self._done:
+            raise RuntimeError("step() called on a finished game; call reset() first")
+        self.raw.step(int(action))
+        self._length += 1
+        reward = self._carry + float(self.raw.rewards[self.agent])
+        self._carry = 0.0
+        self._done = self._game_over()
+        if not self._done:
+            reward += self._play_opponents()
+        self._return += reward
+        terminated = bool(self.raw.terminations[self.agent])
+        truncated = bool(self.raw.truncations[self.agent]) and not terminated
+        info: dict[str, Any] = {}
+        if self._done:
+            info = self._final_info(terminated)
+        return self._observation(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as booleans (all ``True`` once the game is over)."""
+        if self._done:
+            return np.ones(self.action_space.n, dtype=bool)
+        return self.raw.action_mask().astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return str(self.raw.render_view(self.seat, "ansi"))
+        return None
+
+    # ---------------------------------------------------------------- training hooks
+    def set_pool(self, paths: list[str]) -> None:
+        """Pass a new self-play pool to the opponent sampler (``VecEnv.env_method``)."""
+        set_pool = getattr(self.opponents, "set_pool", None)
+        if set_pool is not None:
+            set_pool(paths)
+
+    def get_state(self) -> bytes:
+        """The whole env as bytes (for exact resume)."""
+        return pickle.dumps(self.__dict__, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def set_state(self, blob: bytes) -> None:
+        """Restore :meth:`get_state`."""
+        self.__dict__.update(pickle.loads(blob))
+
+    # ---------------------------------------------------------------- internals
+    def _new_game(self, rng: np.random.Generator) -> None:
+        n = self.num_players
+        self.seat = int(rng.integers(n)) if self.learner_seat is None else self.learner_seat
+        self.agent = self.raw.possible_agents[self.seat]
+        others = [s for s in range(n) if s != self.seat]
+        self.table_label, self._table = self.opponents.draw(rng, others)
+        seeds = rng.integers(0, 2**63 - 1, size=n + 1)
+        self.raw.reset(seed=int(seeds[0]))
+        for k, seat in enumerate(others):
+            self._table[seat].reset(seed=int(seeds[k + 1]))
+        self._view_rng = np.random.default_rng(int(seeds[n]))
+        self._return = 0.0
+        self._length = 0
+        self._done = self._game_over()
+
+    def _game_over(self) -> bool:
+        return bool(self.raw.terminations[self.agent] or self.raw.truncations[self.agent])
+
+    def _play_opponents(self) -> float:
+        """Opponents act until the learner must decide or the game ends; the learner's reward meanwhile."""
+        raw = self.raw
+        total = 0.0
+        while not self._done and raw.agent_selection != self.agent:
+            seat = raw.current_seat
+            opponent = self._table[seat]
+            obs = LazyObservation(raw, raw.agent_selection)
+            view = make_view(raw, seat, self._view_rng) if opponent.needs_view else None
+            raw.step(int(opponent.act(obs, view)))
+            total += float(raw.rewards[self.agent])
+            self._done = self._game_over()
+        return total
+
+    def _observation(self) -> np.ndarray:
+        return self.raw.observe(self.agent)["observation"]
+
+    def _final_info(self, terminated: bool) -> dict[str, Any]:
+        scores = self.raw.scores()
+        if self.raw.reward_mode == "outcome":
+            win = terminated and self._return > 0
+        else:
+            win = terminated and bool(scores[self.seat] >= scores.max())
+        return {
+            "episode": {"r": self._return, "l": self._length, "t": 0.0},
+            "is_success": bool(win),
+            "seat": self.seat,
+            "opponents": self.table_label,
+            "scores": scores.tolist(),
+            "decisions": self.raw.num_steps,
+        }
