@@ -1,0 +1,191 @@
+"""Iceberg Rummy heuristic: legal play everywhere, sensible choices in hand-built positions, beats random."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import PlayerView, make_view
+from agents.heuristics import heuristic_for
+from agents.heuristics.iceberg_rummy import IcebergRummyHeuristic, choose_play, special_bonus, unseen_counts
+from benchmarks import evaluate as ev
+from ice_envs import iceberg_rummy_v0
+from ice_envs.iceberg_rummy import melds as M
+from ice_envs.iceberg_rummy import rules
+
+
+def position(
+    hands: list[str],
+    *,
+    melds: list[tuple[int, str]] | None = None,
+    stock: str = "",
+    known_left: str | None = None,
+) -> rules.IcebergRummyState:
+    """A position at the start of seat 0's melding (dealer is the last seat).
+
+    ``hands`` are the hands before the automatic draw; the stock's first card is drawn by
+    seat 0 at once (give a harmless card first).
+    """
+    n = len(hands)
+    cfg = rules.IcebergRummyConfig(num_players=n, single_hand=True)
+    state = rules.new_game(
+        cfg,
+        np.random.default_rng(0),
+        dealer=n - 1,
+        hands=[h.split() for h in hands],
+        stock=stock.split(),
+        melds=[(owner, cards.split()) for owner, cards in melds or []],
+    )
+    if known_left is not None:
+        state.known_left[0] = M.parse_card(known_left)
+        state.last_passed[0] = M.parse_card(known_left)
+    return state
+
+
+def decide(state: rules.IcebergRummyState, agent: IcebergRummyHeuristic | None = None) -> int:
+    """The heuristic's action for the acting seat of ``state`` (checked legal)."""
+    legal = list(rules.legal_actions(state))
+    mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
+    mask[legal] = 1
+    view = PlayerView("iceberg_rummy", state.current, state.num_players, state.copy(), legal)
+    action = (agent or IcebergRummyHeuristic(0)).act(
+        {"observation": np.zeros(1746, np.float32), "action_mask": mask}, view
+    )
+    assert action in legal
+    return action
+
+
+def turn(state: rules.IcebergRummyState) -> tuple[list[tuple[tuple[int, ...], int]], int]:
+    """Play seat 0's whole melding phase: the plays committed ``(cards, target)`` and the discard."""
+    agent = IcebergRummyHeuristic(0)
+    plays = []
+    seat = state.current
+    for _ in range(200):
+        action = decide(state, agent)
+        if rules.DISCARD_BASE <= action < rules.COMMIT_NEW:
+            return plays, action - rules.DISCARD_BASE
+        if action >= rules.COMMIT_NEW:
+            target = -1 if action == rules.COMMIT_NEW else action - rules.LAYOFF_BASE
+            plays.append((tuple(state.selection), target))
+        rules.apply(state, action, np.random.default_rng(0))
+        if state.phase == rules.PHASE_OVER or state.current != seat:
+            return plays, -1
+    raise AssertionError("the turn never ended")
+
+
+def names(cards: tuple[int, ...]) -> str:
+    return M.cards_text(cards)
+
+
+# ------------------------------------------------------------------ machinery
+def test_registry_loads_it():
+    agent = heuristic_for("iceberg_rummy", seed=0)
+    assert isinstance(agent, IcebergRummyHeuristic) and agent.name == "heuristic" and agent.needs_view
+
+
+@pytest.mark.parametrize("options", [{"single_hand": True}, {"single_hand": True, "ace_holder_finishes": True}, {}])
+def test_only_legal_actions_over_random_positions(options):
+    rng = np.random.default_rng(7)
+    heuristic = IcebergRummyHeuristic(1)
+    for game in range(8 if options.get("single_hand") else 2):
+        n = 2 + game % 4
+        env = iceberg_rummy_v0.env(num_players=n, max_hands=2, **options)
+        env.reset(seed=game)
+        raw = env.unwrapped
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = raw.possible_agents.index(agent)
+            if rng.random() < 0.7:
+                action = heuristic.act(obs, make_view(env, seat, rng))
+                assert obs["action_mask"][action] == 1, (raw.state, action)
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            env.step(action)
+
+
+def test_continues_a_selection_it_did_not_start():
+    state = position(["5H 6H 7H 9C", "2C 3D 4S 8D 10S QC KD"], stock="JD")
+    rules.apply(state, M.parse_card("5H"), np.random.default_rng(0))  # selected by someone else
+    assert decide(state) == M.parse_card("6H")
+
+
+# ------------------------------------------------------------------ sensible choices
+def test_lays_a_run_and_a_set():
+    state = position(["6H 7H 8H 9C 9D 9S 2C", "2D 3D 4S 8D 10S QC KD"], stock="JD")
+    plays, _ = turn(state)
+    laid = sorted(names(cards) for cards, target in plays if target < 0)
+    assert laid == ["6H 7H 8H", "9C 9D 9S"]
+
+
+def test_prefers_run_and_pair_to_the_set():
+    # 5H 5D 5C 6H 7H: run 5-7H (30) and pair 5D 5C (10) beat the set of fives (30)
+    state = position(["5H 5D 5C 6H 7H 2S", "2D 3D 4S 8D 10S QC KD"], stock="JD")
+    plays, _ = turn(state)
+    laid = sorted(names(cards) for cards, _ in plays)
+    assert laid == ["5C 5D", "5H 6H 7H"]
+
+
+def test_lays_off_onto_a_table_meld():
+    state = position(["8S 2C 10D", "2D 3D 4S 8D 10S QC KD"], melds=[(1, "5S 6S 7S")], stock="JH")
+    plays, _ = turn(state)
+    assert ((M.parse_card("8S"),), 0) in plays
+
+
+def test_lays_a_special_meld():
+    state = position(["3H 5H 7H 9H JH KH 2C", "2D 3D 4S 8D 10S QC KD"], stock="4C")
+    plays, _ = turn(state)
+    assert (tuple(M.parse_cards("3H 5H 7H 9H JH KH")), -1) in plays
+
+
+def test_keeps_a_special_meld_in_reach_rather_than_a_small_run():
+    # odds of hearts missing only KH; playing 3H 4H 5H (30) would break it
+    hand = M.counts_of(M.parse_cards("3H 4H 5H 7H 9H JH 2C 8D"))
+    unseen = np.ones(M.NUM_CARDS, dtype=np.int64) - hand
+    unseen[list(M.ACE_IDS)] = 0
+    assert special_bonus(hand, unseen, 20.0) > 100
+    play, _ = choose_play(hand, (), unseen, 20.0)
+    assert play is None or M.parse_card("3H") not in play[0] and M.parse_card("5H") not in play[0]
+
+
+def test_does_not_feed_the_neighbour_a_card_for_a_table_run():
+    # table run 5-7S: 9S goes onto it with 8S; the neighbour holds 8S (I passed it to them).
+    # QD and 9S are otherwise equally dead for me: QD is the safe discard.
+    state = position(["9S QD 2C", "2D 3D 4C 10S QC KD 8S"], melds=[(1, "5S 6S 7S")], stock="4H", known_left="8S")
+    plays, discard = turn(state)
+    assert not plays
+    assert discard != M.parse_card("9S")
+
+
+def test_does_not_pass_a_pair_for_what_the_neighbour_took():
+    # I passed them JC last: passing JH would hand them a pair
+    state = position(["JH 4D 9C", "2D 3D 4S 8D 10S QC JC"], stock="KS", known_left="JC")
+    _, discard = turn(state)
+    assert discard != M.parse_card("JH")
+
+
+def test_discards_a_dead_card_before_a_near_run():
+    # 6D 7D wait for 5D or 8D; KS fits nothing
+    state = position(["6D 7D KS 2H", "2D 3D 4S 8C 10S QC JC"], stock="9C")
+    _, discard = turn(state)
+    assert discard not in M.parse_cards("6D 7D")
+
+
+def test_unseen_counts_exclude_hand_table_and_aces():
+    state = position(["5H 6H", "2D 3D"], melds=[(1, "5S 6S 7S")], stock="4H")
+    unseen = unseen_counts(state, 0)
+    for c in M.parse_cards("5H 6H 4H 5S 6S 7S AC AD AH AS"):
+        assert unseen[c] == 0
+    assert unseen[M.parse_card("2D")] == 1  # the other hand is unseen
+
+
+# ------------------------------------------------------------------ strength
+def test_short_evaluation_beats_random():
+    summary, _ = ev.evaluate(
+        "iceberg_rummy", 2, "heuristic,random", games=40, seed=0, options={"single_hand": True}, progress=False
+    )
+    heuristic = summary["per_agent"][0]
+    assert heuristic["agent"] == "heuristic"
+    assert heuristic["win_rate_ci95"][0] > 1 / 2
