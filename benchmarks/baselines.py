@@ -47,16 +47,18 @@ def command_of(row: dict[str, Any]) -> str:
 
 def table(results: list[tuple[dict[str, Any], dict[str, Any], float]]) -> str:
     lines = [
-        "| game | N | agents | games | 1/N | first agent's win rate [95% CI] | others' win rates | mean decisions | wall s | command |",
-        "|---|---:|---|---:|---:|---|---|---:|---:|---|",
+        "| game | N | agents | games | 1/N | first agent's win rate [95% CI] | others' win rates | win rate by seat | "
+        "mean decisions | wall s | command |",
+        "|---|---:|---|---:|---:|---|---|---|---:|---:|---|",
     ]
     for row, summary, wall in results:
         first, *others = summary["per_agent"]
         lo, hi = first["win_rate_ci95"]
         rest = ", ".join(f"{o['agent']} {o['win_rate']:.3f}" for o in others)
+        seats = " / ".join(f"{r['win_rate']:.3f}" for r in summary.get("win_rate_by_seat", []))
         lines.append(
             f"| {row['game']} | {row['players']} | {row['agents']} | {summary['games']} | {1 / row['players']:.3f} | "
-            f"{first['agent']} **{first['win_rate']:.3f}** [{lo:.3f}, {hi:.3f}] | {rest} | "
+            f"{first['agent']} **{first['win_rate']:.3f}** [{lo:.3f}, {hi:.3f}] | {rest} | {seats} | "
             f"{summary['mean_decisions']:.1f} | {wall:.0f} | `{command_of(row)}` |"
         )
     return "\n".join(lines)
@@ -92,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         f"({rows[0]['workers'] if rows else 1} workers). Each row is reproduced exactly by its command: game `i` is "
         "dealt from seed `seed + i // N` with the agent list rotated `i % N` seats, so every agent plays every seat "
         "equally often. A shared win counts as a win for each winner. The first agent of each row is the one the "
-        "row is about; with N-1 random opponents the random baseline is 1/N.\n\n"
+        'row is about; with N-1 random opponents the random baseline is 1/N. "Win rate by seat" is the win rate of '
+        "whoever sat in seat 0, 1, ... (which seat starts is each game's rule: see its rules page); in the rows of "
+        "heuristics only it measures seat bias.\n\n"
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(header + table(results) + "\n")

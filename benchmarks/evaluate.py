@@ -200,9 +200,23 @@ def summarise(match: Match, results: list[dict[str, Any]], seed: int = 0) -> dic
                 "rating": ratings[label],
             }
         )
+    seat_wins = np.zeros(n)
+    for r in results:
+        for k in range(n):
+            seat_wins[r["seat"][k]] += r["win"][k]
+    games = max(1, len(results))
+    by_seat = [
+        {
+            "seat": s,
+            "win_rate": float(seat_wins[s] / games),
+            "win_rate_ci95": list(wilson_interval(seat_wins[s], games)),
+        }
+        for s in range(n)
+    ]
     return {
         "game": match.game,
         "num_players": n,
+        "win_rate_by_seat": by_seat,
         "options": match.options,
         "agents": [a.label for a in match.agents],
         "seed": match.seed,
@@ -256,7 +270,8 @@ def to_markdown(summary: dict[str, Any], command: str) -> str:
             f"{r['mean_rank']:.2f} | [{r['mean_rank_ci95'][0]:.2f}, {r['mean_rank_ci95'][1]:.2f}] | "
             f"{r['rating']['mu']:.1f} ± {r['rating']['sigma']:.1f} |"
         )
-    lines += ["", f"Command: `{command}`", ""]
+    seats = ", ".join(f"seat {r['seat']} {r['win_rate']:.3f}" for r in summary["win_rate_by_seat"])
+    lines += ["", f"Win rate by seat (whoever sat there): {seats}", "", f"Command: `{command}`", ""]
     return "\n".join(lines)
 
 

@@ -75,7 +75,13 @@ def test_same_deals_for_two_agent_lists():
 
 
 def test_ranks_wins_and_shares_are_consistent():
-    _, results = ev.evaluate("cardiceo", 4, "random,random,random,random", games=8, progress=False)
+    summary, results = ev.evaluate("cardiceo", 4, "random,random,random,random", games=8, progress=False)
+    by_seat = summary["win_rate_by_seat"]
+    assert [s["seat"] for s in by_seat] == [0, 1, 2, 3]
+    assert sum(s["win_rate"] for s in by_seat) == pytest.approx(1.0)  # one winner per game
+    for s in by_seat:
+        wins = sum(r["win"][r["seat"].index(s["seat"])] for r in results)
+        assert s["win_rate"] == pytest.approx(wins / 8)
     for r in results:
         assert sum(r["win"]) == 1 and sum(r["win_share"]) == pytest.approx(1.0)
         winner = r["win"].index(True)
