@@ -78,8 +78,6 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     for row in rows:
         if args.only is not None and row["game"] not in args.only:
-            if command_of(row) in previous:
-                results.append(previous[command_of(row)])
             continue
         t0 = time.perf_counter()
         summary, _ = evaluate(
@@ -87,7 +85,18 @@ def main(argv: list[str] | None = None) -> int:
         )
         results.append((row, summary, time.perf_counter() - t0))
         print(table(results[-1:]).splitlines()[-1], flush=True)
-    total = sum(w for _, _, w in results)
+        _write(args, rows, results, previous)  # after every row, so a long run keeps what it measured
+    _write(args, rows, results, previous)
+    print(f"wrote {args.out} and {args.json} ({time.perf_counter() - start:.0f} s this run)")
+    return 0
+
+
+def _write(args: argparse.Namespace, rows: list[dict[str, Any]], results: list, previous: dict) -> None:
+    """Write the table: this run's rows and, in config order, the rows kept from earlier runs."""
+    measured = {command_of(r): (r, s, w) for r, s, w in results}
+    ordered = [measured.get(command_of(r)) or previous.get(command_of(r)) for r in rows]
+    ordered = [e for e in ordered if e is not None]
+    total = sum(w for _, _, w in ordered)
     header = (
         "# Baseline results\n\n"
         f"Produced by `python -m benchmarks.baselines {args.config}`: {total / 60:.1f} minutes of wall time in all "
@@ -99,10 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         "heuristics only it measures seat bias.\n\n"
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(header + table(results) + "\n")
-    args.json.write_text(json.dumps([{"row": r, "summary": s, "wall_seconds": w} for r, s, w in results], indent=2))
-    print(f"wrote {args.out} and {args.json} ({time.perf_counter() - start:.0f} s this run)")
-    return 0
+    args.out.write_text(header + table(ordered) + "\n")
+    args.json.write_text(json.dumps([{"row": r, "summary": s, "wall_seconds": w} for r, s, w in ordered], indent=2))
 
 
 def _previous_results(path: Path) -> dict[str, tuple[dict[str, Any], dict[str, Any], float]]:
