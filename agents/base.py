@@ -31,10 +31,14 @@ class Agent(Protocol):
 
     ``needs_view`` says whether ``act`` wants a :class:`PlayerView` (heuristics do;
     the random and PPO agents only read the observation and its action mask).
+    ``needs_observation`` says whether it reads ``observation["observation"]``; when it
+    does not (random, heuristics), evaluation passes only the action mask and skips
+    encoding the observation.
     """
 
     name: str
     needs_view: bool
+    needs_observation: bool
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game (reseeds the agent's own random generator)."""
@@ -60,6 +64,7 @@ class SeededAgent:
 
     name = "agent"
     needs_view = False
+    needs_observation = False
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)

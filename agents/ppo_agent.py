@@ -173,6 +173,7 @@ class PPOAgent(SeededAgent):
 
     name = "ppo"
     needs_view = False
+    needs_observation = True
 
     def __init__(self, net: PolicyNet, seed: int | None = None, deterministic: bool = True, label: str = "ppo") -> None:
         super().__init__(seed)

@@ -78,7 +78,7 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
     truncated = False
     raw = env.unwrapped
     for agent_name in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
+        _, reward, term, trunc, _ = env.last(observe=False)
         seat = raw.possible_agents.index(agent_name)
         totals[seat] += reward
         truncated = truncated or bool(trunc)
@@ -86,6 +86,10 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
             env.step(None)
             continue
         agent = agents[seat_to_agent[seat]]
+        # agents that read only the mask are spared the cost of encoding the observation
+        obs = (
+            env.observe(agent_name) if getattr(agent, "needs_observation", True) else {"action_mask": raw.action_mask()}
+        )
         view = make_view(env, seat, view_rng) if agent.needs_view else None
         action = int(agent.act(obs, view))
         if recorder is not None:
