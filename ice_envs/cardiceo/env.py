@@ -87,7 +87,6 @@ dice. A turn ends by itself once no discard is possible (the rulebook's wording)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -111,6 +110,7 @@ class CardiceoEnv(IceAECEnv):
     metadata = {**IceAECEnv.metadata, "name": "cardiceo_v0"}
     min_players = 2
     max_players = 6
+    engine = rules
 
     def __init__(
         self,
@@ -173,23 +173,8 @@ class CardiceoEnv(IceAECEnv):
     def _current_seat(self) -> int:
         return self.state.current
 
-    def _game_over(self) -> bool:
-        return rules.is_over(self.state)
-
-    def _legal_actions(self) -> Sequence[int]:
-        return rules.legal_actions(self.state)
-
     def _apply_action(self, action: int) -> None:
         rules.apply(self.state, action, self.np_random, check=False)
-
-    def _outcome(self) -> np.ndarray:
-        return rules.outcome(self.state)
-
-    def _scores(self) -> np.ndarray:
-        return rules.scores(self.state)
-
-    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> rules.CardiceoState:
-        return rules.resample_hidden(self.state, seat, rng)
 
     # -- text
     def _describe(self, action: int) -> str:

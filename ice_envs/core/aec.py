@@ -61,6 +61,11 @@ class IceAECEnv(AECEnv):
     #: Inclusive range of supported player counts (game hook: set on the subclass).
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
+    #: The game's pure engine module (``ice_envs/<game>/rules.py``). When set, the hooks
+    #: ``_legal_actions``, ``_apply_action``, ``_game_over``, ``_outcome``, ``_scores`` and
+    #: ``_resample_hidden`` default to its functions of the same names (``is_over`` for
+    #: ``_game_over``); a game overrides only the ones that differ.
+    engine: ClassVar[Any] = None
 
     def __init__(
         self,
@@ -133,15 +138,15 @@ class IceAECEnv(AECEnv):
         raise NotImplementedError
 
     def _game_over(self) -> bool:  # game hook
-        raise NotImplementedError
+        return bool(self.engine.is_over(self.state))
 
     def _legal_actions(self) -> Sequence[int]:  # game hook
         """The engine's legal action ids for the deciding seat."""
-        raise NotImplementedError
+        return self.engine.legal_actions(self.state)
 
     def _apply_action(self, action: int) -> None:  # game hook
         """Apply a legal action to ``self.state`` (randomness from ``self._rng``)."""
-        raise NotImplementedError
+        self.engine.apply(self.state, action, self.np_random)
 
     def _encode(self, seat: int) -> np.ndarray:  # game hook
         """The observation vector of ``seat`` (its own view only)."""
@@ -149,11 +154,11 @@ class IceAECEnv(AECEnv):
 
     def _outcome(self) -> np.ndarray:  # game hook
         """Terminal rewards per seat (``reward_mode="outcome"``)."""
-        raise NotImplementedError
+        return np.asarray(self.engine.outcome(self.state), dtype=np.float64)
 
     def _scores(self) -> np.ndarray:  # game hook
         """Running score per seat; ``reward_mode="score"`` rewards its deltas."""
-        raise NotImplementedError
+        return np.asarray(self.engine.scores(self.state), dtype=np.float64)
 
     def _describe(self, action: int) -> str:  # game hook
         raise NotImplementedError
@@ -174,7 +179,7 @@ class IceAECEnv(AECEnv):
         rolls) consistently with what it has seen. Used by the leak tests and by
         agents that sample a determinisation of the hidden information.
         """
-        raise NotImplementedError
+        return self.engine.resample_hidden(self.state, seat, rng)
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:

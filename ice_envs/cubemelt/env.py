@@ -128,6 +128,7 @@ class CubeMeltEnv(IceAECEnv):
     metadata = {**IceAECEnv.metadata, "name": "cubemelt_v0"}
     min_players = 2
     max_players = 5
+    engine = rules
 
     def __init__(
         self,
@@ -227,21 +228,6 @@ class CubeMeltEnv(IceAECEnv):
 
     def _game_over(self) -> bool:
         return self.state.phase == rules.PHASE_OVER
-
-    def _legal_actions(self) -> Sequence[int]:
-        return rules.legal_actions(self.state)
-
-    def _apply_action(self, action: int) -> None:
-        rules.apply(self.state, action, self.np_random)
-
-    def _outcome(self) -> np.ndarray:
-        return rules.outcome(self.state)
-
-    def _scores(self) -> np.ndarray:
-        return rules.scores(self.state)
-
-    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> rules.CubeMeltState:
-        return rules.resample_hidden(self.state, seat, rng)
 
     # -- text
     def _describe(self, action: int) -> str:

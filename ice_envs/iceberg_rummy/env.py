@@ -116,7 +116,6 @@ end-of-hand settlement (penalties and the ace multiplier) when the hand ends.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -151,6 +150,7 @@ class IcebergRummyEnv(IceAECEnv):
     metadata = {**IceAECEnv.metadata, "name": "iceberg_rummy_v0"}
     min_players = 2
     max_players = 5
+    engine = rules
 
     def __init__(
         self,
@@ -252,23 +252,8 @@ class IcebergRummyEnv(IceAECEnv):
     def _current_seat(self) -> int:
         return self.state.current
 
-    def _game_over(self) -> bool:
-        return rules.is_over(self.state)
-
-    def _legal_actions(self) -> Sequence[int]:
-        return rules.legal_actions(self.state)
-
-    def _apply_action(self, action: int) -> None:
-        rules.apply(self.state, action, self.np_random)
-
-    def _outcome(self) -> np.ndarray:
-        return rules.outcome(self.state)
-
     def _scores(self) -> np.ndarray:
         return rules.scores(self.state) / self.score_scale
-
-    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> rules.IcebergRummyState:
-        return rules.resample_hidden(self.state, seat, rng)
 
     # -- text
     def _describe(self, action: int) -> str:

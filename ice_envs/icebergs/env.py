@@ -121,7 +121,6 @@ they happen. A turn ends by itself when "end the turn" is the only legal action.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -162,6 +161,7 @@ class IcebergsEnv(IceAECEnv):
     metadata = {**IceAECEnv.metadata, "name": "icebergs_v0"}
     min_players = 1
     max_players = 6
+    engine = rules
 
     def __init__(
         self,
@@ -339,20 +339,8 @@ class IcebergsEnv(IceAECEnv):
     def _game_over(self) -> bool:
         return self.state.over
 
-    def _legal_actions(self) -> Sequence[int]:
-        return rules.legal_actions(self.state)
-
     def _apply_action(self, action: int) -> None:
         rules.apply(self.state, action, self.np_random, check=False)
-
-    def _outcome(self) -> np.ndarray:
-        return rules.outcome(self.state)
-
-    def _scores(self) -> np.ndarray:
-        return rules.scores(self.state)
-
-    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> rules.IcebergsState:
-        return rules.resample_hidden(self.state, seat, rng)
 
     def _finish(self, step_rewards: np.ndarray) -> None:
         """A game stopped by ``max_turns`` (``max_turns_end="truncate"``) is a truncation."""

@@ -193,6 +193,7 @@ class TipOfTheDicebergEnv(IceAECEnv):
     metadata = {**IceAECEnv.metadata, "name": "tip_of_the_diceberg_v0"}
     min_players = 3
     max_players = 5
+    engine = rules
 
     def __init__(
         self,
@@ -340,24 +341,6 @@ class TipOfTheDicebergEnv(IceAECEnv):
 
     def _current_seat(self) -> int:
         return self.state.current
-
-    def _game_over(self) -> bool:
-        return rules.is_over(self.state)
-
-    def _legal_actions(self) -> Sequence[int]:
-        return rules.legal_actions(self.state)
-
-    def _apply_action(self, action: int) -> None:
-        rules.apply(self.state, action, self.np_random)
-
-    def _outcome(self) -> np.ndarray:
-        return np.asarray(rules.outcome(self.state), dtype=np.float64)
-
-    def _scores(self) -> np.ndarray:
-        return np.asarray(rules.scores(self.state), dtype=np.float64)
-
-    def _resample_hidden(self, seat: int, rng: np.random.Generator) -> rules.DicebergState:
-        return rules.resample_hidden(self.state, seat, rng)
 
     # -- text
     def _die_text(self, d: int) -> str:
