@@ -7,6 +7,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ice_envs.core.masks import sample_legal
+
 
 @dataclass
 class PlayerView:
@@ -74,5 +76,4 @@ class SeededAgent:
             self.rng = np.random.default_rng(seed)
 
     def random_legal(self, mask: np.ndarray) -> int:
-        legal = np.flatnonzero(mask)
-        return int(legal[self.rng.integers(legal.size)])
+        return sample_legal(self.rng, mask)

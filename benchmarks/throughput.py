@@ -26,6 +26,7 @@ import numpy as np
 
 import ice_envs
 from ice_envs.core import floor
+from ice_envs.core.masks import sample_legal
 
 DEFAULT_OUT = Path("benchmarks/results")
 
@@ -64,8 +65,7 @@ def measure(make: Callable[[], Any], seconds: float, seed: int = 0, min_games: i
             if term or trunc:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(legal.size)]))
+            env.step(sample_legal(rng, obs["action_mask"]))
             steps += 1
         games += 1
         if games >= min_games and time.perf_counter() >= deadline:

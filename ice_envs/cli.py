@@ -15,6 +15,7 @@ import numpy as np
 
 import ice_envs
 from ice_envs.core.errors import OptionError
+from ice_envs.core.masks import sample_legal
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -87,8 +88,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if term or trunc:
             env.step(None)
             continue
-        legal = np.flatnonzero(obs["action_mask"])
-        action = int(legal[rng.integers(legal.size)])
+        action = sample_legal(rng, obs["action_mask"])
         print(f"\n{agent}: {raw.describe_action(action)}")
         if recorder is not None:
             recorder.step(raw, action)

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import numpy as np
 
 
-def mask_from(indices: Iterable[int], size: int) -> np.ndarray:
-    """An int8 mask of length ``size`` with ones at ``indices``."""
-    mask = np.zeros(size, dtype=np.int8)
-    mask[np.fromiter(indices, dtype=np.intp)] = 1
-    return mask
-
-
 def sample_legal(rng: np.random.Generator, mask: np.ndarray) -> int:
-    """A uniformly random legal action of ``mask``."""
+    """A uniformly random legal action of ``mask`` (one draw from ``rng``)."""
     legal = np.flatnonzero(mask)
     return int(legal[rng.integers(legal.size)])

@@ -55,14 +55,6 @@ def text_to_rgb(text: str, title: str | None = None, width: int = 720) -> np.nda
     return to_array(img)
 
 
-def draw_card(draw: Any, x: int, y: int, label: str, *, face_up: bool = True, w: int = 34, h: int = 48) -> None:
-    """A playing card at (x, y): white with ``label`` when face up, blue back otherwise."""
-    fill = (250, 250, 245) if face_up else (40, 90, 170)
-    draw.rounded_rectangle((x, y, x + w, y + h), radius=5, fill=fill, outline=(20, 20, 20), width=2)
-    if face_up:
-        draw.text((x + 5, y + 5), label, fill=(20, 20, 20), font=font(14))
-
-
 def draw_die(
     draw: Any, x: int, y: int, label: str, *, size: int = 34, fill: tuple[int, int, int] = (245, 245, 255)
 ) -> None:
