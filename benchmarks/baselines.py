@@ -108,7 +108,9 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], results: list, 
         "heuristics only it measures seat bias.\n\n"
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(header + table(ordered) + "\n")
+    notes = yaml.safe_load(args.config.read_text()).get("notes", [])
+    footer = "".join(f"- {n}\n" for n in notes)
+    args.out.write_text(header + table(ordered) + "\n" + ("\nNotes:\n\n" + footer if footer else ""))
     args.json.write_text(json.dumps([{"row": r, "summary": s, "wall_seconds": w} for r, s, w in ordered], indent=2))
 
 
