@@ -1,0 +1,56 @@
+"""The baseline-table runner: config validation, commands, incremental merge."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks import baselines
+
+
+def _config(tmp_path, rows: str, notes: str = "") -> object:
+    path = tmp_path / "table.yaml"
+    path.write_text(f"games: 2\nseed: 0\nworkers: 1\n{notes}rows:\n{rows}")
+    return path
+
+
+def test_unknown_row_keys_are_refused(tmp_path):
+    path = _config(tmp_path, '  - {game: cardiceo, players: 2, agents: "random,random", seeds: 3}\n')
+    with pytest.raises(ValueError, match=r"row 0: unknown keys \['seeds'\]"):
+        baselines.load_rows(path)
+
+
+def test_command_reproduces_the_row():
+    row = {
+        "game": "icebergs",
+        "players": 2,
+        "agents": "heuristic,random",
+        "games": 10,
+        "seed": 1,
+        "workers": 2,
+        "options": {"max_turns_end": "decide"},
+    }
+    assert baselines.command_of(row) == (
+        "ice-envs evaluate icebergs --players 2 --agents heuristic,random --games 10 --seed 1 --workers 2 "
+        "--option max_turns_end=decide"
+    )
+
+
+def test_table_is_written_and_other_games_are_kept(tmp_path):
+    rows = (
+        '  - {game: cardiceo, players: 2, agents: "heuristic,random"}\n'
+        '  - {game: cubemelt, players: 2, agents: "heuristic,random"}\n'
+    )
+    path = _config(tmp_path, rows, notes='notes:\n  - "a note"\n')
+    out, js = tmp_path / "results.md", tmp_path / "results.json"
+    common = [str(path), "--out", str(out), "--json", str(js)]
+    assert baselines.main([*common, "--only", "cardiceo"]) == 0
+    assert [e["row"]["game"] for e in json.loads(js.read_text())] == ["cardiceo"]
+    assert baselines.main([*common, "--only", "cubemelt"]) == 0
+    entries = json.loads(js.read_text())
+    assert [e["row"]["game"] for e in entries] == ["cardiceo", "cubemelt"]  # config order, both kept
+    text = out.read_text()
+    assert "| cardiceo | 2 | heuristic,random | 2 |" in text and "| cubemelt | 2 |" in text
+    assert "`ice-envs evaluate cardiceo --players 2 --agents heuristic,random --games 2 --seed 0 --workers 1`" in text
+    assert text.rstrip().endswith("- a note")
