@@ -99,6 +99,21 @@ def panel(draw: Any, box: Sequence[float], *, highlight: Color | None = None, fi
     draw.rounded_rectangle(tuple(box), radius=10, fill=fill, outline=outline, width=3 if highlight else 1)
 
 
+def player_header(
+    draw: Any, p: int, y: float, width: int, row_h: int, *, viewer: int | None, over: bool, winner: bool, acting: bool
+) -> str:
+    """The framed row of player ``p`` with its colour dot and name (winner or acting player highlighted).
+
+    Returns the name as drawn (``"player_1 (you)"`` for the viewer).
+    """
+    highlight = (WINNER if winner else None) if over else (CURRENT if acting else None)
+    panel(draw, (12, y, width - 12, y + row_h - 8), highlight=highlight)
+    draw.ellipse((24, y + 12, 38, y + 26), fill=PLAYER_COLORS[p % len(PLAYER_COLORS)])
+    name = f"player_{p}" + (" (you)" if viewer == p else "")
+    draw.text((46, y + 10), name, fill=TEXT, font=font(14, bold=True))
+    return name
+
+
 def card_face(
     draw: Any,
     x: float,

@@ -142,14 +142,9 @@ def _draw_events(d: Any, s: rules.CubeMeltState) -> None:
 
 def _draw_player(d: Any, s: rules.CubeMeltState, p: int, y: int, viewer: int | None) -> None:
     over = s.phase == rules.PHASE_OVER
-    if over:
-        highlight = tr.WINNER if p in s.winners else None
-    else:
-        highlight = tr.CURRENT if p == s.decider else None
-    tr.panel(d, (12, y, WIDTH - 12, y + ROW_H - 8), highlight=highlight)
-    d.ellipse((24, y + 12, 38, y + 26), fill=tr.PLAYER_COLORS[p % len(tr.PLAYER_COLORS)])
-    name = f"player_{p}" + (" (you)" if viewer == p else "")
-    d.text((46, y + 10), name, fill=tr.TEXT, font=tr.font(14, bold=True))
+    name = tr.player_header(
+        d, p, y, WIDTH, ROW_H, viewer=viewer, over=over, winner=p in s.winners, acting=p == s.decider
+    )
     if s.config.expansion and s.abilities[p] >= 0:
         d.text((46, y + 32), rules.ABILITY_NAMES[s.abilities[p]].capitalize(), fill=tr.MUTED, font=tr.font(13))
     bx = 54 + tr.text_width(d, name, tr.font(14, bold=True))

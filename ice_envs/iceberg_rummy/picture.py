@@ -138,14 +138,9 @@ def _rows_needed(s: rules.IcebergRummyState, step: int, width: int) -> int:
 
 def _draw_player(d: Any, s: rules.IcebergRummyState, p: int, y: int, viewer: int | None) -> None:
     over = s.phase == rules.PHASE_OVER
-    if over:
-        highlight = tr.WINNER if p in s.winners else None
-    else:
-        highlight = tr.CURRENT if p == s.current else None
-    tr.panel(d, (12, y, WIDTH - 12, y + ROW_H - 8), highlight=highlight)
-    d.ellipse((24, y + 12, 38, y + 26), fill=tr.PLAYER_COLORS[p % len(tr.PLAYER_COLORS)])
-    name = f"player_{p}" + (" (you)" if viewer == p else "")
-    d.text((46, y + 10), name, fill=tr.TEXT, font=tr.font(14, bold=True))
+    name = tr.player_header(
+        d, p, y, WIDTH, ROW_H, viewer=viewer, over=over, winner=p in s.winners, acting=p == s.current
+    )
     bx = 54 + tr.text_width(d, name, tr.font(14, bold=True))
     if over and p in s.winners:
         tr.badge(d, bx, y + 11, "WINS", fill=tr.WINNER)
