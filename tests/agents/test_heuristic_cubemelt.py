@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import PlayerView, make_view
+from agents.base import PlayerView
 from agents.heuristics import heuristic_for
 from agents.heuristics.cubemelt import COUNTS, KEEPS, CubeMeltHeuristic, transition
 from benchmarks import evaluate as ev
 from ice_envs import cubemelt_v0
 from ice_envs.cubemelt import rules
+from tests.agents.mixed_play import play_mixed_game
 
 FACE = {"h": rules.HEART, "s": rules.STAR, "x": rules.SAD, "d": rules.DROOPING}
 
@@ -99,19 +100,7 @@ def test_only_legal_actions_over_random_positions(options):
             seed=game,
             options={"love": love, "adventure": adventure, "melt": melt, "dice": dice, "start_player": game % n},
         )
-        raw = env.unwrapped
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = raw.possible_agents.index(agent)
-            if rng.random() < 0.7:
-                action = heuristic.act(obs, make_view(env, seat, rng))
-                assert obs["action_mask"][action] == 1, (raw.state, action)
-            else:
-                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-            env.step(action)
+        play_mixed_game(env, heuristic, rng)
 
 
 def test_stops_when_the_tie_wins_the_game():

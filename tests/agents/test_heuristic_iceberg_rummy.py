@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import PlayerView, make_view
+from agents.base import PlayerView
 from agents.heuristics import heuristic_for
 from agents.heuristics.iceberg_rummy import IcebergRummyHeuristic, choose_play, special_bonus, unseen_counts
 from benchmarks import evaluate as ev
 from ice_envs import iceberg_rummy_v0
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
+from tests.agents.mixed_play import play_mixed_game
 
 
 def position(
@@ -91,19 +92,7 @@ def test_only_legal_actions_over_random_positions(options):
         n = 2 + game % 4
         env = iceberg_rummy_v0.env(num_players=n, max_hands=2, **options)
         env.reset(seed=game)
-        raw = env.unwrapped
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            seat = raw.possible_agents.index(agent)
-            if rng.random() < 0.7:
-                action = heuristic.act(obs, make_view(env, seat, rng))
-                assert obs["action_mask"][action] == 1, (raw.state, action)
-            else:
-                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-            env.step(action)
+        play_mixed_game(env, heuristic, rng)
 
 
 def test_continues_a_selection_it_did_not_start():
