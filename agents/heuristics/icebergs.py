@@ -461,6 +461,33 @@ def choose_ice_dest(board: Board, space: int, berg: bool, avoid: set[int], bonus
     return None if best is None else best[1]
 
 
+def clearing_move(
+    state: rules.IcebergsState,
+    board: Board,
+    spaces: list[int],
+    kinds: tuple[bool, bool],
+    avoid: set[int],
+    bonus: dict[int, float],
+    legal: set[int],
+) -> int | None:
+    """The first legal move of ice out of ``spaces`` (in order), trying the kinds in
+    ``kinds`` (True: icebergs, False: floes); None if there is none."""
+    lay = state.config.layout
+    for want_berg in kinds:
+        if want_berg and state.moves_left < rules.ICEBERG_COST:
+            continue  # an iceberg move needs 3 Moves (it would not be legal anyway)
+        for s in spaces:
+            if (state.berg_count[s] if want_berg else state.floes[s]) <= 0:
+                continue
+            d = choose_ice_dest(board, s, want_berg, avoid, bonus)
+            if d is None:
+                continue
+            a = (lay.berg if want_berg else lay.floe) + 7 * s + d
+            if a in legal:
+                return a
+    return None
+
+
 def _own_ship_spaces(state: rules.IcebergsState, ship: int) -> set[int]:
     per = state.config.ships_per_player
     owner = ship // per
@@ -655,17 +682,9 @@ class IcebergsHeuristic(SeededAgent):
         if plan.steps >= 1:
             touched = range(1, min(plan.steps, n) + 1)
             if not board.solo:
-                for want_berg in (True, False):
-                    for j in touched:
-                        s = path[j]
-                        if (state.berg_count[s] if want_berg else state.floes[s]) <= 0:
-                            continue
-                        d = choose_ice_dest(board, s, want_berg, avoid, bonus)
-                        if d is None:
-                            continue
-                        a = (lay.berg if want_berg else lay.floe) + 7 * s + d
-                        if a in legal:
-                            return a
+                a = clearing_move(state, board, [path[j] for j in touched], (True, False), avoid, bonus, legal)
+                if a is not None:
+                    return a
             p0 = path[0]
             if n == 0:  # leave the map from where the ship is
                 a = lay.to_home if board.goal_east else lay.to_alaska
@@ -683,19 +702,7 @@ class IcebergsHeuristic(SeededAgent):
         # no more sailing this turn: clear ice ahead with the spare Moves (nearest first)
         order = (True, False) if plan.bergs_first else (False, True)
         spots = ([path[0]] if path[0] != OFF else []) + path[1 : CLEAR_HORIZON + 1]
-        for want_berg in order:
-            if want_berg and state.moves_left < rules.ICEBERG_COST:
-                continue
-            for s in spots:
-                if (state.berg_count[s] if want_berg else state.floes[s]) <= 0:
-                    continue
-                d = choose_ice_dest(board, s, want_berg, avoid, bonus)
-                if d is None:
-                    continue
-                a = (lay.berg if want_berg else lay.floe) + 7 * s + d
-                if a in legal:
-                    return a
-        return None
+        return clearing_move(state, board, spots, order, avoid, bonus, legal)
 
     def _dest_bonus(self, state: rules.IcebergsState, board: Board) -> dict[int, float]:
         """A bonus for cleared ice that lands on a rival's ship."""
