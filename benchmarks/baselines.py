@@ -71,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=Path("docs/results.json"))
     parser.add_argument("--games", type=int, default=None, help="override the games per row (for a quick look)")
     parser.add_argument("--only", nargs="*", default=None, help="run only the rows of these games; keep the others")
+    parser.add_argument(
+        "--missing", action="store_true", help="run only the rows that the results JSON does not hold yet"
+    )
     args = parser.parse_args(argv)
     rows = load_rows(args.config, args.games)
     previous = _previous_results(args.json)
@@ -78,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     for row in rows:
         if args.only is not None and row["game"] not in args.only:
+            continue
+        if args.missing and command_of(row) in previous:
             continue
         t0 = time.perf_counter()
         summary, _ = evaluate(

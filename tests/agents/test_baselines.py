@@ -54,3 +54,16 @@ def test_table_is_written_and_other_games_are_kept(tmp_path):
     assert "| cardiceo | 2 | heuristic,random | 2 |" in text and "| cubemelt | 2 |" in text
     assert "`ice-envs evaluate cardiceo --players 2 --agents heuristic,random --games 2 --seed 0 --workers 1`" in text
     assert text.rstrip().endswith("- a note")
+
+
+def test_missing_runs_only_rows_not_yet_measured(tmp_path):
+    path = _config(tmp_path, '  - {game: cubemelt, players: 2, agents: "heuristic,random"}\n')
+    out, js = tmp_path / "results.md", tmp_path / "results.json"
+    common = [str(path), "--out", str(out), "--json", str(js)]
+    assert baselines.main(common) == 0
+    first = json.loads(js.read_text())
+    path.write_text(path.read_text() + '  - {game: cubemelt, players: 2, agents: "random,heuristic"}\n')
+    assert baselines.main([*common, "--missing"]) == 0
+    entries = json.loads(js.read_text())
+    assert [e["row"]["agents"] for e in entries] == ["heuristic,random", "random,heuristic"]
+    assert entries[0] == first[0]  # kept as measured, not re-run
