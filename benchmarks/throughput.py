@@ -1,21 +1,34 @@
-"""Throughput of every game under uniformly random legal play, next to the floor env.
+"""Throughput of every game under random legal play, side by side with the floor env and the peers.
 
     python -m benchmarks.throughput [--games cardiceo cubemelt] [--seconds 2] [--out DIR]
+                                    [--no-peers] [--no-memory] [--eval-scaling-games 400]
 
-For each game and player count (default variant; ``--all-variants`` for every one) it
-plays random legal actions, picked with numpy from the action mask, through ``env()``
-(PettingZoo wrappers) and through ``raw_env()``, and reports decision steps/s, games/s,
-mean decisions per game and reset cost. The floor env (2 agents, one action, 100
-decisions, the same base class and wrappers) is measured in the same run, so each
-game's speed is also given as a ratio to the pure API overhead. Results are printed
-and written as JSON and Markdown. It is a benchmark, not a test: nothing asserts a time.
+One run measures, under identical random-legal-action loops (:mod:`benchmarks.random_play`:
+``env.last()``, pick uniformly from the ``action_mask``, ``env.step``):
+
+* every ice-envs game at every player count (default variant; ``--all-variants`` for all),
+  through ``env()`` (PettingZoo wrappers) and ``raw_env()``;
+* the floor env (2 agents, one action, 100 decisions, the same base class and wrappers):
+  the pure API overhead;
+* the peers (:mod:`benchmarks.peers`, ``pip install "ice-envs[bench]"``): PettingZoo classic
+  ``connect_four_v3`` and ``texas_holdem_v4`` through the same loop, and OpenSpiel's C++
+  ``gin_rummy`` with its observation tensor and legal-action mask built at every decision.
+
+It reports decision steps/s, games/s, decisions per game, reset cost, memory per live
+instance and Python-heap peak (:mod:`benchmarks.memory`), the ratios to the floor env and to
+gin_rummy, the performance targets (met or missed, and by how much), and the games/s of
+``ice-envs evaluate`` with 1 and 2 workers. Everything runs in one process, so every figure
+is per core. Results are printed and written as JSON and Markdown. It is a benchmark, not a
+test: nothing asserts a time.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import platform
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -25,10 +38,17 @@ from typing import Any
 import numpy as np
 
 import ice_envs
+from benchmarks import memory, peers
+from benchmarks.random_play import play_aec
 from ice_envs.core import floor
-from ice_envs.core.masks import sample_legal
 
 DEFAULT_OUT = Path("benchmarks/results")
+#: Games whose raw_env target is three times gin_rummy's rate.
+DICE_GAMES = ("cardiceo", "cubemelt")
+#: Through env(), every game at least this share of the floor env's rate.
+ENV_FLOOR_SHARE = 0.5
+#: Evaluation games/s on 2 workers at least this multiple of 1 worker.
+EVAL_SCALING_TARGET = 1.8
 
 
 @dataclass
@@ -38,18 +58,22 @@ class Measurement:
     game: str
     variant: str
     players: int
-    api: str  # "env" (wrapped) or "raw_env"
+    api: str  # "env" (wrapped), "raw_env", or "openspiel" for the C++ peer
     steps_per_s: float
     games_per_s: float
     decisions_per_game: float
     reset_ms: float
     games: int
     seconds: float
+    kib_per_instance: float = float("nan")
+    heap_peak_kib: float = float("nan")
     ratio_to_floor: float = float("nan")
+    ratio_to_gin_rummy: float = float("nan")
+    peer: bool = False
 
 
 def measure(make: Callable[[], Any], seconds: float, seed: int = 0, min_games: int = 1) -> dict[str, float]:
-    """Play random legal games for about ``seconds``; return rates and counts."""
+    """Play random legal games of a fresh ``make()`` for about ``seconds``; return rates and counts."""
     env = make()
     rng = np.random.default_rng(seed)
     steps = games = 0
@@ -60,13 +84,7 @@ def measure(make: Callable[[], Any], seconds: float, seed: int = 0, min_games: i
         t0 = time.perf_counter()
         env.reset(seed=seed + games)
         reset_time += time.perf_counter() - t0
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(sample_legal(rng, obs["action_mask"]))
-            steps += 1
+        steps += play_aec(env, rng)
         games += 1
         if games >= min_games and time.perf_counter() >= deadline:
             break
@@ -81,14 +99,42 @@ def measure(make: Callable[[], Any], seconds: float, seed: int = 0, min_games: i
     }
 
 
+def aec_instance(make: Callable[[], Any]) -> memory.InstanceFactory:
+    """An instance factory for :mod:`benchmarks.memory`: an AEC env reset and played ``decisions``."""
+
+    def build(rng: np.random.Generator, decisions: int) -> Any:
+        env = make()
+        env.reset(seed=int(rng.integers(2**31)))
+        play_aec(env, rng, max_decisions=decisions)
+        return env
+
+    return build
+
+
+def memory_figures(build: memory.InstanceFactory, python_heap: bool = True) -> dict[str, float]:
+    figures = {"kib_per_instance": memory.memory_per_instance(build)}
+    if python_heap:
+        figures["heap_peak_kib"] = memory.python_heap_peak(build)
+    return figures
+
+
 def machine_info() -> dict[str, str]:
     """Where the numbers were measured."""
+    import os
+
     import gymnasium
     import pettingzoo
 
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
     return {
         "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
         "python": platform.python_version(),
         "numpy": np.__version__,
         "pettingzoo": pettingzoo.__version__,
@@ -97,40 +143,199 @@ def machine_info() -> dict[str, str]:
     }
 
 
-def run(games: list[str], seconds: float, all_variants: bool = False, seed: int = 0) -> list[Measurement]:
-    """Measure the floor env, then every requested game, through both API layers."""
-    results: list[Measurement] = []
-    floor_rates = {}
-    for api, factory in (("env", floor.env), ("raw_env", floor.raw_env)):
-        rates = measure(factory, seconds, seed)
-        floor_rates[api] = rates["steps_per_s"]
-        results.append(Measurement("floor", "default", 2, api, ratio_to_floor=1.0, **rates))
+def _aec_rows(
+    name: str, variant: str, n: int, factories: dict[str, Callable[[], Any]], seconds: float, seed: int, mem: bool
+) -> list[Measurement]:
+    rows = []
+    for api, make in factories.items():
+        rates = measure(make, seconds, seed)
+        figures = memory_figures(aec_instance(make)) if mem else {}
+        rows.append(Measurement(name, variant, n, api, **rates, **figures))
+    return rows
+
+
+def run(
+    games: list[str],
+    seconds: float,
+    all_variants: bool = False,
+    seed: int = 0,
+    with_peers: bool = True,
+    with_memory: bool = True,
+) -> tuple[list[Measurement], list[str]]:
+    """Measure the floor env, every requested game and the peers; returns (rows, skipped peers)."""
+    rows = _aec_rows("floor", "default", 2, {"env": floor.env, "raw_env": floor.raw_env}, seconds, seed, with_memory)
     for name in games:
         spec = ice_envs.get_spec(name)
         module = spec.load()
         for vname, n, options in spec.cases():
             if vname != "default" and not all_variants:
                 continue
-            for api, factory in (("env", module.env), ("raw_env", module.raw_env)):
-                rates = measure(lambda f=factory, o=options, k=n: f(num_players=k, **o), seconds, seed)
-                ratio = rates["steps_per_s"] / floor_rates[api]
-                results.append(Measurement(name, vname, n, api, ratio_to_floor=ratio, **rates))
-    return results
+            factories = {
+                api: (lambda f=factory, o=options, k=n: f(num_players=k, **o))
+                for api, factory in (("env", module.env), ("raw_env", module.raw_env))
+            }
+            rows += _aec_rows(name, vname, n, factories, seconds, seed, with_memory)
+    skipped: list[str] = []
+    if with_peers:
+        for label in peers.PETTINGZOO_PEERS:
+            module, why = peers.pettingzoo_peer(label)
+            if module is None:
+                skipped.append(why)
+                continue
+            peer_rows = _aec_rows(
+                label, "pettingzoo", 2, {"env": module.env, "raw_env": module.raw_env}, seconds, seed, with_memory
+            )
+            rows += [_as_peer(r) for r in peer_rows]
+        player, why = peers.openspiel_peer()
+        if player is None:
+            skipped.append(why)
+        else:
+            rates = peers.measure_openspiel(player, seconds, seed)
+            figures = (
+                {"kib_per_instance": memory.memory_per_instance(peers.openspiel_instance(player))}
+                if with_memory
+                else {}
+            )
+            rows.append(_as_peer(Measurement(peers.OPENSPIEL_GAME, "openspiel", 2, "openspiel", **rates, **figures)))
+    add_ratios(rows)
+    return rows, skipped
 
 
-def to_markdown(results: list[Measurement], info: dict[str, str], command: str) -> str:
-    """A Markdown table of ``results``."""
+def _as_peer(row: Measurement) -> Measurement:
+    row.peer = True
+    return row
+
+
+def gin_rummy_rate(rows: list[Measurement]) -> float | None:
+    return next((r.steps_per_s for r in rows if r.api == "openspiel"), None)
+
+
+def add_ratios(rows: list[Measurement]) -> None:
+    """Fill each row's ratio to the floor env (same API layer) and to OpenSpiel's gin_rummy."""
+    floor_rates = {r.api: r.steps_per_s for r in rows if r.game == "floor"}
+    gin = gin_rummy_rate(rows)
+    for r in rows:
+        if r.api in floor_rates:
+            r.ratio_to_floor = r.steps_per_s / floor_rates[r.api]
+        if gin:
+            r.ratio_to_gin_rummy = r.steps_per_s / gin
+
+
+@dataclass
+class Target:
+    """One performance target of one game, at its slowest player count."""
+
+    game: str
+    target: str
+    required: float
+    measured: float
+    worst_players: int
+
+    @property
+    def met(self) -> bool:
+        return self.measured >= self.required
+
+    @property
+    def shortfall(self) -> float:
+        """How many times faster the game must get to meet the target (1.0 when met)."""
+        return max(1.0, self.required / self.measured) if self.measured > 0 else math.inf
+
+
+def targets(rows: list[Measurement], games: list[str]) -> list[Target]:
+    """The raw_env-vs-gin_rummy and env-vs-floor targets of every measured game."""
+    out = []
+    gin = gin_rummy_rate(rows)
+    floor_env = next((r.steps_per_s for r in rows if r.game == "floor" and r.api == "env"), None)
+    for name in games:
+        mine = [r for r in rows if r.game == name and not r.peer]
+        raw = [r for r in mine if r.api == "raw_env"]
+        env = [r for r in mine if r.api == "env"]
+        if gin and raw:
+            worst = min(raw, key=lambda r: r.steps_per_s)
+            factor = 3.0 if name in DICE_GAMES else 1.0
+            out.append(
+                Target(name, f"raw_env >= {factor:g}x gin_rummy", factor, worst.ratio_to_gin_rummy, worst.players)
+            )
+        if floor_env and env:
+            worst = min(env, key=lambda r: r.steps_per_s)
+            out.append(
+                Target(
+                    name, f"env >= {ENV_FLOOR_SHARE:g}x floor env", ENV_FLOOR_SHARE, worst.ratio_to_floor, worst.players
+                )
+            )
+    return out
+
+
+def eval_scaling(games: int, game: str = "cardiceo", players: int = 4, seed: int = 0) -> dict[str, float]:
+    """Games/s of the evaluation tournament (random agents) with 1 and with 2 worker processes."""
+    from benchmarks.evaluate import evaluate
+
+    rates = {}
+    for workers in (1, 2):
+        t0 = time.perf_counter()
+        evaluate(game, players, ",".join(["random"] * players), games, seed, workers=workers, progress=False)
+        rates[workers] = games / (time.perf_counter() - t0)
+    return {
+        "game": game,
+        "players": players,
+        "games": games,
+        "games_per_s_1_worker": rates[1],
+        "games_per_s_2_workers": rates[2],
+        "scaling": rates[2] / rates[1],
+    }
+
+
+def _fmt(value: float, spec: str) -> str:
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else format(value, spec)
+
+
+def to_markdown(
+    rows: list[Measurement],
+    info: dict[str, str],
+    command: str,
+    goals: list[Target] | None = None,
+    scaling: dict[str, float] | None = None,
+    skipped: list[str] | None = None,
+) -> str:
+    """The Markdown report: machine, throughput table, targets and evaluation scaling."""
     lines = [
-        "| game | variant | players | API | decision steps/s | games/s | decisions/game | reset ms | x floor |",
-        "|---|---|---:|---|---:|---:|---:|---:|---:|",
+        f"Command: `{command}`",
+        "",
+        "Machine: " + ", ".join(f"{k} {v}" for k, v in info.items()),
+        "",
+        "| env | variant | players | API | decision steps/s | games/s | decisions/game | reset ms "
+        "| KiB per live instance | Python heap peak KiB | x floor | x gin_rummy |",
+        "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in results:
+    for r in rows:
+        name = f"{r.game} (peer)" if r.peer else r.game
         lines.append(
-            f"| {r.game} | {r.variant} | {r.players} | {r.api} | {r.steps_per_s:,.0f} | {r.games_per_s:,.1f} | "
-            f"{r.decisions_per_game:,.1f} | {r.reset_ms:.3f} | {r.ratio_to_floor:.2f} |"
+            f"| {name} | {r.variant} | {r.players} | {r.api} | {r.steps_per_s:,.0f} | {r.games_per_s:,.1f} | "
+            f"{r.decisions_per_game:,.1f} | {r.reset_ms:.3f} | {_fmt(r.kib_per_instance, ',.1f')} | "
+            f"{_fmt(r.heap_peak_kib, ',.0f')} | {_fmt(r.ratio_to_floor, '.2f')} | {_fmt(r.ratio_to_gin_rummy, '.2f')} |"
         )
-    machine = ", ".join(f"{k} {v}" for k, v in info.items())
-    return f"Command: `{command}`\n\nMachine: {machine}\n\n" + "\n".join(lines) + "\n"
+    if skipped:
+        lines += ["", "Peers not measured: " + "; ".join(skipped)]
+    if goals:
+        lines += [
+            "",
+            "| game | target | required | measured (slowest player count) | met | must get faster by |",
+            "|---|---|---:|---:|---|---:|",
+        ]
+        for t in goals:
+            lines.append(
+                f"| {t.game} | {t.target} | {t.required:.2f} | {t.measured:.2f} ({t.worst_players}p) | "
+                f"{'yes' if t.met else '**no**'} | {'' if t.met else f'{t.shortfall:.2f}x'} |"
+            )
+    if scaling:
+        met = "yes" if scaling["scaling"] >= EVAL_SCALING_TARGET else "**no**"
+        lines += [
+            "",
+            f"Evaluation scaling ({scaling['games']} games of {scaling['game']}, {scaling['players']} random agents): "
+            f"{scaling['games_per_s_1_worker']:.1f} games/s on 1 worker, {scaling['games_per_s_2_workers']:.1f} "
+            f"on 2 workers: {scaling['scaling']:.2f}x (target {EVAL_SCALING_TARGET}x: {met}).",
+        ]
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,20 +344,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per configuration and API (default 2)")
     parser.add_argument("--all-variants", action="store_true", help="measure every variant, not only the default")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-peers", action="store_true", help="skip PettingZoo classic and OpenSpiel")
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory figures")
+    parser.add_argument(
+        "--eval-scaling-games",
+        type=int,
+        default=0,
+        help="also time `ice-envs evaluate` (Cardiceo, 4 random agents) on 1 and 2 workers with this many games",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for throughput.json / .md")
     args = parser.parse_args(argv)
     games = args.games or list(ice_envs.GAMES)
     for g in games:
         ice_envs.get_spec(g)  # clear error for an unknown game before measuring anything
-    results = run(games, args.seconds, args.all_variants, args.seed)
+    rows, skipped = run(games, args.seconds, args.all_variants, args.seed, not args.no_peers, not args.no_memory)
+    goals = targets(rows, games)
+    scaling = eval_scaling(args.eval_scaling_games, seed=args.seed) if args.eval_scaling_games > 0 else None
     info = machine_info()
-    command = "python -m benchmarks.throughput " + " ".join(argv if argv is not None else __import__("sys").argv[1:])
-    markdown = to_markdown(results, info, command.strip())
+    command = "python -m benchmarks.throughput " + " ".join(argv if argv is not None else sys.argv[1:])
+    markdown = to_markdown(rows, info, command.strip(), goals, scaling, skipped)
     print(markdown)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "throughput.json").write_text(
-        json.dumps({"machine": info, "command": command.strip(), "results": [asdict(r) for r in results]}, indent=2)
-    )
+    report = {
+        "machine": info,
+        "command": command.strip(),
+        "results": [asdict(r) for r in rows],
+        "targets": [{**asdict(t), "met": t.met, "shortfall": t.shortfall} for t in goals],
+        "eval_scaling": scaling,
+        "skipped_peers": skipped,
+    }
+    (args.out / "throughput.json").write_text(json.dumps(report, indent=2))
     (args.out / "throughput.md").write_text(markdown)
     print(f"wrote {args.out / 'throughput.json'} and {args.out / 'throughput.md'}")
     return 0

@@ -1,0 +1,90 @@
+"""The side-by-side throughput benchmark: peers, memory figures, ratios and targets."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks import memory, peers, throughput
+from ice_envs.core import floor
+
+
+def _row(game: str, api: str, rate: float, players: int = 2, peer: bool = False) -> throughput.Measurement:
+    return throughput.Measurement(game, "default", players, api, rate, 1.0, 10.0, 0.1, 1, 1.0, peer=peer)
+
+
+def test_ratios_and_targets_use_the_slowest_player_count():
+    rows = [
+        _row("floor", "env", 10_000),
+        _row("floor", "raw_env", 40_000),
+        _row("cubemelt", "raw_env", 33_000, players=2),
+        _row("cubemelt", "raw_env", 25_000, players=5),
+        _row("cubemelt", "env", 6_000, players=2),
+        _row("icebergs", "raw_env", 12_000, players=4),
+        _row("icebergs", "env", 4_000, players=4),
+        _row("gin_rummy", "openspiel", 10_000, peer=True),
+    ]
+    throughput.add_ratios(rows)
+    assert rows[2].ratio_to_floor == pytest.approx(33_000 / 40_000)
+    assert rows[3].ratio_to_gin_rummy == pytest.approx(2.5)
+    goals = {(t.game, t.target): t for t in throughput.targets(rows, ["cubemelt", "icebergs"])}
+    dice = goals["cubemelt", "raw_env >= 3x gin_rummy"]
+    assert (dice.worst_players, dice.met, dice.shortfall) == (5, False, pytest.approx(3 / 2.5))
+    assert goals["icebergs", "raw_env >= 1x gin_rummy"].met
+    assert goals["cubemelt", "env >= 0.5x floor env"].met
+    assert not goals["icebergs", "env >= 0.5x floor env"].met
+
+
+def test_memory_figures_of_an_aec_env_are_positive():
+    build = throughput.aec_instance(floor.raw_env)
+    heap = memory.python_heap_peak(build, decisions=50)
+    per_instance = memory.memory_per_instance(build, count=20, decisions=50)
+    assert heap > 0
+    assert math.isnan(per_instance) or per_instance >= 0
+
+
+def test_report_without_peers_or_memory(tmp_path):
+    args = ["--games", "cubemelt", "--seconds", "0.02", "--no-peers", "--no-memory", "--out", str(tmp_path)]
+    assert throughput.main(args) == 0
+    data = json.loads((tmp_path / "throughput.json").read_text())
+    assert {r["game"] for r in data["results"]} == {"floor", "cubemelt"}
+    assert [t["target"] for t in data["targets"]] == ["env >= 0.5x floor env"]  # no gin_rummy without peers
+    assert data["skipped_peers"] == []
+    text = (tmp_path / "throughput.md").read_text()
+    assert "| cubemelt | default | 3 | raw_env |" in text and "Machine:" in text
+
+
+def test_env_vs_floor_target_is_reported_without_peers():
+    rows = [_row("floor", "env", 10_000), _row("cardiceo", "env", 4_000, players=4)]
+    throughput.add_ratios(rows)
+    (goal,) = throughput.targets(rows, ["cardiceo"])
+    assert goal.target == "env >= 0.5x floor env" and not goal.met and goal.shortfall == pytest.approx(1.25)
+
+
+@pytest.mark.parametrize("label", list(peers.PETTINGZOO_PEERS))
+def test_pettingzoo_peers_run_through_the_same_loop(label):
+    module, why = peers.pettingzoo_peer(label)
+    if module is None:
+        pytest.skip(why)
+    rates = throughput.measure(module.raw_env, seconds=0.05)
+    assert rates["steps_per_s"] > 0 and rates["games"] >= 1
+
+
+def test_openspiel_gin_rummy_builds_observation_and_mask():
+    player, why = peers.openspiel_peer()
+    if player is None:
+        pytest.skip(why)
+    state = player.new_game()
+    steps = player.play(state, np.random.default_rng(0), max_decisions=30)
+    assert steps == 30 and not state.is_terminal()
+    rates = peers.measure_openspiel(player, seconds=0.05)
+    assert rates["steps_per_s"] > 0 and rates["decisions_per_game"] > 0
+
+
+def test_evaluation_scaling_reports_both_worker_counts():
+    scaling = throughput.eval_scaling(games=8, game="cubemelt", players=2)
+    assert scaling["games_per_s_1_worker"] > 0 and scaling["games_per_s_2_workers"] > 0
+    assert scaling["scaling"] == pytest.approx(scaling["games_per_s_2_workers"] / scaling["games_per_s_1_worker"])
