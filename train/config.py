@@ -124,6 +124,16 @@ class EvalConfig:
 
 
 @dataclass
+class ShapingConfig:
+    """Potential-based reward shaping of the learner's rewards (:mod:`train.shaping`)."""
+
+    #: A potential of :data:`train.shaping.POTENTIALS` for this game; ``None``: no shaping.
+    potential: str | None = None
+    #: Multiplier of ``gamma * phi(s') - phi(s)``.
+    scale: float = 1.0
+
+
+@dataclass
 class TrainConfig:
     """One training run."""
 
@@ -132,6 +142,7 @@ class TrainConfig:
     game: GameConfig = field(default_factory=GameConfig)
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
+    reward_shaping: ShapingConfig = field(default_factory=ShapingConfig)
     #: Parallel training envs.
     n_envs: int = 1
     #: ``subproc`` (one process per env), ``dummy`` (all in this process) or ``auto`` (subproc if n_envs > 1).
@@ -344,9 +355,23 @@ def _validate(cfg: TrainConfig) -> None:
     _require(cfg.seed >= 0, "seed", "must be >= 0", cfg.seed)
     _require(cfg.torch_threads >= 1, "torch_threads", "must be >= 1", cfg.torch_threads)
     _require(cfg.verbose in (0, 1, 2), "verbose", "must be 0, 1 or 2", cfg.verbose)
+    _validate_shaping(cfg)
     if cfg.name is not None:
         ok = bool(cfg.name) and all(c.isalnum() or c in "-_." for c in cfg.name)
         _require(ok, "name", "must be letters, digits, '-', '_' or '.'", cfg.name)
+
+
+def _validate_shaping(cfg: TrainConfig) -> None:
+    from train.shaping import POTENTIALS
+
+    s = cfg.reward_shaping
+    if s.potential is None:
+        return
+    known = [name for name, (game, _) in POTENTIALS.items() if game == cfg.game.name]
+    _require(
+        s.potential in known, "reward_shaping.potential", f"must be one of {known} for {cfg.game.name}", s.potential
+    )
+    _require(s.scale > 0, "reward_shaping.scale", "must be > 0", s.scale)
 
 
 def _validate_game(cfg: TrainConfig) -> None:

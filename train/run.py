@@ -138,6 +138,8 @@ class EnvFactory:
     latest_share: float
     snapshot_deterministic: bool
     learner_seat: int | None
+    #: ``(potential, scale, gamma)`` of the reward shaping, or ``None``.
+    shaping: tuple[str, float, float] | None = None
 
     def __call__(self) -> Any:
         from train.opponents import OpponentMix
@@ -146,7 +148,10 @@ class EnvFactory:
         opponents = OpponentMix(
             self.game, self.mix, self.per_seat, self.pool, self.latest_share, self.snapshot_deterministic
         )
-        return SingleAgentEnv(self.game, self.players, self.options, opponents, self.learner_seat)
+        from train.shaping import Shaper
+
+        shaping = Shaper(*self.shaping) if self.shaping else None
+        return SingleAgentEnv(self.game, self.players, self.options, opponents, self.learner_seat, shaping=shaping)
 
 
 def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
@@ -164,6 +169,11 @@ def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
         sp.latest_share,
         sp.deterministic,
         cfg.game.learner_seat,
+        shaping=(
+            (cfg.reward_shaping.potential, cfg.reward_shaping.scale, cfg.ppo.gamma)
+            if cfg.reward_shaping.potential
+            else None
+        ),
     )
     kind = cfg.vec_env if cfg.vec_env != "auto" else ("subproc" if cfg.n_envs > 1 else "dummy")
     fns = [factory] * cfg.n_envs

@@ -35,6 +35,7 @@ from gymnasium import spaces
 from agents.base import make_view
 from ice_envs.core.aec import IceAECEnv
 from train.opponents import OpponentMix, OpponentSampler
+from train.shaping import Shaper
 
 #: Consecutive games that may end before the learner acts before the wrapper gives up.
 MAX_SKIPPED_GAMES = 1000
@@ -77,6 +78,8 @@ class SingleAgentEnv(gym.Env):
         options: constructor options of the game (with a game name).
         opponents: draws the opponents of each game (default: uniformly random agents).
         learner_seat: a fixed seat for the learner; ``None`` draws it uniformly per game.
+        shaping: potential-based reward shaping added to the learner's rewards
+            (:mod:`train.shaping`); ``info["episode"]["r"]`` and wins never include it.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -89,6 +92,7 @@ class SingleAgentEnv(gym.Env):
         opponents: OpponentSampler | None = None,
         learner_seat: int | None = None,
         render_mode: str | None = None,
+        shaping: Shaper | None = None,
     ) -> None:
         super().__init__()
         if callable(game):
@@ -106,6 +110,7 @@ class SingleAgentEnv(gym.Env):
         self.learner_seat = learner_seat
         self.opponents: OpponentSampler = opponents or OpponentMix(self.game, {"random": 1.0})
         self.render_mode = render_mode
+        self.shaping = shaping
         first = self.raw.possible_agents[0]
         self.observation_space = self.raw.observation_space(first)["observation"]
         self.action_space = spaces.Discrete(int(self.raw.action_space(first).n))
@@ -135,6 +140,8 @@ class SingleAgentEnv(gym.Env):
             if skipped >= MAX_SKIPPED_GAMES:
                 raise RuntimeError(f"{self.game}: {skipped} games in a row ended before the learner could act")
         self._skipped += skipped
+        if self.shaping is not None:
+            self.shaping.start(self.raw, self.seat)
         return self._observation(), {"seat": self.seat, "opponents": self.table_label, "skipped_games": skipped}
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -149,6 +156,8 @@ class SingleAgentEnv(gym.Env):
         if not self._done:
             reward += self._play_opponents()
         self._return += reward
+        if self.shaping is not None:
+            reward += self.shaping.bonus(self.raw, self.seat, self._done)
         terminated = bool(self.raw.terminations[self.agent])
         truncated = bool(self.raw.truncations[self.agent]) and not terminated
         info: dict[str, Any] = {}

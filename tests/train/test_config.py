@@ -92,6 +92,11 @@ def test_resolved_config_round_trips(tmp_path: Path):
         ({"eval__at_start": "yes"}, r"eval.at_start: expected true or false, got 'yes'"),
         ({"name": "a b"}, r"name: must be letters, digits"),
         ({"ppo": [1, 2]}, r"ppo: expected a mapping"),
+        (
+            {"reward_shaping__potential": "icebergs_voyage"},
+            r"reward_shaping.potential: must be one of \[\] for cardiceo, got 'icebergs_voyage'",
+        ),
+        ({"reward_shaping__potential": "closer"}, r"reward_shaping.potential: must be one of \[\] for cardiceo"),
     ],
 )
 def test_bad_configs_name_the_key(changes: dict, message: str):
