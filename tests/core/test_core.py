@@ -113,7 +113,12 @@ def test_cli_errors_are_clear(capsys):
 def test_throughput_benchmark_writes_json_and_markdown(tmp_path):
     from benchmarks import throughput
 
-    assert throughput.main(["--games", "cardiceo", "--seconds", "0.05", "--no-peers", "--no-memory", "--out", str(tmp_path)]) == 0
+    assert (
+        throughput.main(
+            ["--games", "cardiceo", "--seconds", "0.05", "--no-peers", "--no-memory", "--out", str(tmp_path)]
+        )
+        == 0
+    )
     data = json.loads((tmp_path / "throughput.json").read_text())
     rows = {(r["game"], r["players"], r["api"]) for r in data["results"]}
     assert ("floor", 2, "env") in rows and ("cardiceo", 6, "raw_env") in rows
