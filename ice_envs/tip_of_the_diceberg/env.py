@@ -156,9 +156,23 @@ O_SELECTION = O_PHASE + 7  # 1948
 O_MARKS = O_SELECTION + NUM_CARDS + NUM_DICE  # 2026
 O_MISC = O_MARKS + NUM_DICE  # 2044
 OBS_SIZE = O_MISC + 3  # 2047
-_DICE = np.arange(NUM_DICE)
-#: location column of a die by ``-die_loc`` for POOL (-1), PLAYED (-2), UNUSED (-3)
-_LOC_CODE = np.array([0, 1, 2, 7], dtype=np.intp)
+#: Index of "die d shows value 0" (add the value for the die's one-hot).
+_DIE_VALUE_AT: tuple[int, ...] = tuple(O_DIE_VALUE + MAX_NUMBER * d - 1 for d in range(NUM_DICE))
+#: Index of die d's first location column.
+_DIE_LOC_AT: tuple[int, ...] = tuple(O_DIE_LOC + DIE_LOC_SIZE * d for d in range(NUM_DICE))
+_LOC_CODES: dict[tuple[int, int], dict[int, int]] = {}
+
+
+def _loc_codes(seat: int, n: int) -> dict[int, int]:
+    """Location column by ``die_loc`` value as seen from ``seat``: own 0, pool 1, on a slot 2,
+    relative seat +k at 2 + k, not in game 7 (cached per seat and player count)."""
+    codes = _LOC_CODES.get((seat, n))
+    if codes is None:
+        codes = {rules.POOL: 1, rules.PLAYED: 2, rules.UNUSED: 7}
+        for q in range(n):
+            codes[q] = 0 if q == seat else 2 + (q - seat) % n
+        _LOC_CODES[seat, n] = codes
+    return codes
 
 
 def pattern_features(p: Pattern) -> np.ndarray:
@@ -222,6 +236,7 @@ class TipOfTheDicebergEnv(IceAECEnv):
         except ValueError as exc:
             raise OptionError(str(exc)) from None
         self._slot_cache: dict[tuple[int, ...], np.ndarray] = {}
+        self._base_cache: dict[tuple[int, ...], np.ndarray] = {}
         super().__init__(n, **common)
 
     # -- encoding
@@ -249,64 +264,79 @@ class TipOfTheDicebergEnv(IceAECEnv):
             self._slot_cache[key] = block
         return block
 
+    def _base_obs(self, slots: list[int]) -> np.ndarray:
+        """A zero observation with the static slot block of ``slots`` filled in (cached; copy before use)."""
+        key = tuple(slots)
+        base = self._base_cache.get(key)
+        if base is None:
+            base = np.zeros(OBS_SIZE, dtype=np.float32)
+            base[O_SLOTS:O_SEATS] = self._static_slots(slots).reshape(-1)
+            self._base_cache[key] = base
+        return base
+
     def _encode(self, seat: int) -> np.ndarray:
+        """The observation of ``seat``: the cached static part copied once, then one write of
+        every 1.0 and one write of every other value (indices gathered in plain Python)."""
         s: rules.DicebergState = self.state
         n = self.num_players
-        obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        obs[O_HAND + np.asarray(s.hands[seat], dtype=np.intp)] = 1.0
-        removed = np.asarray(s.removed, dtype=np.intp)
-        obs[O_REMOVED + removed] = 1.0
-        on_table = [it for meld in s.slot_meld for it in meld if it < ITEM_DIE0]
-        obs[O_TABLE + np.asarray(on_table, dtype=np.intp)] = 1.0
-        loc = np.asarray(s.die_loc, dtype=np.intp)
-        val = np.asarray(s.die_value, dtype=np.intp)
-        in_game = np.flatnonzero(loc != rules.UNUSED)
-        obs[O_DIE_VALUE + MAX_NUMBER * in_game + val[in_game] - 1] = 1.0
-        where = np.where(loc >= 0, 2 + (loc - seat) % n, np.take(_LOC_CODE, -loc))
-        where[loc == seat] = 0
-        obs[O_DIE_LOC + DIE_LOC_SIZE * _DICE + where] = 1.0
-        slots = obs[O_SLOTS:O_SEATS].reshape(MAX_SLOTS, SLOT_SIZE)
-        slots[:] = self._static_slots(s.slots)
+        obs = self._base_obs(s.slots).copy()
+        ones = [O_HAND + c for c in s.hands[seat]]
+        ones += [O_REMOVED + c for c in s.removed]
+        ones += [O_TABLE + it for meld in s.slot_meld for it in meld if it < ITEM_DIE0]
+        die_loc = s.die_loc
+        codes = _loc_codes(seat, n)
+        for d, (loc, val) in enumerate(zip(die_loc, s.die_value)):
+            if loc != rules.UNUSED:
+                ones.append(_DIE_VALUE_AT[d] + val)
+            ones.append(_DIE_LOC_AT[d] + codes[loc])
         for k, p in enumerate(s.slot_player):
             if p >= 0:
-                slots[k, 1] = 1.0
-                slots[k, 2 + (p - seat) % n] = 1.0
+                at = O_SLOTS + SLOT_SIZE * k
+                ones.append(at + 1)
+                ones.append(at + 2 + (p - seat) % n)
         over = s.phase == rules.PHASE_OVER
         passed = self._passed_seats(s)
-        seats = obs[O_SEATS:O_ROUND].reshape(MAX_SEATS, SEAT_SIZE)
         top = 3.0 * s.config.num_rounds
+        out_order = s.out_order
+        at_val: list[int] = []
+        vals: list[float] = []
         for p in range(n):
-            row = seats[(p - seat) % n]
-            row[0] = 1.0
-            row[1] = len(s.hands[p]) / rules.HAND_SIZE
-            row[2] = s.die_loc.count(p) / NUM_DICE
-            row[3] = min(1.0, s.points[p] / top)
-            if p in s.out_order:
-                row[4] = 1.0
-                k = s.out_order.index(p)
+            row = O_SEATS + SEAT_SIZE * ((p - seat) % n)
+            ones.append(row)
+            at_val += (row + 1, row + 2, row + 3)
+            vals += (len(s.hands[p]) / rules.HAND_SIZE, die_loc.count(p) / NUM_DICE, min(1.0, s.points[p] / top))
+            if p in out_order:
+                ones.append(row + 4)
+                k = out_order.index(p)
                 if k < 3:
-                    row[5 + k] = 1.0
-            row[8] = (not over) and p == s.current
-            row[9] = p == s.last_player
-            row[10] = p in passed
-        obs[O_ROUND] = (s.round + 1) / s.config.num_rounds
-        obs[O_ROUND + 1] = s.round + 1 == s.config.num_rounds
+                    ones.append(row + 5 + k)
+            if not over and p == s.current:
+                ones.append(row + 8)
+            if p == s.last_player:
+                ones.append(row + 9)
+            if p in passed:
+                ones.append(row + 10)
+        at_val.append(O_ROUND)
+        vals.append((s.round + 1) / s.config.num_rounds)
+        if s.round + 1 == s.config.num_rounds:
+            ones.append(O_ROUND + 1)
         if not over:
             if s.phase == rules.PHASE_DRAFT:
-                obs[O_PHASE] = 1.0
+                ones.append(O_PHASE)
             elif s.phase == rules.PHASE_PLAY:
                 if s.selection and seat == s.current:
-                    obs[O_PHASE + 3] = 1.0
+                    ones.append(O_PHASE + 3)
                 else:
-                    obs[O_PHASE + (1 if s.last_player < 0 else 2)] = 1.0
+                    ones.append(O_PHASE + (1 if s.last_player < 0 else 2))
             else:
-                obs[O_PHASE + 4 + (s.phase - rules.PHASE_TAKE)] = 1.0
-        if seat == s.current and not over:
-            obs[O_SELECTION + np.asarray(s.selection, dtype=np.intp)] = 1.0
-            obs[O_MARKS + np.asarray(s.marks, dtype=np.intp)] = 1.0
-        obs[O_MISC] = s.passes / n
-        obs[O_MISC + 1] = s.die_loc.count(rules.POOL) / NUM_DICE
-        obs[O_MISC + 2] = len(s.draft_order) / (2 * MAX_SEATS)
+                ones.append(O_PHASE + 4 + (s.phase - rules.PHASE_TAKE))
+            if seat == s.current:
+                ones += [O_SELECTION + it for it in s.selection]
+                ones += [O_MARKS + d for d in s.marks]
+        at_val += (O_MISC, O_MISC + 1, O_MISC + 2)
+        vals += (s.passes / n, die_loc.count(rules.POOL) / NUM_DICE, len(s.draft_order) / (2 * MAX_SEATS))
+        obs[np.fromiter(ones, np.intp, len(ones))] = 1.0
+        obs[at_val] = vals
         return obs
 
     @staticmethod
@@ -341,6 +371,11 @@ class TipOfTheDicebergEnv(IceAECEnv):
 
     def _current_seat(self) -> int:
         return self.state.current
+
+    def _apply_action(self, action: int) -> None:
+        """Apply ``action``, which the base class has already checked against the mask of this
+        state: the engine's own check (a second legal-action enumeration) is skipped."""
+        rules.apply_legal(self.state, action, self.np_random)
 
     # -- text
     def _die_text(self, d: int) -> str:

@@ -121,7 +121,57 @@ class Pattern:
     def candidates(self, items: Sequence[Item]) -> tuple[Item, ...]:
         """The items that may appear in a meld of this pattern."""
         ok = self.allowed
-        return tuple(it for it in items if ok[it[1] * 21 + it[2]])
+        return tuple([it for it in items if ok[it[1] * 21 + it[2]]])
+
+    @cached_property
+    def search_bounds(self) -> tuple[int, ...]:
+        """What :func:`enumerate_melds` checks, read once: count min / max, sum min / max,
+        same number, same suit, distinct numbers (or run), distinct suits, run, parity
+        alike, dice min, cards min, and the dice / cards maxima a meld can actually reach."""
+        return (
+            self.count_min,
+            self.count_max,
+            self.sum_min,
+            self.sum_max,
+            self.same_number,
+            self.same_suit,
+            self.distinct_numbers or self.run,
+            self.distinct_suits,
+            self.run,
+            self.parity == PARITY_SAME,
+            self.dice_min,
+            self.cards_min,
+            min(self.dice_max, self.count_max - self.cards_min),
+            min(self.cards_max, self.count_max - self.dice_min),
+        )
+
+    @cached_property
+    def _companion_tables(self) -> dict[tuple[int, int], tuple[bool, ...]]:
+        return {}
+
+    def companions(self, suit: int, number: int) -> tuple[bool, ...]:
+        """``companions(s, v)[suit * 21 + number]``: whether such an item may share a meld
+        with an item of suit ``s`` and number ``v`` as far as the pair alone can tell (the
+        item allowed; same / distinct / run span / parity alike / sum maximum). Cached."""
+        table = self._companion_tables.get((suit, number))
+        if table is None:
+            ok = self.allowed
+            dist_n = self.distinct_numbers or self.run
+            vmax = self.sum_max - number
+            table = tuple(
+                ok[t * 21 + v]
+                and v <= vmax
+                and (not self.same_number or v == number)
+                and (not self.same_suit or t == suit)
+                and (not dist_n or v != number)
+                and (not self.distinct_suits or t != suit)
+                and (not self.run or -self.count_max < v - number < self.count_max)
+                and (self.parity != PARITY_SAME or not (v ^ number) & 1)
+                for t in range(NUM_SUITS)
+                for v in range(MAX_NUMBER + 1)
+            )
+            self._companion_tables[suit, number] = table
+        return table
 
     def allows_item(self, suit: int, number: int) -> bool:
         """Whether a single item may appear in a meld of this pattern at all."""
@@ -337,33 +387,31 @@ def enumerate_melds(
     counts) and by bounds on what the remaining items can still add (count, sum
     minimum, dice minimum).
     """
-    cand = p.candidates(items)
-    if must is not None:
-        if must not in cand:
+    cmin, cmax, smin, smax, same_n, same_s, dist_n, dist_s, run, same_par, dmin, kmin, dmax, kmax = p.search_bounds
+    if must is None:
+        cand = p.candidates(items)
+    else:
+        xid, xs, xv, xd = must
+        if not p.allowed[xs * 21 + xv] or must not in items:
             return []
-        cand = tuple(it for it in cand if it is not must and it[0] != must[0])
+        xd = 1 if xd else 0
+        single = [(xid,)] if 1 >= cmin and smin <= xv <= smax and xd >= dmin and 1 - xd >= kmin else []
+        if cmax == 1 or xd > dmax or 1 - xd > kmax:
+            return single  # ``must`` cannot have company
+        # Only the items that can join ``must`` in a meld at all: the search below would
+        # skip every other one at every depth, so the output is the same.
+        ok = p.companions(xs, xv)
+        cand = tuple([it for it in items if ok[it[1] * 21 + it[2]] and it[0] != xid])
+        if not cand:
+            return single
     n = len(cand)
-    cmin, cmax = p.count_min, p.count_max
     if n + (must is not None) < cmin:
         return []
-    smin, smax = p.sum_min, p.sum_max
-    dmin = p.dice_min
-    kmin = p.cards_min
-    dmax = min(p.dice_max, cmax - kmin)
-    kmax = min(p.cards_max, cmax - dmin)
-    same_n, same_s, dist_n, dist_s, run = (
-        p.same_number,
-        p.same_suit,
-        p.distinct_numbers or p.run,
-        p.distinct_suits,
-        p.run,
-    )
-    same_par = p.parity == PARITY_SAME
     if n == 0:
         ids_ = suit_ = num_ = die_ = ()
     else:
         ids_, suit_, num_, flags = zip(*cand)
-        die_ = tuple(1 if f else 0 for f in flags)
+        die_ = tuple([1 if f else 0 for f in flags])
     # previous identical die (a die may be used only if its previous identical die is)
     prev = [-1] * n
     if any(die_):
@@ -384,10 +432,13 @@ def enumerate_melds(
     if cmax == 1:
         follow: list[Sequence[int]] = []
     elif same_n or same_s:
-        follow = [
-            [j for j in range(i + 1, n) if (not same_n or num_[j] == num_[i]) and (not same_s or suit_[j] == suit_[i])]
-            for i in range(n)
-        ]
+        follow = [()] * n
+        after: dict[tuple[int, int], list[int]] = {}
+        for i in range(n - 1, -1, -1):
+            group = (num_[i] if same_n else 0, suit_[i] if same_s else 0)
+            later = after.get(group, [])
+            follow[i] = later
+            after[group] = [i, *later]
     else:
         follow = [range(i + 1, n) for i in range(n)]
     chosen = [False] * n
@@ -452,13 +503,8 @@ def enumerate_melds(
         if must is None:
             extend((), range(n), 0, 0, -1, 0, 0, MAX_NUMBER + 1, 0, 0)
         else:
-            xid, s, v, d = must
-            d = 1 if d else 0
-            if 1 >= cmin and smin <= v <= smax and d >= dmin and 1 - d >= kmin:
-                out.append((xid,))
-            if cmax > 1 and (d <= dmax and 1 - d <= kmax):
-                order = [j for j in range(n) if (not same_n or num_[j] == v) and (not same_s or suit_[j] == s)]
-                extend((xid,), order, 1, v, v, 1 << s, 1 << v, v, v, d)
+            out += single
+            extend((must[0],), range(n), 1, xv, xv, 1 << xs, 1 << xv, xv, xv, xd)
     except _Done:
         pass
     if must is not None:

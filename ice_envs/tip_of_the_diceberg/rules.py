@@ -58,6 +58,7 @@ from ice_envs.tip_of_the_diceberg.patterns import (
     DICE_PER_TYPE,
     DIE_TYPE,
     ITEM_DIE0,
+    MAX_NUMBER,
     NUM_CARDS,
     NUM_DICE,
     SUIT_FACES,
@@ -281,38 +282,74 @@ def next_active(state: DicebergState, seat: int) -> int:
 def items_of(state: DicebergState, seat: int) -> tuple[tuple[int, int, int, bool], ...]:
     """The items ``seat`` holds as ``(item id, suit, number, is_die)`` sorted by id."""
     dv, dl = state.die_value, state.die_loc
-    dice = tuple((ITEM_DIE0 + d, DIE_TYPE[d], dv[d], True) for d in range(NUM_DICE) if dl[d] == seat)
-    return tuple(_CARD_ITEMS[c] for c in state.hands[seat]) + dice
+    items = [_CARD_ITEMS[c] for c in state.hands[seat]]
+    if seat in dl:
+        items += [_DIE_ITEMS[d][dv[d]] for d in range(NUM_DICE) if dl[d] == seat]
+    return tuple(items)
 
 
 _CARD_ITEMS = tuple((c, CARD_SUIT[c], CARD_NUMBER[c], False) for c in range(NUM_CARDS))
+#: ``_DIE_ITEMS[d][v]``: the item of die ``d`` showing ``v`` (shared, never rebuilt).
+_DIE_ITEMS = tuple(tuple((ITEM_DIE0 + d, DIE_TYPE[d], v, True) for v in range(MAX_NUMBER + 1)) for d in range(NUM_DICE))
+
+
+def bits(mask: int) -> list[int]:
+    """The set bits of ``mask`` in increasing order (``0b1010`` → ``[1, 3]``)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 class PatternMelds:
-    """The melds of one pattern from one set of items, with their first items and a lazy prefix tree."""
+    """The melds of one pattern from one set of items, with their first items and a lazy prefix tree.
 
-    __slots__ = ("melds", "first", "_trie")
+    The first items and the tree's nodes are bitmasks of item ids (plain ints; tree keys
+    are ``bytes`` of the prefix), so that the many cached instances stay cheap to build
+    and hold few objects that the cyclic garbage collector has to scan.
+    """
 
-    def __init__(self, melds: list[tuple[int, ...]]) -> None:
+    __slots__ = ("melds", "first_mask", "_trie")
+
+    def __init__(self, melds: list[tuple[int, ...]], first_mask: int | None = None) -> None:
         self.melds = melds
-        self.first = frozenset(m[0] for m in melds)
-        self._trie: dict[tuple[int, ...], tuple[set[int], bool]] | None = None
+        if first_mask is None:
+            first_mask = 0
+            for m in melds:
+                first_mask |= 1 << m[0]
+        #: Bit ``i`` set: some meld starts with item ``i``.
+        self.first_mask = first_mask
+        self._trie: dict[bytes, int] | None = None
+
+    @property
+    def first(self) -> frozenset[int]:
+        """The items that start some meld."""
+        return frozenset(bits(self.first_mask))
+
+    def tree(self) -> dict[bytes, int]:
+        """Prefix tree: ``bytes(prefix)`` → ``(bitmask of the items that may follow) << 1 | is a meld``.
+
+        Only prefixes of melds are keys (so every value is non-zero). Built on first use.
+        """
+        trie = self._trie
+        if trie is None:
+            trie = {}
+            get = trie.get
+            for m in self.melds:
+                b = bytes(m)
+                for i in range(1, len(b)):
+                    key = b[:i]
+                    trie[key] = get(key, 0) | 2 << b[i]
+                trie[b] = get(b, 0) | 1
+            self._trie = trie
+        return trie
 
     def node(self, prefix: tuple[int, ...]) -> tuple[set[int], bool] | None:
         """(items that may follow ``prefix``, whether ``prefix`` is itself a meld), or None."""
-        if self._trie is None:
-            trie: dict[tuple[int, ...], tuple[set[int], bool]] = {}
-            for m in self.melds:
-                for i in range(1, len(m)):
-                    node = trie.get(m[:i])
-                    if node is None:
-                        trie[m[:i]] = ({m[i]}, False)
-                    else:
-                        node[0].add(m[i])
-                node = trie.get(m)
-                trie[m] = (node[0] if node else set(), True)
-            self._trie = trie
-        return self._trie.get(prefix)
+        v = self.tree().get(bytes(prefix), 0)
+        return (set(bits(v >> 1)), bool(v & 1)) if v else None
 
 
 _MELDS: dict[tuple[Pattern, tuple], PatternMelds] = {}
@@ -399,8 +436,13 @@ def _without(pm: PatternMelds, removed: set[int]) -> PatternMelds:
 def _with(pm: PatternMelds, pattern: Pattern, items: tuple, x: tuple) -> PatternMelds:
     if not pattern.allowed[x[1] * 21 + x[2]]:
         return pm
-    extra = enumerate_melds(pattern, pattern.candidates(items), must=x)
-    return PatternMelds(pm.melds + extra) if extra else pm
+    extra = enumerate_melds(pattern, items, must=x)
+    if not extra:
+        return pm
+    first = pm.first_mask
+    for m in extra:
+        first |= 1 << m[0]
+    return PatternMelds(pm.melds + extra, first)
 
 
 def _take_die(state: DicebergState, seat: int, d: int) -> None:
@@ -416,21 +458,25 @@ def _pattern(state: DicebergState, k: int) -> Pattern:
 def compose_options(state: DicebergState) -> tuple[list[int], list[int]]:
     """(items that keep the current selection completable, slots the selection completes)."""
     per_slot = slot_melds(state, state.current)
-    sel = tuple(state.selection)
-    nxt: set[int] = set()
+    taken = state.slot_player
+    nxt = 0
     done: list[int] = []
+    if not state.selection:
+        for k, pm in enumerate(per_slot):
+            if taken[k] < 0:
+                nxt |= pm.first_mask
+        return bits(nxt), done
+    key = bytes(state.selection)
     for k, pm in enumerate(per_slot):
-        if state.slot_player[k] >= 0:
+        if taken[k] >= 0:
             continue
-        if not sel:
-            nxt |= pm.first
-            continue
-        node = pm.node(sel)
-        if node is not None:
-            nxt |= node[0]
-            if node[1]:
+        trie = pm._trie
+        v = (pm.tree() if trie is None else trie).get(key, 0)
+        if v:
+            nxt |= v >> 1
+            if v & 1:
                 done.append(k)
-    return sorted(nxt), done
+    return bits(nxt), done
 
 
 def _distinct_pool(state: DicebergState) -> list[int]:
@@ -640,6 +686,13 @@ def apply(state: DicebergState, action: int, rng: IntegerRng) -> DicebergState:
     """Apply ``action`` for the deciding seat (mutates and returns ``state``)."""
     if not is_legal(state, action):
         raise ValueError(f"tip_of_the_diceberg: action {action} is not legal here; legal: {legal_actions(state)}")
+    return apply_legal(state, action, rng)
+
+
+def apply_legal(state: DicebergState, action: int, rng: IntegerRng) -> DicebergState:
+    """:func:`apply` without its legality check, for callers that have checked ``action``
+    against :func:`legal_actions` of this very state already (the env's action mask).
+    An illegal action here corrupts the state instead of raising."""
     phase = state.phase
     seat = state.current
     if phase == PHASE_PLAY:
