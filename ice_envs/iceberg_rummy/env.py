@@ -142,6 +142,7 @@ _OBS_LOW[270:280] = -np.inf
 _OBS_HIGH[270:280] = np.inf
 _RANKS_OF = np.arange(M.NUM_CARDS) % M.NUM_RANKS
 _SUITS_OF = np.arange(M.NUM_CARDS) // M.NUM_RANKS
+_HALF = np.float32(0.5)
 
 
 class IcebergRummyEnv(IceAECEnv):
@@ -184,6 +185,11 @@ class IcebergRummyEnv(IceAECEnv):
             raise OptionError(f"iceberg_rummy: score_scale={score_scale!r} must be a positive number")
         self.score_scale = float(score_scale)
         super().__init__(num_players, **common)
+        #: The table last encoded and its encoding per seat (see :meth:`_table_view`).
+        self._tbl_melds: list[tuple[int, int, tuple[int, ...]]] = []
+        self._tbl_cards = np.zeros(M.NUM_CARDS, dtype=np.float32)
+        self._tbl_views = [np.zeros(rules.MAX_MELDS * SLOT_SIZE, dtype=np.float32) for _ in range(self.num_players)]
+        self._tbl_rels = [_relative(seat, self.num_players)[1] for seat in range(self.num_players)]
 
     # -- encoding
     def _num_actions(self) -> int:
@@ -193,47 +199,88 @@ class IcebergRummyEnv(IceAECEnv):
         return spaces.Box(_OBS_LOW, _OBS_HIGH, (OBS_SIZE,), np.float32)
 
     def _encode(self, seat: int) -> np.ndarray:
+        """The observation of ``seat``: array blocks copied in, single values written through a
+        ``memoryview`` (each Python float rounded once to float32, as numpy assignment does)."""
         s: rules.IcebergRummyState = self.state
-        n = self.num_players
         obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        obs[0:52] = s.hands[seat]
-        obs[0:52] *= 0.5
-        for c in s.selection:
-            obs[52 + c] += 0.5
-        seats, rel = _relative(seat, n)
-        table_cards, slots = _table_block(tuple(s.melds), n, seat)
+        np.multiply(s.hands[seat], _HALF, out=obs[0:52])
+        table_cards, slots = self._table_view(s.melds, seat)
         obs[104:156] = table_cards
         obs[MELDS_OFFSET:] = slots
+        mv = memoryview(obs)
+        for c in s.selection:
+            mv[52 + c] += 0.5  # halves: exact in float32
+        seats, rel = _relative(seat, self.num_players)
         passed, received = int(s.last_passed[seat]), int(s.last_received[seat])
         if passed >= 0:
-            obs[156 + passed] = 1.0
+            mv[156 + passed] = 1.0
         if received >= 0:
-            obs[208 + received] = 1.0
+            mv[208 + received] = 1.0
         sizes = s.hands.sum(axis=1).tolist()
         aces, points, bonus = s.aces.tolist(), s.hand_points.tolist(), s.ace_bonus.tolist()
         totals, turns = s.totals.tolist(), s.turns_taken.tolist()
-        per_seat = [0.0] * (6 * MAX_SEATS)
         for i, q in enumerate(seats):
-            per_seat[i] = sizes[q] * 0.1
-            per_seat[5 + i] = aces[q] * 0.125
-            per_seat[10 + i] = (points[q] + bonus[q]) * 0.001
-            per_seat[15 + i] = totals[q] * 0.001
-            per_seat[20 + i] = 1.0 if turns[q] else 0.0
-            per_seat[25 + i] = 1.0
-        obs[260:290] = per_seat
-        obs[290 + rel[s.dealer]] = 1.0
+            mv[260 + i] = sizes[q] * 0.1
+            mv[265 + i] = aces[q] * 0.125
+            mv[270 + i] = (points[q] + bonus[q]) * 0.001
+            mv[275 + i] = totals[q] * 0.001
+            if turns[q]:
+                mv[280 + i] = 1.0
+            mv[285 + i] = 1.0
+        mv[290 + rel[s.dealer]] = 1.0
         if s.phase != rules.PHASE_OVER:
-            obs[295 + rel[s.current]] = 1.0
+            mv[295 + rel[s.current]] = 1.0
         decks = s.config.decks
-        obs[300:306] = (
-            (s.stock.size - s.stock_pos) / (52 * decks),
-            1.0 - int(s.table_aces.sum()) / (4 * decks),
-            decks == 2,
-            s.known_left[seat] >= 0,
-            bool(s.selection),
-            s.end_after_turn,
-        )
+        mv[300] = (s.stock.size - s.stock_pos) / (52 * decks)
+        mv[301] = 1.0 - sum(s.table_aces.tolist()) / (4 * decks)
+        if decks == 2:
+            mv[302] = 1.0
+        if s.known_left[seat] >= 0:
+            mv[303] = 1.0
+        if s.selection:
+            mv[304] = 1.0
+        if s.end_after_turn:
+            mv[305] = 1.0
+        mv.release()
         return obs
+
+    def _table_view(self, melds: list[tuple[int, int, tuple[int, ...]]], seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """The table as seen from ``seat``: card counts / 2 and the 48 meld slots.
+
+        The env keeps the encoding of the last table it saw, for every seat, and updates
+        only the slots of the melds that changed (a play appends a meld or replaces one);
+        comparing the meld list with its copy is mostly a pointer comparison per meld.
+        The arrays are the env's own: callers copy them and must not write to them.
+        """
+        if melds != self._tbl_melds:
+            self._update_table(melds)
+        return self._tbl_cards, self._tbl_views[seat]
+
+    def _update_table(self, melds: list[tuple[int, int, tuple[int, ...]]]) -> None:
+        """Bring the cached table encoding of :meth:`_table_view` up to ``melds``."""
+        old = self._tbl_melds
+        cards = self._tbl_cards
+        views = self._tbl_views
+        if len(melds) < len(old):  # a new hand (or another state): start from an empty table
+            cards[:] = 0.0
+            for view in views:
+                view[:] = 0.0
+            old = []
+        rels = self._tbl_rels
+        for k, meld in enumerate(melds):
+            if k < len(old):
+                before = old[k]
+                if meld is before or meld == before:
+                    continue
+                cards -= _slot(before[0], before[2])[1]  # halves: float32 sums stay exact
+            kind, owner, meld_cards = meld
+            slot, counts = _slot(kind, meld_cards)
+            cards += counts
+            at = k * SLOT_SIZE
+            for view, rel in zip(views, rels):
+                view[at : at + SLOT_SIZE] = slot
+                view[at + 7 + rel[owner]] = 1.0
+        self._tbl_melds = list(melds)
 
     # -- engine
     def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.IcebergRummyState:
@@ -251,6 +298,10 @@ class IcebergRummyEnv(IceAECEnv):
 
     def _current_seat(self) -> int:
         return self.state.current
+
+    def _apply_action(self, action: int) -> None:
+        # the base class has checked the action against the mask
+        rules.apply(self.state, action, self.np_random, check=False)
 
     def _scores(self) -> np.ndarray:
         return rules.scores(self.state) / self.score_scale
@@ -337,40 +388,17 @@ def _relative(seat: int, n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 @lru_cache(maxsize=8192)
-def _slot(kind: int, rel_owner: int, cards: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """One encoded meld slot, and its cards as counts / 2 (cached)."""
+def _slot(kind: int, cards: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """One encoded meld slot without its owner (values 7-11), and its cards as counts / 2 (cached)."""
     arr = np.asarray(cards, dtype=np.intp)
     slot = np.zeros(SLOT_SIZE, dtype=np.float32)
     slot[0] = 1.0
     slot[1 + kind] = 1.0
-    slot[7 + rel_owner] = 1.0
     slot[12 + _RANKS_OF[arr]] = 1.0
     slot[25:29] = np.minimum(np.bincount(_SUITS_OF[arr], minlength=4), 2) / 2.0
     slot[29] = len(cards) / 12.0
     counts = np.bincount(arr, minlength=M.NUM_CARDS).astype(np.float32) * 0.5
     return slot, counts
-
-
-@lru_cache(maxsize=2048)
-def _table_block(
-    melds: tuple[tuple[int, int, tuple[int, ...]], ...], n: int, seat: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Encoded table as seen from ``seat``: card counts / 2 and the 48 meld slots (cached)."""
-    _, rel = _relative(seat, n)
-    table_cards = np.zeros(M.NUM_CARDS, dtype=np.float32)
-    parts = []
-    for kind, owner, cards in melds:
-        slot, counts = _slot(kind, rel[owner], cards)
-        parts.append(slot)
-        table_cards += counts
-    parts.append(_EMPTY_SLOTS[: (rules.MAX_MELDS - len(melds)) * SLOT_SIZE])
-    slots = np.concatenate(parts)
-    table_cards.flags.writeable = False
-    slots.flags.writeable = False
-    return table_cards, slots
-
-
-_EMPTY_SLOTS = np.zeros(rules.MAX_MELDS * SLOT_SIZE, dtype=np.float32)
 
 
 def _kind_name(kind: int, size: int) -> str:

@@ -203,73 +203,53 @@ def enumerate_plays(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> list[
 
     Returns ``(cards, target, value)`` triples: new melds (target ``-1``) and lay-offs onto
     table slot ``target``; ``cards`` is sorted by card id.
+
+    The plays of one rank (pairs and sets) and of one suit (runs) depend only on the hand's
+    cards of that rank or suit and the table melds they can join, so they come from small
+    caches (:func:`_rank_plays`, :func:`_suit_run_plays`); the table's melds are indexed
+    once per table (:func:`_table_index`).
     """
-    h = np.asarray(hand).reshape(NUM_SUITS, NUM_RANKS)
-    hl = h.tolist()
-    bits = ((h > 0) @ _POW2).tolist()  # per suit: bit r set if a card of rank r is in hand
-    bits = [b & ~1 for b in bits]  # aces never meld
+    h = np.asarray(hand)
+    if h.dtype == np.int8 and h.size == NUM_CARDS:
+        hb = h.tobytes()
+        # per suit: bit r set if the hand holds rank r (bits), two copies of it (dups), looked
+        # up from the "0"/"1" flags of ranks 2..K; bit 0, the ace, stays clear: aces never meld
+        flags, flags2 = hb.translate(_PRESENT), hb.translate(_TWO_OR_MORE)
+        bits = [_FLAG_BITS[flags[base + 1 : base + NUM_RANKS]] for base in _SUIT_BASES]
+        dups = [_FLAG_BITS[flags2[base + 1 : base + NUM_RANKS]] for base in _SUIT_BASES]
+        counts: Sequence[int] = hb  # only read for ranks the hand holds
+    else:
+        h = h.reshape(NUM_SUITS, NUM_RANKS)
+        counts = h.reshape(-1).tolist()
+        bits = [b & ~1 for b in ((h > 0) @ _POW2).tolist()]
+        dups = [b & ~1 for b in ((h > 1) @ _POW2).tolist()]
+    groups_at, runs_in, group_ranks = _table_index(tuple(melds))
     plays: list[Play] = []
-    groups_at: dict[int, list[tuple[int, int, int]]] = {}
-    runs_in: dict[int, list[tuple[int, int, int, int]]] = {}
-    for k, cards in enumerate(melds):
-        kind = meld_kind_cached(cards)
-        if kind == GROUP:
-            sc = [0, 0, 0, 0]
-            for c in cards:
-                sc[c // NUM_RANKS] += 1
-            groups_at.setdefault(cards[0] % NUM_RANKS, []).append((k, _suit_code(sc), len(cards)))
-        elif kind == RUN:
-            runs_in.setdefault(cards[0] // NUM_RANKS, []).append(
-                (k, cards[0] % NUM_RANKS, cards[-1] % NUM_RANKS, len(cards))
-            )
-    # pairs and sets, new or laid off
-    any_rank = bits[0] | bits[1] | bits[2] | bits[3]
-    for r in range(1, NUM_RANKS):
-        if not any_rank >> r & 1:
-            continue
-        code = hl[0][r] + 3 * hl[1][r] + 9 * hl[2][r] + 27 * hl[3][r]
-        tables = groups_at.get(r, ())
-        for cards, m, a_code, new_ok in _group_options(code, r):
-            if new_ok:
-                plays.append((cards, -1, size_value(m)))
-            for k, t_code, n in tables:
-                if _GROUP_OK[t_code + a_code]:  # at most two copies of a card: no carries
-                    plays.append((cards, k, layoff_value(n, m)))
+    # pairs and sets, new or laid off: only ranks with two cards or more in hand, or with a
+    # table group (a single card meets nothing else)
+    b0, b1, b2, b3 = bits
+    any_rank = b0 | b1 | b2 | b3
+    two = b0 & b1 | b0 & b2 | b0 & b3 | b1 & b2 | b1 & b3 | b2 & b3 | dups[0] | dups[1] | dups[2] | dups[3]
+    todo = any_rank & (two | group_ranks)
+    while todo:
+        low = todo & -todo
+        todo ^= low
+        r = low.bit_length() - 1
+        code = counts[r] + 3 * counts[NUM_RANKS + r] + 9 * counts[2 * NUM_RANKS + r] + 27 * counts[3 * NUM_RANKS + r]
+        plays.extend(_rank_plays(code, r, groups_at.get(r, ())))
     # runs, new or laid off
     for s in range(NUM_SUITS):
         m = bits[s]
-        base = s * NUM_RANKS
-        if m & (m >> 1) & (m >> 2):  # three consecutive ranks somewhere
-            r = 1
-            while r < NUM_RANKS:
-                if not m >> r & 1:
-                    r += 1
-                    continue
-                start = r
-                while r < NUM_RANKS and m >> r & 1:
-                    r += 1
-                end = r - 1  # maximal segment start..end present in hand
-                for lo in range(start, end - 1):
-                    for hi in range(lo + 2, end + 1):
-                        plays.append((tuple(range(base + lo, base + hi + 1)), -1, size_value(hi - lo + 1)))
-        for k, lo, hi, n in runs_in.get(s, ()):
-            down = 0
-            while lo - down - 1 >= 1 and m >> (lo - down - 1) & 1:
-                down += 1
-            up = 0
-            while hi + up + 1 < NUM_RANKS and m >> (hi + up + 1) & 1:
-                up += 1
-            for d in range(down + 1):
-                for u in range(up + 1):
-                    if d == 0 and u == 0:
-                        continue
-                    cards = tuple(range(base + lo - d, base + lo)) + tuple(range(base + hi + 1, base + hi + u + 1))
-                    plays.append((cards, k, layoff_value(n, d + u)))
+        runs = runs_in.get(s, ())
+        if runs or m & (m >> 1) & (m >> 2):
+            plays.extend(_suit_run_plays(s, m, runs))
     # the four special melds
     for ranks, mask, suit_kind, colour_kind in (
         (ODD_RANKS, _ODD_MASK, ODDS_SUIT, ODDS_COLOUR),
         (EVEN_RANKS, _EVEN_MASK, EVENS_SUIT, EVENS_COLOUR),
     ):
+        if any_rank & mask != mask:  # a rank of the six is missing in every suit
+            continue
         for s in range(NUM_SUITS):
             if bits[s] & mask == mask:
                 plays.append((tuple(s * NUM_RANKS + r for r in ranks), -1, SPECIAL_VALUES[suit_kind]))
@@ -283,6 +263,108 @@ def enumerate_plays(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> list[
                 cards = tuple(sorted(s * NUM_RANKS + r for s, r in zip(combo, ranks)))
                 plays.append((cards, -1, SPECIAL_VALUES[colour_kind]))
     return plays
+
+
+#: ``bytes.translate`` tables: an int8 count byte to b"1" if the count is positive (at
+#: least 2), else b"0" (bytes 128-255 are negative counts).
+_PRESENT = bytes(48 + (0 < i < 128) for i in range(256))
+_TWO_OR_MORE = bytes(48 + (1 < i < 128) for i in range(256))
+#: The card id of each suit's ace (the first card of the suit).
+_SUIT_BASES = tuple(s * NUM_RANKS for s in range(NUM_SUITS))
+#: The twelve "0"/"1" flags of ranks 2..K of a suit to the bit mask of those ranks (bit r: rank r).
+_FLAG_BITS = {bytes(48 + (m >> r & 1) for r in range(1, NUM_RANKS)): m for m in range(0, 1 << NUM_RANKS, 2)}
+
+
+@lru_cache(maxsize=4096)
+def _table_index(
+    melds: tuple[tuple[int, ...], ...],
+) -> tuple[dict[int, tuple[tuple[int, int, int], ...]], dict[int, tuple[tuple[int, int, int, int], ...]], int]:
+    """The table melds that cards may be laid off onto (cached per table).
+
+    ``groups_at[rank]``: ``(slot, suit code, size)`` of each pair/set of that rank;
+    ``runs_in[suit]``: ``(slot, low rank, high rank, size)`` of each run of that suit;
+    both in slot order; and a bit mask of the ranks in ``groups_at``.
+    """
+    groups_at: dict[int, list[tuple[int, int, int]]] = {}
+    runs_in: dict[int, list[tuple[int, int, int, int]]] = {}
+    for k, cards in enumerate(melds):
+        info = _meld_info(cards)
+        if info is None:
+            continue
+        kind, key, a, b, n = info
+        if kind == GROUP:
+            groups_at.setdefault(key, []).append((k, a, n))
+        else:
+            runs_in.setdefault(key, []).append((k, a, b, n))
+    return (
+        {r: tuple(v) for r, v in groups_at.items()},
+        {s: tuple(v) for s, v in runs_in.items()},
+        sum(1 << r for r in groups_at),
+    )
+
+
+@lru_cache(maxsize=8192)
+def _meld_info(cards: tuple[int, ...]) -> tuple[int, int, int, int, int] | None:
+    """What :func:`_table_index` needs of a table meld (cached): ``(GROUP, rank, suit code,
+    0, size)``, ``(RUN, suit, low rank, high rank, size)``, or ``None`` (a special meld)."""
+    kind = meld_kind_cached(cards)
+    if kind == GROUP:
+        sc = [0, 0, 0, 0]
+        for c in cards:
+            sc[c // NUM_RANKS] += 1
+        return GROUP, cards[0] % NUM_RANKS, _suit_code(sc), 0, len(cards)
+    if kind == RUN:
+        return RUN, cards[0] // NUM_RANKS, cards[0] % NUM_RANKS, cards[-1] % NUM_RANKS, len(cards)
+    return None
+
+
+@lru_cache(maxsize=65536)
+def _rank_plays(hand_code: int, rank: int, tables: tuple[tuple[int, int, int], ...]) -> tuple[Play, ...]:
+    """Pairs and sets of ``rank`` (the hand's cards of that rank coded base 3 per suit):
+    new ones, and lay-offs onto the table groups ``tables`` of that rank (cached)."""
+    plays: list[Play] = []
+    for cards, m, a_code, new_ok in _group_options(hand_code, rank):
+        if new_ok:
+            plays.append((cards, -1, size_value(m)))
+        for k, t_code, n in tables:
+            if _GROUP_OK[t_code + a_code]:  # at most two copies of a card: no carries
+                plays.append((cards, k, layoff_value(n, m)))
+    return tuple(plays)
+
+
+@lru_cache(maxsize=65536)
+def _suit_run_plays(suit: int, m: int, runs: tuple[tuple[int, int, int, int], ...]) -> tuple[Play, ...]:
+    """Runs of ``suit`` (``m``: bit r set if the hand holds rank r, aces cleared): new ones,
+    and lay-offs onto the table runs ``runs`` of that suit (cached)."""
+    plays: list[Play] = []
+    base = suit * NUM_RANKS
+    if m & (m >> 1) & (m >> 2):  # three consecutive ranks somewhere
+        r = 1
+        while r < NUM_RANKS:
+            if not m >> r & 1:
+                r += 1
+                continue
+            start = r
+            while r < NUM_RANKS and m >> r & 1:
+                r += 1
+            end = r - 1  # maximal segment start..end present in hand
+            for lo in range(start, end - 1):
+                for hi in range(lo + 2, end + 1):
+                    plays.append((tuple(range(base + lo, base + hi + 1)), -1, size_value(hi - lo + 1)))
+    for k, lo, hi, n in runs:
+        down = 0
+        while lo - down - 1 >= 1 and m >> (lo - down - 1) & 1:
+            down += 1
+        up = 0
+        while hi + up + 1 < NUM_RANKS and m >> (hi + up + 1) & 1:
+            up += 1
+        for d in range(down + 1):
+            for u in range(up + 1):
+                if d == 0 and u == 0:
+                    continue
+                cards = tuple(range(base + lo - d, base + lo)) + tuple(range(base + hi + 1, base + hi + u + 1))
+                plays.append((cards, k, layoff_value(n, d + u)))
+    return tuple(plays)
 
 
 @cache

@@ -169,7 +169,7 @@ class IcebergRummyState:
 
     def table(self) -> tuple[tuple[int, ...], ...]:
         """The table melds' card tuples (the key of the play analysis)."""
-        return tuple(m[2] for m in self.melds)
+        return tuple([m[2] for m in self.melds])
 
 
 # ---------------------------------------------------------------------------- set-up
@@ -305,11 +305,12 @@ def legal_actions(state: IcebergRummyState) -> list[int]:
     """Every legal action id of the deciding player, sorted."""
     if state.phase != PHASE_MELD:
         return []
-    an = analysis(state)
+    hand = state.hands[state.current]
+    an = M.analyse(hand.tobytes(), state.table())
     sel = tuple(state.selection)
     actions = list(an.nexts(sel))
     if not sel:
-        actions.extend(DISCARD_BASE + c for c in np.flatnonzero(state.hands[state.current]).tolist())
+        actions.extend((np.flatnonzero(hand) + DISCARD_BASE).tolist())
         return actions
     targets = an.commits.get(sel)
     if targets:
@@ -379,10 +380,14 @@ def outcome(state: IcebergRummyState) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- apply
-def apply(state: IcebergRummyState, action: int, rng: np.random.Generator) -> IcebergRummyState:
-    """Apply ``action`` for the deciding player (mutates and returns ``state``)."""
+def apply(state: IcebergRummyState, action: int, rng: np.random.Generator, *, check: bool = True) -> IcebergRummyState:
+    """Apply ``action`` for the deciding player (mutates and returns ``state``).
+
+    ``check=False`` skips the legality check, for callers that have checked it already
+    (the env checks every action against its mask).
+    """
     action = int(action)
-    if not is_legal(state, action):
+    if check and not is_legal(state, action):
         raise ValueError(f"iceberg_rummy: action {action} is not legal here; legal: {legal_actions(state)}")
     p = state.current
     if action < DISCARD_BASE:
@@ -441,6 +446,9 @@ def _discard(state: IcebergRummyState, card: int, rng: np.random.Generator) -> N
 
 
 def _place_aces(state: IcebergRummyState, p: int) -> None:
+    hand = state.hands[p]
+    if not (hand[0] or hand[13] or hand[26] or hand[39]):  # no ace in hand (ids: ACE_IDS)
+        return
     held = state.hands[p, _ACE_IDX].astype(np.int64)
     k = int(held.sum())
     if not k:
@@ -469,7 +477,7 @@ def _begin_turn(state: IcebergRummyState, rng: np.random.Generator) -> None:
     state.stock_pos += 1
     state.turns_taken[p] += 1
     _place_aces(state, p)
-    if int(state.table_aces.sum()) >= total_aces(state.config):
+    if sum(state.table_aces.tolist()) >= total_aces(state.config):
         if not state.config.ace_holder_finishes:
             _end_hand(state, END_LAST_ACE, rng)
             return

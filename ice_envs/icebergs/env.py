@@ -139,6 +139,25 @@ SHIP_FEATURES = 16
 NUM_GLOBAL = 17
 
 
+def _f32_thirds(limit: int) -> dict[float, float]:
+    """Map each float32 running sum of 1/3 (0, 1/3, 2/3, ...) to the next one.
+
+    ``obs[i] += 1 / 3`` on a float32 array adds float32(1/3) in float32; starting from 0
+    the sums after ``c`` additions are these, so the map replays that addition exactly.
+    """
+    out: dict[float, float] = {}
+    value = np.float32(0.0)
+    for _ in range(limit):
+        nxt = value + np.float32(1.0 / 3.0)
+        out[float(value)] = float(nxt)
+        value = nxt
+    return out
+
+
+#: float32 ``+= 1/3`` for the ship planes (at most every ship of the table in one space).
+_NEXT_THIRD = _f32_thirds(SHIP_SLOTS + 1)
+
+
 def observation_size(hexmap: HexMap) -> int:
     """Length of the observation vector for a map."""
     return NUM_PLANES * hexmap.num_spaces + SHIP_SLOTS * SHIP_FEATURES + NUM_GLOBAL
@@ -206,6 +225,7 @@ class IcebergsEnv(IceAECEnv):
         self._obs_template = np.zeros(observation_size(hexmap), dtype=np.float32)
         self._obs_template[: self._static_planes.size] = self._static_planes
         self._total_floes = max(1, len(hexmap.floe_starts) + hexmap.spare_floes)
+        self._make_encoding_tables()
         super().__init__(n, **common)
         self._obs_high = self._observation_spaces[self.possible_agents[0]]["observation"].high
 
@@ -233,69 +253,117 @@ class IcebergsEnv(IceAECEnv):
         return planes.reshape(-1)
 
     # -- encoding
-    def _encode(self, seat: int) -> np.ndarray:
-        st: rules.IcebergsState = self.state
+    def _make_encoding_tables(self) -> None:
+        """Constants of :meth:`_encode`: the ship offsets per observing seat and per-space features.
+
+        The template already holds everything that never changes in a game: the four
+        terrain planes, feature 0 ("the ship exists") of every ship slot in use, and the
+        global solo / fleet flags.
+        """
         cfg = self.config
         m = self.hexmap
         S = m.num_spaces
-        obs = self._obs_template.copy()
-        obs[4 * S : 5 * S] = st.floes
-        obs[4 * S : 5 * S] *= 0.25
-        obs[5 * S : 6 * S] = st.berg_count
-        obs[5 * S : 6 * S] *= 1.0 / 3.0
         n = cfg.num_players
         kps = cfg.ships_per_player
         base = NUM_PLANES * S
-        over = st.over
-        hazard = st.phase == rules.PHASE_HAZARD
-        deciding = st.deciding_ship if not over else -1
-        cols = m.cols
-        rows1 = max(1, m.rows - 1)
-        cols1 = max(1, cols - 1)
-        third = 1.0 / 3.0
+        self._ship_base = base
+        self._glob_base = base + SHIP_SLOTS * SHIP_FEATURES
+        #: per observing seat, per ship: (offset of its ship plane, offset of its feature slot)
+        self._ship_offsets: list[tuple[tuple[int, int], ...]] = []
+        for seat in range(n):
+            offsets = []
+            for k in range(cfg.num_ships):
+                owner, j = divmod(k, kps)
+                rel = (owner - seat) % n
+                offsets.append(((6 + rel) * S, base + (rel * rules.MAX_SHIPS_PER_PLAYER + j) * SHIP_FEATURES))
+            self._ship_offsets.append(tuple(offsets))
         for k in range(cfg.num_ships):
-            owner, j = divmod(k, kps)
-            rel = (owner - seat) % n
-            p = st.pos[k]
-            status = st.status[k]
-            feats = [0.0] * SHIP_FEATURES
-            feats[0] = 1.0
-            feats[1] = min(st.fuel[k], rules.FULL_FUEL) / rules.FULL_FUEL
-            feats[2] = min(st.cargo[k], rules.FULL_CARGO) / rules.FULL_CARGO
-            feats[3 + status] = 1.0
-            feats[9] = 1.0 if st.loaded[k] else 0.0
+            self._obs_template[self._ship_offsets[0][k][1]] = 1.0
+        rows1 = max(1, m.rows - 1)
+        cols1 = max(1, m.cols - 1)
+        #: per space: (row / (rows - 1), col / (cols - 1)) as features 10 and 11 take them
+        self._space_rc = tuple((s // m.cols / rows1, s % m.cols / cols1) for s in range(S))
+        g = self._glob_base
+        self._obs_template[g + 15] = 1.0 if cfg.solo else 0.0
+        self._obs_template[g + 16] = 1.0 if cfg.fleet else 0.0
+        #: scale of the floe and iceberg planes (4 and 5), as float32 like the observation
+        self._ice_scale = np.empty(2 * S, dtype=np.float32)
+        self._ice_scale[:S] = 0.25
+        self._ice_scale[S:] = 1.0 / 3.0
+
+    def _encode(self, seat: int) -> np.ndarray:
+        """The observation of ``seat``, written element by element into a copy of the template.
+
+        Only the nonzero entries are written, through a ``memoryview`` (cheaper than numpy
+        item assignment). Every value is computed exactly as a float32 array operation
+        would: Python floats are rounded once to float32, the ice planes are one float32
+        product of the piece counts and their scale, and the ship planes' float32 sums
+        of 1/3 come from :data:`_NEXT_THIRD`.
+        """
+        st: rules.IcebergsState = self.state
+        cfg = self.config
+        S = self.hexmap.num_spaces
+        obs = self._obs_template.copy()
+        ice = obs[4 * S : 6 * S]
+        counts = st.floes + st.berg_count
+        try:
+            pieces = np.frombuffer(bytes(counts), dtype=np.uint8)  # every count in 0..255: fast
+        except ValueError:
+            pieces = np.asarray(counts, dtype=np.float32)
+        np.multiply(pieces, self._ice_scale, out=ice)  # float32(count) * float32(scale)
+        mv = memoryview(obs)
+        over = st.over
+        deciding = st.deciding_ship if (not over and st.phase == rules.PHASE_HAZARD) else -1
+        current = st.current if not over else -1
+        first_home = st.first_home
+        num_ships = cfg.num_ships
+        full_fuel = rules.FULL_FUEL
+        full_cargo = rules.FULL_CARGO
+        next_third = _NEXT_THIRD
+        pos = st.pos
+        status = st.status
+        fuel = st.fuel
+        cargo = st.cargo
+        loaded = st.loaded
+        home_rank = st.home_rank
+        space_rc = self._space_rc
+        for k, (plane, f) in enumerate(self._ship_offsets[seat]):
+            p = pos[k]
+            # feature 0 (the ship exists) is in the template
+            mv[f + 1] = min(fuel[k], full_fuel) / full_fuel
+            mv[f + 2] = min(cargo[k], full_cargo) / full_cargo
+            mv[f + 3 + status[k]] = 1.0
+            if loaded[k]:
+                mv[f + 9] = 1.0
             if p >= 0:
-                obs[(6 + rel) * S + p] += third
-                r, c = divmod(p, cols)
-                feats[10] = r / rows1
-                feats[11] = c / cols1
-            if k == st.current and not over:
-                feats[12] = 1.0
+                mv[plane + p] = next_third[mv[plane + p]]  # += 1/3 in float32
+                mv[f + 10], mv[f + 11] = space_rc[p]
+            if k == current:
+                mv[f + 12] = 1.0
                 if p >= 0:
-                    obs[12 * S + p] = 1.0
-            if hazard and k == deciding:
-                feats[13] = 1.0
-            if st.home_rank[k] >= 0:
-                feats[14] = (st.home_rank[k] + 1) / cfg.num_ships
-            if k == st.first_home:
-                feats[15] = 1.0
-            f = base + (rel * rules.MAX_SHIPS_PER_PLAYER + j) * SHIP_FEATURES
-            obs[f : f + SHIP_FEATURES] = feats
-        g = base + SHIP_SLOTS * SHIP_FEATURES
-        glob = [0.0] * NUM_GLOBAL
+                    mv[12 * S + p] = 1.0
+            if k == deciding:
+                mv[f + 13] = 1.0
+            if home_rank[k] >= 0:
+                mv[f + 14] = (home_rank[k] + 1) / num_ships
+            if k == first_home:
+                mv[f + 15] = 1.0
+        g = self._glob_base
         if not over:
-            glob[0] = min(st.moves_left, 6) / 6.0
+            mv[g] = min(st.moves_left, 6) / 6.0
             if 1 <= st.die <= 6:
-                glob[st.die] = 1.0
-            glob[7 + st.phase] = 1.0
-            glob[10] = 1.0 if st.fuel_paid else 0.0
-            glob[11] = 1.0 if st.drifted else 0.0
-        glob[12] = min(1.0, st.spare_floes / self._total_floes)
-        glob[13] = 1.0 if st.first_home >= 0 else 0.0
-        glob[14] = min(1.0, st.round / cfg.max_turns)
-        glob[15] = 1.0 if cfg.solo else 0.0
-        glob[16] = 1.0 if cfg.fleet else 0.0
-        obs[g:] = glob
+                mv[g + st.die] = 1.0
+            mv[g + 7 + st.phase] = 1.0
+            if st.fuel_paid:
+                mv[g + 10] = 1.0
+            if st.drifted:
+                mv[g + 11] = 1.0
+        mv[g + 12] = min(1.0, st.spare_floes / self._total_floes)
+        if first_home >= 0:
+            mv[g + 13] = 1.0
+        mv[g + 14] = min(1.0, st.round / cfg.max_turns)
+        # globals 15 / 16 (solo, fleet) are in the template
+        mv.release()
         np.minimum(obs, self._obs_high, out=obs)
         return obs
 

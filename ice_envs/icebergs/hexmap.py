@@ -33,6 +33,7 @@ comments inside it). A bad file raises :class:`MapError` naming the line.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
@@ -117,8 +118,15 @@ class HexMap:
 
     def label(self, space: int) -> str:
         """A short readable name of a space: ``r<row>c<col>``."""
+        if 0 <= space < len(self._labels):
+            return self._labels[space]
         r, c = divmod(space, self.cols)
         return f"r{r}c{c}"
+
+    @cached_property
+    def _labels(self) -> tuple[str, ...]:
+        """:meth:`label` of every space, built once (not a dataclass field)."""
+        return tuple(f"r{r}c{c}" for r in range(self.rows) for c in range(self.cols))
 
     def is_sea(self, space: int) -> bool:
         return self.terrain[space] == SEA

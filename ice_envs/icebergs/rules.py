@@ -39,6 +39,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from functools import cache, cached_property
+from itertools import chain, compress
 from typing import Any, Protocol
 
 import numpy as np
@@ -202,6 +203,24 @@ class IcebergsConfig:
     @cached_property
     def layout(self) -> ActionLayout:
         return layout_for(self.hexmap.num_spaces, self.hexmap.rows)
+
+    @cached_property
+    def sea_moves(self) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """Per space: the ``(direction, neighbour)`` pairs that lead to a sea space."""
+        m = self.hexmap
+        return tuple(
+            tuple((d, t) for d, t in enumerate(m.neighbours[s]) if t != OFF_GRID and m.terrain[t] == SEA)
+            for s in range(m.num_spaces)
+        )
+
+    @cached_property
+    def sea_entries(self) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+        """``(row, space)`` of the sea spaces of the east edge (entered from Newfoundland)
+        and of the west edge (entered from Alaska), as indexed by :func:`entry_edge`."""
+        m = self.hexmap
+        east = tuple((r, r * m.cols + m.cols - 1) for r in range(m.rows) if m.terrain[r * m.cols + m.cols - 1] == SEA)
+        west = tuple((r, r * m.cols) for r in range(m.rows) if m.terrain[r * m.cols] == SEA)
+        return east, west
 
     @cached_property
     def ice_actions(self) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
@@ -468,50 +487,55 @@ def _one_actions(state: IcebergsState, lay: ActionLayout) -> list[int]:
 
 
 def _move_actions(state: IcebergsState, lay: ActionLayout) -> list[int]:
-    """Legal actions while moving, built in ascending id order."""
+    """Legal actions while moving, built in ascending id order.
+
+    Penalties are inlined (``floes + 3 * icebergs + ships``, counting ships with
+    ``list.count``) and the ice moves are gathered from the per-space action tables.
+    """
     cfg = state.config
-    m = cfg.hexmap
-    terrain = m.terrain
     k = state.current
     ml = state.moves_left
     st = state.status[k]
     out: list[int] = []
     drift: list[int] = []
     enter: list[int] = []
+    floes = state.floes
+    berg_count = state.berg_count
+    pos = state.pos
     if st == AT_SEA:
-        p = state.pos[k]
-        if ml >= 1 and can_use_fuel(state, k):
-            pen_p = penalty(state, p, k)
-            for d, t in enumerate(m.neighbours[p]):
-                if t != OFF_GRID and terrain[t] == SEA and 1 + pen_p + penalty(state, t, k) <= ml:
-                    out.append(d)
+        p = pos[k]
+        if ml >= 1 and (cfg.solo or state.fuel_paid or state.fuel[k] > 0):
+            # the ship itself stands at p: it does not count in its own penalty
+            pen_p = floes[p] * FLOE_PENALTY + berg_count[p] * ICEBERG_PENALTY + (pos.count(p) - 1) * SHIP_PENALTY
+            budget = ml - 1 - pen_p  # what the target space's penalty may be at most
+            if budget >= 0:
+                for d, t in cfg.sea_moves[p]:
+                    # t != p, so ship k is never among the ships counted at t
+                    pen_t = floes[t] * FLOE_PENALTY + berg_count[t] * ICEBERG_PENALTY + pos.count(t) * SHIP_PENALTY
+                    if pen_t <= budget:
+                        out.append(d)
             exit_moves = 1 + pen_p if cfg.exit_penalties else 1
             if exit_moves <= ml:
-                col = p % m.cols
+                col = p % cfg.hexmap.cols
                 if col == 0 and not state.loaded[k]:
                     out.append(lay.to_alaska)
-                if col == m.cols - 1 and state.loaded[k]:
+                if col == cfg.hexmap.cols - 1 and state.loaded[k]:
                     out.append(lay.to_home)
         if cfg.solo and not state.drifted and state.fuel[k] > 0:
             _drift_actions(state, lay, k, drift)
     elif (st == START or st == ALASKA_READY) and ml >= 1 and can_use_fuel(state, k):
-        for r, t in enumerate(entry_edge(state, k)):
-            if terrain[t] == SEA and 1 + penalty(state, t, k) <= ml:
+        # a ship off the map is at no space (pos -1), so every ship counted at t is another one
+        for r, t in cfg.sea_entries[0 if st == START else 1]:
+            if 1 + floes[t] * FLOE_PENALTY + berg_count[t] * ICEBERG_PENALTY + pos.count(t) * SHIP_PENALTY <= ml:
                 enter.append(lay.enter + r)
     out.append(lay.end_turn)
     out.extend(enter)
     if not cfg.solo and ml >= FLOE_COST:
         floe_ids, berg_ids = cfg.ice_actions
-        floes = state.floes
-        for s in range(len(floes)):
-            if floes[s]:
-                out.extend(floe_ids[s])
+        out.extend(chain.from_iterable(compress(floe_ids, floes)))
         if ml >= ICEBERG_COST:
-            done = set()
-            for b in sorted(state.bergs):
-                if b >= 0 and b not in done:
-                    done.add(b)
-                    out.extend(berg_ids[b])
+            for b in sorted({b for b in state.bergs if b >= 0}):
+                out.extend(berg_ids[b])
     out.extend(drift)
     return out
 
@@ -522,10 +546,8 @@ def _can_do_more_than_end(state: IcebergsState) -> bool:
     ml = state.moves_left
     if ml >= FLOE_COST and not cfg.solo:
         floe_ids, berg_ids = cfg.ice_actions
-        floes = state.floes
-        for s in range(len(floes)):
-            if floes[s] and floe_ids[s]:
-                return True
+        if any(compress(floe_ids, state.floes)):
+            return True
         if ml >= ICEBERG_COST:
             for b in state.bergs:
                 if b >= 0 and berg_ids[b]:
