@@ -94,7 +94,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ice_envs.cardiceo import rules
-from ice_envs.core.aec import IceAECEnv
+from ice_envs.core.aec import IceAECEnv, float32_vector
 from ice_envs.core.cards import relative_seats
 from ice_envs.core.errors import OptionError
 from ice_envs.core.wrapping import make_factories
@@ -102,6 +102,9 @@ from ice_envs.core.wrapping import make_factories
 MAX_SEATS = 6
 OBS_SIZE = 104
 _DIE_OFFSETS = (30, 42, 54)
+_QUARTER = 1.0 / rules.COPIES_PER_VALUE
+_ZEROS_AFTER_COUNTS = [0.0] * (OBS_SIZE - 2 * rules.NUM_VALUES)
+_ONES = [[1.0] * n for n in range(MAX_SEATS + 1)]
 
 
 class CardiceoEnv(IceAECEnv):
@@ -129,6 +132,7 @@ class CardiceoEnv(IceAECEnv):
             raise OptionError(str(exc)) from None
         super().__init__(num_players, **common)
         self._relative = [relative_seats(seat, self.num_players) for seat in range(self.num_players)]
+        self._order = [order.tolist() for order in self._relative]
 
     # -- encoding
     def _num_actions(self) -> int:
@@ -139,26 +143,33 @@ class CardiceoEnv(IceAECEnv):
 
     def _encode(self, seat: int) -> np.ndarray:
         s: rules.CardiceoState = self.state
-        obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        obs[0:15] = s.hands[seat]
-        obs[15:30] = s.discarded
-        obs[0:30] *= 1.0 / rules.COPIES_PER_VALUE
-        dice = s.dice.tolist()
-        used = s.used.tolist()
-        locked = s.locked.tolist()
-        for i in range(rules.NUM_DICE):
-            obs[_DIE_OFFSETS[i] + dice[i] - 1] = 1.0
-        if s.phase != rules.PHASE_OVER:
-            for i in range(rules.NUM_DICE):
-                obs[66 + 3 * i + (2 if used[i] else 1 if locked[i] else 0)] = 1.0
-            free = tuple(d for d, u in zip(dice, used) if not u)
+        hands = s.hands.tolist()
+        # own cards and the discards, count / 4 (exact in float32, as numpy's float32 product)
+        buf = [c * _QUARTER for c in hands[seat]]
+        buf += [c * _QUARTER for c in s.discarded.tolist()]
+        buf += _ZEROS_AFTER_COUNTS
+        d4, d8, d12 = s.dice.tolist()
+        buf[_DIE_OFFSETS[0] - 1 + d4] = 1.0
+        buf[_DIE_OFFSETS[1] - 1 + d8] = 1.0
+        buf[_DIE_OFFSETS[2] - 1 + d12] = 1.0
+        phase = s.phase
+        if phase != rules.PHASE_OVER:
+            u4, u8, u12 = s.used.tolist()
+            l4, l8, l12 = s.locked.tolist()
+            # status per die: fresh roll (+0), locked from the middle (+1), used this turn (+2)
+            buf[68 if u4 else 67 if l4 else 66] = 1.0
+            buf[71 if u8 else 70 if l8 else 69] = 1.0
+            buf[74 if u12 else 73 if l12 else 72] = 1.0
+            free = (() if u4 else (d4,)) + (() if u8 else (d8,)) + (() if u12 else (d12,))
             if free:
-                obs[_reachable_index(free)] = 1.0
-            obs[102 + s.phase] = 1.0
+                for i in _reachable_list(free):
+                    buf[i] = 1.0
+            buf[102 + phase] = 1.0
         n = self.num_players
-        obs[90 : 90 + n] = s.hands.sum(axis=1)[self._relative[seat]] * (1.0 / s.config.hand_size)
-        obs[96 : 96 + n] = 1.0
-        return obs
+        scale = 1.0 / s.config.hand_size
+        buf[90 : 90 + n] = [sum(hands[p]) * scale for p in self._order[seat]]
+        buf[96 : 96 + n] = _ONES[n]
+        return float32_vector(buf)
 
     # -- engine
     def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.CardiceoState:
@@ -172,6 +183,9 @@ class CardiceoEnv(IceAECEnv):
 
     def _current_seat(self) -> int:
         return self.state.current
+
+    def _game_over(self) -> bool:
+        return self.state.phase == rules.PHASE_OVER
 
     def _apply_action(self, action: int) -> None:
         rules.apply(self.state, action, self.np_random, check=False)
@@ -221,8 +235,14 @@ class CardiceoEnv(IceAECEnv):
 @lru_cache(maxsize=4096)
 def _reachable_index(free_dice: tuple[int, ...]) -> np.ndarray:
     """Observation indices of the card totals that ``free_dice`` can make."""
+    return np.array(_reachable_list(free_dice), dtype=np.intp)
+
+
+@lru_cache(maxsize=4096)
+def _reachable_list(free_dice: tuple[int, ...]) -> tuple[int, ...]:
+    """Observation indices of the card totals that ``free_dice`` can make."""
     totals = sorted(t for t in rules.reachable_totals(free_dice) if t <= rules.NUM_VALUES)
-    return np.array([75 + t - 1 for t in totals], dtype=np.intp)
+    return tuple(75 + t - 1 for t in totals)
 
 
 env, raw_env = make_factories(CardiceoEnv)

@@ -27,6 +27,7 @@ id    meaning
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Protocol
@@ -160,7 +161,7 @@ def new_game(
             raise ValueError(f"cardiceo: dice {dice!r} must be values of a d4, a d8 and a d12")
         state.dice[:] = dice
     else:
-        _roll(state, rng, np.ones(NUM_DICE, dtype=bool))
+        _roll(state, rng, _ALL_DICE)
     state.phase = PHASE_DISCARD
     _auto_end_if_stuck(state, rng)
     return state
@@ -180,11 +181,17 @@ def legal_discards(state: CardiceoState) -> list[int]:
     """Subset ids whose dice are all available and whose total is a card in hand."""
     if state.phase != PHASE_DISCARD:
         return []
-    hand = state.hands[state.current]
-    totals = _subset_totals(*state.dice.tolist())
+    hand = state.hands[state.current].tolist()
     u0, u1, u2 = state.used.tolist()
     free = (not u0) | (not u1) << 1 | (not u2) << 2
-    return [sid for sid in _USABLE[free] if totals[sid] <= NUM_VALUES and hand[totals[sid] - 1] > 0]
+    return [sid for sid, card in _candidates(*state.dice.tolist(), free) if hand[card] > 0]
+
+
+@cache
+def _candidates(d4: int, d8: int, d12: int, free: int) -> tuple[tuple[int, int], ...]:
+    """``(subset id, card index)`` of the usable subsets (dice all free) whose total is a card value."""
+    totals = _subset_totals(d4, d8, d12)
+    return tuple((sid, totals[sid] - 1) for sid in _USABLE[free] if totals[sid] <= NUM_VALUES)
 
 
 @cache
@@ -197,6 +204,8 @@ def _subset_totals(d4: int, d8: int, d12: int) -> tuple[int, ...]:
 _USABLE: tuple[tuple[int, ...], ...] = tuple(
     tuple(sid for sid, subset in enumerate(SUBSETS) if all(free >> i & 1 for i in subset)) for free in range(8)
 )
+#: Roll every die.
+_ALL_DICE = (True,) * NUM_DICE
 
 
 def legal_actions(state: CardiceoState) -> list[int]:
@@ -220,7 +229,7 @@ def apply(state: CardiceoState, action: int, rng: IntegerRng, check: bool = True
         raise ValueError(f"cardiceo: action {action} is not legal here; legal: {legal_actions(state)}")
     if action == KEEP_DICE or action == REROLL_ALL:
         if action == REROLL_ALL:
-            _roll(state, rng, np.ones(NUM_DICE, dtype=bool))
+            _roll(state, rng, _ALL_DICE)
             state.locked[:] = False
         else:
             state.locked[:] = True
@@ -230,10 +239,15 @@ def apply(state: CardiceoState, action: int, rng: IntegerRng, check: bool = True
         return state
     else:
         total = _subset_totals(*state.dice.tolist())[action]
-        state.hands[state.current, total - 1] -= 1
+        current = state.current
+        hands = state.hands
+        hands[current, total - 1] -= 1
         state.discarded[total - 1] += 1
-        state.used |= _SUBSET_MASKS[action]
-        if not state.hands[state.current].any():
+        used = state.used
+        for i in SUBSETS[action]:
+            used[i] = True
+        # the hand is empty only if the card just discarded was the last of its value and no other is left
+        if hands[current, total - 1] == 0 and not any(hands[current].tolist()):
             state.winner = state.current
             state.phase = PHASE_OVER
             return state
@@ -280,21 +294,22 @@ def resample_hidden(state: CardiceoState, seat: int, rng: np.random.Generator) -
 
 
 # ---------------------------------------------------------------------------- internals
-def _roll(state: CardiceoState, rng: IntegerRng, which: np.ndarray) -> None:
+def _roll(state: CardiceoState, rng: IntegerRng, which: Sequence[bool] | np.ndarray) -> None:
+    dice = state.dice
     for i in range(NUM_DICE):
         if which[i]:
-            state.dice[i] = int(rng.integers(1, DIE_FACES[i] + 1))
+            dice[i] = int(rng.integers(1, DIE_FACES[i] + 1))
 
 
 def _end_turn(state: CardiceoState, rng: IntegerRng) -> None:
     """Unused dice go to the middle; the next player starts a turn."""
-    passed = state.used.copy()
+    passed = state.used.tolist()
     state.current = (state.current + 1) % state.config.num_players
     state.turn += 1
     state.used[:] = False
-    if passed.any():
+    if any(passed):
         _roll(state, rng, passed)
-        state.locked[:] = ~passed
+        state.locked[:] = [not p for p in passed]
         state.phase = PHASE_DISCARD
         _auto_end_if_stuck(state, rng)
     else:

@@ -15,6 +15,7 @@ A game adapter (``ice_envs/<game>/env.py``) only says how its pure engine
 from __future__ import annotations
 
 import copy
+import struct
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -26,6 +27,12 @@ from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.serialize import from_jsonable, to_jsonable
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
+#: Action masks of games with at most this many actions are cached by legal-action set
+#: (shared by every instance with the same action count; read-only arrays).
+MASK_CACHE_MAX_ACTIONS = 128
+#: Legal-action sets kept per action count before that cache is emptied and refilled.
+MASK_CACHE_MAX_ENTRIES = 2048
+_MASK_CACHES: dict[int, dict[tuple[Any, ...], np.ndarray]] = {}
 ILLEGAL_ACTION_POLICIES = ("raise", "penalize")
 REWARD_MODES = ("outcome", "score")
 
@@ -33,6 +40,23 @@ REWARD_MODES = ("outcome", "score")
 def agent_name(seat: int) -> str:
     """The PettingZoo agent name of a seat: ``player_<seat>``."""
     return f"player_{seat}"
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(n)`` whose ``contains`` answers a plain in-range ``int`` at once.
+
+    Every answer is the same as :class:`gymnasium.spaces.Discrete`'s (start 0, int64): the
+    PettingZoo ``AssertOutOfBoundsWrapper`` asks it at every step of ``env()``.
+    """
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n)
+        self._n_int = int(n)
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return 0 <= x < self._n_int
+        return super().contains(x)
 
 
 class IceAECEnv(AECEnv):
@@ -97,11 +121,13 @@ class IceAECEnv(AECEnv):
         n_actions = self._num_actions()
         obs_box = self._observation_box()
         mask_box = spaces.Box(0, 1, (n_actions,), np.int8)
-        self._action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self._action_spaces = {a: ActionSpace(n_actions) for a in self.possible_agents}
         self._observation_spaces = {
             a: spaces.Dict({"observation": obs_box, "action_mask": mask_box}) for a in self.possible_agents
         }
         self._zero_mask = np.zeros(n_actions, dtype=np.int8)
+        self._n_actions = n_actions
+        self._mask_cache = _MASK_CACHES.setdefault(n_actions, {}) if n_actions <= MASK_CACHE_MAX_ACTIONS else None
         self._rng: np.random.Generator | None = None
         self.state: Any = None
         self._mask: np.ndarray | None = None
@@ -235,39 +261,52 @@ class IceAECEnv(AECEnv):
             return
         if action is None:
             raise IllegalActionError(f"{self}: {agent} must act; got action None")
-        action = _as_action(action, self._zero_mask.size, self)
+        if type(action) is not int or not 0 <= action < self._n_actions:
+            action = _as_action(action, self._zero_mask.size, self)
         self._cumulative_rewards[agent] = 0.0
-        mask = self._legal_mask()
+        mask = self._mask
+        if mask is None:
+            mask = self._legal_mask()
         if not mask[action]:
             self._handle_illegal(agent, action, mask)
             return
         self._apply_action(action)
         self._mask = None
         self._num_steps += 1
-        step_rewards = np.zeros(self.num_players)
         if self.reward_mode == "score":
+            step_rewards = np.zeros(self.num_players)
             scores = np.asarray(self._scores(), dtype=np.float64)
             step_rewards += scores - self._last_scores
             self._last_scores = scores.copy()
+        else:
+            step_rewards = None  # all zero until the end (outcome rewards)
         if self._game_over():
-            self._finish(step_rewards)
+            self._finish(np.zeros(self.num_players) if step_rewards is None else step_rewards)
             return
         if self.max_cycles is not None and self._num_steps >= self.max_cycles * self.num_players:
-            self._set_rewards(step_rewards)
+            self._set_rewards(np.zeros(self.num_players) if step_rewards is None else step_rewards)
             for a in self.agents:
                 self.truncations[a] = True
             self._accumulate_rewards()
             return
-        self._set_rewards(step_rewards)
+        if step_rewards is not None:
+            self._set_rewards(step_rewards)
+        elif not self._rewards_zero:  # what _set_rewards does with all-zero rewards
+            self._rewards_zero = True
+            rewards = self.rewards
+            for a in self.agents:
+                rewards[a] = 0.0
         self.agent_selection = self.possible_agents[self._current_seat()]
         if not self._rewards_zero:
             self._accumulate_rewards()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat_of[agent]
-        obs = self._encode(seat)
+        obs = self._encode(self._seat_of[agent])
         if agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent)):
-            mask = self._legal_mask().copy()
+            mask = self._mask
+            if mask is None:
+                mask = self._legal_mask()
+            mask = mask.copy()
         else:
             mask = self._zero_mask.copy()
         return {"observation": obs, "action_mask": mask}
@@ -371,13 +410,36 @@ class IceAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ internals
     def _legal_mask(self) -> np.ndarray:
+        """The selected seat's mask (kept until the next action; never modify it in place)."""
         if self._mask is None:
-            mask = self._zero_mask.copy()
-            mask[np.asarray(list(self._legal_actions()), dtype=np.intp)] = 1
-            if not mask.any():
-                raise RuntimeError(f"{self}: engine gave the deciding seat no legal action")
+            legal = self._legal_actions()
+            cache = self._mask_cache
+            if cache is None:
+                self._mask = self._build_mask(legal)
+                return self._mask
+            if type(legal) is not tuple:
+                legal = tuple(legal)
+            try:
+                mask = cache.get(legal)
+            except TypeError:  # unhashable action ids: no caching
+                self._mask = self._build_mask(legal)
+                return self._mask
+            if mask is None:
+                mask = self._build_mask(legal)
+                mask.flags.writeable = False  # shared by every instance with this action count
+                if len(cache) >= MASK_CACHE_MAX_ENTRIES:
+                    cache.clear()
+                cache[legal] = mask
             self._mask = mask
         return self._mask
+
+    def _build_mask(self, legal: Sequence[int]) -> np.ndarray:
+        ids = list(legal)
+        mask = self._zero_mask.copy()
+        mask[np.asarray(ids, dtype=np.intp)] = 1
+        if not ids:  # a non-empty id list always sets a 1 (or raises IndexError above)
+            raise RuntimeError(f"{self}: engine gave the deciding seat no legal action")
+        return mask
 
     def _set_rewards(self, per_seat: np.ndarray) -> None:
         if not per_seat.any():
@@ -418,6 +480,27 @@ class IceAECEnv(AECEnv):
             return self._describe(action)
         except Exception:
             return "no description"
+
+
+def float32_vector(values: Sequence[float]) -> np.ndarray:
+    """``np.array(values, dtype=np.float32)`` for a list of Python numbers, built faster.
+
+    The values are packed as C floats (the same rounding as numpy's cast) straight into the
+    new array's buffer instead of being converted one by one by numpy.
+    """
+    n = len(values)
+    packer = _FLOAT32_PACKERS.get(n)
+    if packer is None:
+        packer = _FLOAT32_PACKERS[n] = struct.Struct(f"={n}f").pack_into
+    out = np.empty(n, dtype=np.float32)
+    try:
+        packer(out, 0, *values)
+    except (OverflowError, TypeError, struct.error):  # beyond float32 or not plain numbers: numpy's own cast
+        return np.array(values, dtype=np.float32)
+    return out
+
+
+_FLOAT32_PACKERS: dict[int, Any] = {}
 
 
 def _check_choice(env_name: str, option: str, value: Any, allowed: Sequence[Any]) -> None:

@@ -106,7 +106,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ice_envs.core.aec import IceAECEnv
+from ice_envs.core.aec import IceAECEnv, float32_vector
 from ice_envs.core.cards import relative_seats
 from ice_envs.core.errors import OptionError
 from ice_envs.core.wrapping import make_factories
@@ -120,6 +120,9 @@ _COUNTS_OFF = 79
 _PHASE_OFF = 86
 _PLAN_OFF = 91
 _DECISION_SLOT = {rules.KNIGHT: 2, rules.DRAGON: 3, rules.UNICORN: 4}
+# rules constants as module globals (read in the encoder's loops)
+_GOAL, _START_MELT, _NUM_DICE = rules.GOAL, rules.START_MELT, rules.NUM_DICE
+_REROLL, _NINJA, _CHOOSE, _OVER = rules.PHASE_REROLL, rules.PHASE_NINJA, rules.PHASE_CHOOSE, rules.PHASE_OVER
 
 
 class CubeMeltEnv(IceAECEnv):
@@ -171,41 +174,49 @@ class CubeMeltEnv(IceAECEnv):
     def _encode(self, seat: int) -> np.ndarray:
         s: rules.CubeMeltState = self.state
         buf = [0.0] * OBS_SIZE  # filled as a list, converted once (cheaper than item-wise numpy writes)
-        over = s.phase == rules.PHASE_OVER
+        phase = s.phase
+        over = phase == _OVER
         order = self._orders[seat]
-        for r, p in enumerate(order):
-            base = r * SEAT_BLOCK
-            buf[base] = s.love[p] / rules.GOAL
-            buf[base + 1] = s.adventure[p] / rules.GOAL
-            buf[base + 2] = s.melt[p] / rules.START_MELT
+        love, adventure, melt, abilities = s.love, s.adventure, s.melt, s.abilities
+        active, decider = s.active, s.decider
+        base = 0
+        for p in order:
+            buf[base] = love[p] / _GOAL
+            buf[base + 1] = adventure[p] / _GOAL
+            buf[base + 2] = melt[p] / _START_MELT
             buf[base + 3] = 1.0
             if not over:
-                buf[base + 4] = float(p == s.active)
-                buf[base + 5] = float(p == s.decider)
-            if s.abilities[p] >= 0:
-                buf[base + 6 + s.abilities[p]] = 1.0
+                buf[base + 4] = 1.0 if p == active else 0.0
+                buf[base + 5] = 1.0 if p == decider else 0.0
+            ability = abilities[p]
+            if ability >= 0:
+                buf[base + 6 + ability] = 1.0
+            base += SEAT_BLOCK
         counts = [0, 0, 0, 0]
-        for i, face in enumerate(s.dice):
-            buf[_DICE_OFF + 4 * i + face] = 1.0
+        i = _DICE_OFF
+        for face in s.dice:
+            buf[i + face] = 1.0
             counts[face] += 1
-        for face in range(rules.NUM_KINDS):
-            buf[_COUNTS_OFF + face] = counts[face] / rules.NUM_DICE
-        phase = s.phase
-        if phase == rules.PHASE_REROLL:
-            buf[83 if s.rerolls == 0 else 84] = 1.0
+            i += 4
+        buf[_COUNTS_OFF : _COUNTS_OFF + 4] = [c / _NUM_DICE for c in counts]
+        if phase == _REROLL:
+            rerolls = s.rerolls
+            buf[83 if rerolls == 0 else 84] = 1.0
             buf[_PHASE_OFF] = 1.0
             paid = s.config.paid_rerolls
             if paid:
-                buf[85] = max(0, paid - max(0, s.rerolls - 1)) / paid
-        elif phase == rules.PHASE_NINJA or phase == rules.PHASE_CHOOSE:
-            buf[_PHASE_OFF + (1 if phase == rules.PHASE_NINJA else _DECISION_SLOT[s.pending])] = 1.0
-            for r, p in enumerate(order):
-                base = _PLAN_OFF + 3 * r
-                buf[base] = s.plan_love[p] / rules.NUM_DICE
-                buf[base + 1] = s.plan_adventure[p] / rules.NUM_DICE
-                buf[base + 2] = s.plan_melt[p] / rules.NUM_DICE
+                buf[85] = max(0, paid - max(0, rerolls - 1)) / paid
+        elif phase == _NINJA or phase == _CHOOSE:
+            buf[_PHASE_OFF + (1 if phase == _NINJA else _DECISION_SLOT[s.pending])] = 1.0
+            plan_love, plan_adventure, plan_melt = s.plan_love, s.plan_adventure, s.plan_melt
+            base = _PLAN_OFF
+            for p in order:
+                buf[base] = plan_love[p] / _NUM_DICE
+                buf[base + 1] = plan_adventure[p] / _NUM_DICE
+                buf[base + 2] = plan_melt[p] / _NUM_DICE
+                base += 3
         buf[106] = float(s.config.expansion)
-        return np.array(buf, dtype=np.float32)
+        return float32_vector(buf)
 
     # -- engine
     def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.CubeMeltState:
