@@ -229,10 +229,8 @@ class SingleAgentEnv(gym.Env):
 
     def _final_info(self, terminated: bool) -> dict[str, Any]:
         scores = self.raw.scores()
-        if self.raw.reward_mode == "outcome":
-            win = terminated and self._return > 0
-        else:
-            win = terminated and bool(scores[self.seat] >= scores.max())
+        # a win is the game's own outcome, also when the learner trains on scores (a tie at 0 Cargo is no win)
+        win = terminated and bool(self.raw.outcome()[self.seat] > 0)
         return {
             "episode": {"r": self._return, "l": self._length, "t": 0.0},
             "is_success": bool(win),

@@ -362,6 +362,11 @@ class IceAECEnv(AECEnv):
         """The game's running score per seat (public)."""
         return np.asarray(self._scores(), dtype=np.float64).copy()
 
+    def outcome(self) -> np.ndarray:
+        """The outcome rewards per seat of a finished game (what ``reward_mode="outcome"`` pays),
+        whatever ``reward_mode`` this env was built with; meaningless before the game ends."""
+        return np.asarray(self._outcome(), dtype=np.float64).copy()
+
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> Any:
         """See :meth:`_resample_hidden`; returns a new engine state."""
         return self._resample_hidden(seat, rng)

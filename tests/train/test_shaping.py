@@ -81,3 +81,15 @@ def test_config_takes_a_potential_of_its_own_game():
     assert cfg.reward_shaping.potential in POTENTIALS and cfg.reward_shaping.scale == 1.0
     with pytest.raises(ConfigError, match=r"reward_shaping.scale: must be > 0"):
         config_from_dict({**data, "reward_shaping": {"potential": "icebergs_voyage", "scale": 0}})
+
+
+def test_score_mode_success_is_the_games_outcome_not_a_tie_of_scores():
+    env = SingleAgentEnv("icebergs", 2, {"max_turns": 2, "max_turns_end": "decide", "reward_mode": "score"})
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        _, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        done = term or trunc
+    assert info["scores"] == [0.0, 0.0]  # nobody brought Cargo home in two rounds
+    assert info["is_success"] is False
