@@ -103,7 +103,7 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], results: list, 
     ordered = [e for e in ordered if e is not None]
     total = sum(w for _, _, w in ordered)
     header = (
-        "# Baseline results\n\n"
+        "# Results: baseline and trained agents\n\n"
         f"Produced by `python -m benchmarks.baselines {args.config}`: {total / 60:.1f} minutes of wall time in all "
         f"({rows[0]['workers'] if rows else 1} workers). Each row is reproduced exactly by its command: game `i` is "
         "dealt from seed `seed + i // N` with the agent list rotated `i % N` seats, so every agent plays every seat "
