@@ -15,12 +15,12 @@ Each peer is skipped, with the reason, when its package is missing.
 from __future__ import annotations
 
 import importlib
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from benchmarks.random_play import timed_games
 from ice_envs.core.masks import sample_legal
 
 #: PettingZoo classic peers: label -> module path.
@@ -81,27 +81,7 @@ def openspiel_peer() -> tuple[OpenSpielRandomPlay | None, str]:
 def measure_openspiel(player: OpenSpielRandomPlay, seconds: float, seed: int = 0) -> dict[str, float]:
     """The rates of :func:`benchmarks.throughput.measure` for an OpenSpiel game."""
     rng = np.random.default_rng(seed)
-    steps = games = 0
-    reset_time = 0.0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        t0 = time.perf_counter()
-        state = player.new_game()
-        reset_time += time.perf_counter() - t0
-        steps += player.play(state, rng)
-        games += 1
-        if time.perf_counter() >= deadline:
-            break
-    elapsed = time.perf_counter() - start
-    return {
-        "steps_per_s": steps / elapsed,
-        "games_per_s": games / elapsed,
-        "decisions_per_game": steps / games,
-        "reset_ms": 1000 * reset_time / games,
-        "games": games,
-        "seconds": elapsed,
-    }
+    return timed_games(lambda _i: player.new_game(), lambda state: player.play(state, rng), seconds)
 
 
 def openspiel_instance(player: OpenSpielRandomPlay) -> Callable[[np.random.Generator, int], Any]:

@@ -39,7 +39,7 @@ import numpy as np
 
 import ice_envs
 from benchmarks import memory, peers
-from benchmarks.random_play import play_aec
+from benchmarks.random_play import play_aec, timed_games
 from ice_envs.core import floor
 
 DEFAULT_OUT = Path("benchmarks/results")
@@ -76,27 +76,12 @@ def measure(make: Callable[[], Any], seconds: float, seed: int = 0, min_games: i
     """Play random legal games of a fresh ``make()`` for about ``seconds``; return rates and counts."""
     env = make()
     rng = np.random.default_rng(seed)
-    steps = games = 0
-    reset_time = 0.0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        t0 = time.perf_counter()
-        env.reset(seed=seed + games)
-        reset_time += time.perf_counter() - t0
-        steps += play_aec(env, rng)
-        games += 1
-        if games >= min_games and time.perf_counter() >= deadline:
-            break
-    elapsed = time.perf_counter() - start
-    return {
-        "steps_per_s": steps / elapsed,
-        "games_per_s": games / elapsed,
-        "decisions_per_game": steps / games,
-        "reset_ms": 1000 * reset_time / games,
-        "games": games,
-        "seconds": elapsed,
-    }
+
+    def new_game(i: int) -> Any:
+        env.reset(seed=seed + i)
+        return env
+
+    return timed_games(new_game, lambda e: play_aec(e, rng), seconds, min_games)
 
 
 def aec_instance(make: Callable[[], Any]) -> memory.InstanceFactory:
