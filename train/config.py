@@ -27,6 +27,7 @@ from ice_envs.core.errors import OptionError
 
 OPPONENT_KINDS = ("random", "heuristic", "self_play")
 EVAL_OPPONENTS = ("random", "heuristic")
+TEACHERS = ("heuristic",)
 
 
 class ConfigError(OptionError):
@@ -134,6 +135,22 @@ class ShapingConfig:
 
 
 @dataclass
+class ImitationConfig:
+    """Behaviour cloning of a teacher before PPO (:mod:`train.imitation`)."""
+
+    #: The agent imitated in the learner's seat (``heuristic``); ``None``: no warm start.
+    teacher: str | None = None
+    #: Teacher decisions collected (whole games, split over ``n_envs`` processes).
+    steps: int = 20_000
+    #: Passes over the decisions.
+    epochs: int = 10
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+    #: Weight of fitting the value head to the teacher's discounted returns (0: policy only).
+    value_coef: float = 0.5
+
+
+@dataclass
 class TrainConfig:
     """One training run."""
 
@@ -143,6 +160,7 @@ class TrainConfig:
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     reward_shaping: ShapingConfig = field(default_factory=ShapingConfig)
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
     #: Parallel training envs.
     n_envs: int = 1
     #: ``subproc`` (one process per env), ``dummy`` (all in this process) or ``auto`` (subproc if n_envs > 1).
@@ -356,6 +374,7 @@ def _validate(cfg: TrainConfig) -> None:
     _require(cfg.torch_threads >= 1, "torch_threads", "must be >= 1", cfg.torch_threads)
     _require(cfg.verbose in (0, 1, 2), "verbose", "must be 0, 1 or 2", cfg.verbose)
     _validate_shaping(cfg)
+    _validate_imitation(cfg)
     if cfg.name is not None:
         ok = bool(cfg.name) and all(c.isalnum() or c in "-_." for c in cfg.name)
         _require(ok, "name", "must be letters, digits, '-', '_' or '.'", cfg.name)
@@ -372,6 +391,24 @@ def _validate_shaping(cfg: TrainConfig) -> None:
         s.potential in known, "reward_shaping.potential", f"must be one of {known} for {cfg.game.name}", s.potential
     )
     _require(s.scale > 0, "reward_shaping.scale", "must be > 0", s.scale)
+
+
+def _validate_imitation(cfg: TrainConfig) -> None:
+    im = cfg.imitation
+    if im.teacher is None:
+        return
+    _require(im.teacher in TEACHERS, "imitation.teacher", f"must be one of {list(TEACHERS)} or null", im.teacher)
+    from agents.spec import AgentSpecError, load_agent
+
+    try:
+        load_agent(im.teacher, cfg.game.name)
+    except AgentSpecError as exc:
+        raise ConfigError(f"imitation.teacher: {exc}") from None
+    _require(im.steps >= 1, "imitation.steps", "must be >= 1", im.steps)
+    _require(im.epochs >= 1, "imitation.epochs", "must be >= 1", im.epochs)
+    _require(im.batch_size >= 1, "imitation.batch_size", "must be >= 1", im.batch_size)
+    _require(im.learning_rate > 0, "imitation.learning_rate", "must be > 0", im.learning_rate)
+    _require(im.value_coef >= 0, "imitation.value_coef", "must be >= 0", im.value_coef)
 
 
 def _validate_game(cfg: TrainConfig) -> None:

@@ -137,6 +137,19 @@ def evaluate_checkpoint(
     return results, notes
 
 
+def _imitation_lines(imitation: dict[str, Any] | None) -> list[str]:
+    if not imitation:
+        return []
+    last = imitation["epochs"][-1]
+    seconds = imitation["collect_seconds"] + imitation["fit_seconds"]
+    return [
+        "",
+        f"Imitation warm start ({seconds:.0f} s of the training time): {imitation['decisions']:,} "
+        f"{imitation['teacher']} decisions from {imitation['games']} games, {len(imitation['epochs'])} epochs, "
+        f"accuracy {last['accuracy']:.3f}.",
+    ]
+
+
 def write_final_report(run_dir: Path, report: dict[str, Any]) -> None:
     """``evaluation.json`` and a short ``evaluation.md`` in the run directory."""
     (run_dir / "evaluation.json").write_text(json.dumps(report, indent=2))
@@ -145,6 +158,7 @@ def write_final_report(run_dir: Path, report: dict[str, Any]) -> None:
         "",
         f"{report['timesteps']:,} training steps, {report['train_seconds']:.0f} s of training "
         f"({report['steps_per_second']:.0f} steps/s), seed {report['seed']}.",
+        *_imitation_lines(report.get("imitation")),
         "",
         "| opponents | games | win rate | 95% CI | 1/N | mean score | mean decisions/game |",
         "|---|---:|---:|---|---:|---:|---:|",

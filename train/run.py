@@ -154,12 +154,10 @@ class EnvFactory:
         return SingleAgentEnv(self.game, self.players, self.options, opponents, self.learner_seat, shaping=shaping)
 
 
-def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
-    """``n_envs`` training envs in a DummyVecEnv or SubprocVecEnv."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
+def env_factory(cfg: TrainConfig, pool_paths: list[str]) -> EnvFactory:
+    """The factory of one training env as the config says."""
     sp = cfg.opponents.self_play
-    factory = EnvFactory(
+    return EnvFactory(
         cfg.game.name,
         cfg.game.players,
         cfg.resolved_options(),
@@ -175,6 +173,13 @@ def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
             else None
         ),
     )
+
+
+def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
+    """``n_envs`` training envs in a DummyVecEnv or SubprocVecEnv."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    factory = env_factory(cfg, pool_paths)
     kind = cfg.vec_env if cfg.vec_env != "auto" else ("subproc" if cfg.n_envs > 1 else "dummy")
     fns = [factory] * cfg.n_envs
     if kind == "dummy":
@@ -306,7 +311,7 @@ def _run(
     t_start = time.perf_counter()
     pool = _make_pool(cfg, run_dir)
     if resume_from is None:
-        venv, model, resume_info = _start(cfg, run_dir, pool)
+        venv, model, resume_info = _start(cfg, run_dir, pool, meta, echo)
     else:
         venv, model, resume_info = _restart(cfg, run_dir, pool, resume_from, echo)
     callback = TrainingCallback(cfg, run_dir, pool, notes, echo=echo, resume_info=resume_info)
@@ -322,7 +327,7 @@ def _run(
         final = run_dir / "final.zip"
         shutil.copyfile(last, final)
         policy_net(model, cfg).save_npz(run_dir / "final.npz")
-        report = _final_report(cfg, run_dir, model, callback, final, notes, train_rate, t_start)
+        report = _final_report(cfg, run_dir, model, callback, final, notes, train_rate, t_start, meta.get("imitation"))
     except KeyboardInterrupt:
         print(f"\n[train] interrupted; continue from the last checkpoint with --resume {run_dir}", flush=True)
         raise
@@ -356,12 +361,20 @@ def _make_pool(cfg: TrainConfig, run_dir: Path) -> Any:
     return SelfPlayPool(run_dir / "pool", sp.pool_size, cfg.game.players, sp.promote_lower_bound)
 
 
-def _start(cfg: TrainConfig, run_dir: Path, pool: Any) -> tuple[Any, Any, None]:
-    """Envs and a fresh model; the untrained policy is the pool's first snapshot."""
+def _start(cfg: TrainConfig, run_dir: Path, pool: Any, meta: dict[str, Any], echo: bool) -> tuple[Any, Any, None]:
+    """Envs and a fresh model (imitating the teacher first if the config says so).
+
+    The starting policy is the self-play pool's first snapshot.
+    """
     from train.callbacks import policy_net
 
     venv = make_vec_env(cfg, [])
     model = build_model(cfg, venv, run_dir)
+    if cfg.imitation.teacher is not None:
+        from train.imitation import warm_start
+
+        meta["imitation"] = warm_start(model, cfg, env_factory(cfg, []), run_dir, echo)
+        _write_json(run_dir / "meta.json", meta)
     if pool is not None:
         policy_net(model, cfg).save_npz(pool.candidate_path())
         pool.add(pool.candidate_path(), 0)
@@ -396,6 +409,7 @@ def _final_report(
     notes: list[str],
     train_rate: float,
     t_start: float,
+    imitation: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     from train.callbacks import result_scalars, write_scalars
     from train.evaluation import evaluate_checkpoint, write_final_report
@@ -428,6 +442,7 @@ def _final_report(
         "train_seconds": wall - callback.eval_seconds,
         "eval_seconds": callback.eval_seconds,
         "steps_per_second": train_rate,
+        "imitation": imitation,
         "results": results,
         "self_play": callback.pool.state_dict() if callback.pool is not None else None,
         "notes": eval_notes,

@@ -1,0 +1,233 @@
+"""Imitation warm start: behaviour cloning of a teacher agent before PPO.
+
+Some games give a random policy no reward to learn from (Icebergs: a random ship never brings
+Cargo home, so every return is 0). With ``imitation.teacher: heuristic`` the run first plays
+``imitation.steps`` learner decisions with the teacher in the learner's seat, in the same
+training env as PPO (same opponents, reward mode and shaping; self-play seats, whose pool is
+still empty, are filled with the teacher), then fits the fresh policy to those decisions:
+
+* the policy head by the masked cross-entropy of the teacher's action (``-log pi(a|s)`` over
+  the legal actions only, exactly the distribution MaskablePPO samples from);
+* the value head (weight ``value_coef``) by the squared error to the discounted return the
+  learner's reward (shaping included) gave from each decision, so that PPO does not start
+  with a value function that knows nothing and wrecks the cloned policy with noisy advantages.
+
+PPO then starts from that policy (it is also the self-play pool's first snapshot and the
+step-0 evaluation). The scalars ``imitation/*`` (loss, accuracy, value loss per epoch; the
+teacher's win rate and return) go to TensorBoard under ``tb/imitation`` and to ``meta.json``.
+
+Collection runs ``n_envs`` worker processes, worker ``i`` seeded with ``seed + i``; the
+minibatch order is drawn from ``seed``. The same config, seed and thread count give the
+same weights.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import make_view
+from agents.spec import load_agent
+
+
+@dataclass
+class Demonstrations:
+    """The teacher's decisions in the learner's seat."""
+
+    observations: np.ndarray  # (n, features) float32
+    masks: np.ndarray  # (n, actions) bool
+    actions: np.ndarray  # (n,) int64
+    returns: np.ndarray  # (n,) float32, discounted, shaping included
+    games: int
+    wins: int
+    game_returns: list[float]
+
+    @staticmethod
+    def concatenate(parts: list[Demonstrations]) -> Demonstrations:
+        return Demonstrations(
+            np.concatenate([p.observations for p in parts]),
+            np.concatenate([p.masks for p in parts]),
+            np.concatenate([p.actions for p in parts]),
+            np.concatenate([p.returns for p in parts]),
+            sum(p.games for p in parts),
+            sum(p.wins for p in parts),
+            [r for p in parts for r in p.game_returns],
+        )
+
+
+def collect(env_factory: Any, teacher: str, steps: int, gamma: float, seed: int) -> Demonstrations:
+    """At least ``steps`` teacher decisions in the env that ``env_factory()`` builds (whole games)."""
+    env = env_factory()
+    agent = load_agent(teacher, env.game, seed=seed, num_players=env.num_players)
+    rng = np.random.default_rng(seed)
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[np.ndarray] = []
+    game_returns: list[float] = []
+    games = wins = 0
+    obs, _ = env.reset(seed=seed)
+    while True:
+        agent.reset(int(rng.integers(2**63 - 1)))
+        rewards: list[float] = []
+        done = False
+        while not done:
+            mask = env.action_masks()
+            view = make_view(env.raw, env.seat, rng) if agent.needs_view else None
+            action = int(agent.act({"observation": obs, "action_mask": mask.astype(np.int8)}, view))
+            obs_rows.append(np.array(obs, dtype=np.float32))  # the env may reuse its buffers
+            mask_rows.append(np.array(mask, dtype=bool))
+            actions.append(action)
+            obs, reward, terminated, truncated, info = env.step(action)
+            rewards.append(float(reward))
+            done = terminated or truncated
+        games += 1
+        wins += int(info["is_success"])
+        game_returns.append(float(info["episode"]["r"]))
+        returns.append(discounted(np.asarray(rewards, dtype=np.float64), gamma))
+        if len(actions) >= steps:
+            break
+        obs, _ = env.reset()
+    return Demonstrations(
+        np.asarray(obs_rows, dtype=np.float32),
+        np.asarray(mask_rows, dtype=bool),
+        np.asarray(actions, dtype=np.int64),
+        np.concatenate(returns).astype(np.float32),
+        games,
+        wins,
+        game_returns,
+    )
+
+
+def discounted(rewards: np.ndarray, gamma: float) -> np.ndarray:
+    """``G_t = r_t + gamma * G_{t+1}`` (0 after the last reward)."""
+    out = np.empty_like(rewards)
+    running = 0.0
+    for t in range(len(rewards) - 1, -1, -1):
+        running = rewards[t] + gamma * running
+        out[t] = running
+    return out
+
+
+def collect_parallel(
+    env_factory: Any, teacher: str, steps: int, gamma: float, seed: int, workers: int
+) -> Demonstrations:
+    """:func:`collect` split over ``workers`` processes (worker ``i``: seed ``seed + i``), in worker order."""
+    share = [steps // workers + (1 if i < steps % workers else 0) for i in range(workers)]
+    if workers == 1:
+        return collect(env_factory, teacher, steps, gamma, seed)
+    context = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = [pool.submit(collect, env_factory, teacher, n, gamma, seed + i) for i, n in enumerate(share)]
+        return Demonstrations.concatenate([f.result() for f in futures])
+
+
+def fit(
+    policy: Any,
+    demos: Demonstrations,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    value_coef: float,
+    seed: int,
+) -> list[dict[str, float]]:
+    """Fit an SB3 ``MaskableActorCriticPolicy`` to ``demos``; one dict of scalars per epoch."""
+    import torch
+
+    obs = torch.as_tensor(demos.observations)
+    masks = torch.as_tensor(demos.masks)
+    actions = torch.as_tensor(demos.actions)
+    returns = torch.as_tensor(demos.returns)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    rng = np.random.default_rng(seed)
+    n = len(actions)
+    history = []
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        order = torch.as_tensor(rng.permutation(n))
+        totals = {"loss": 0.0, "policy_loss": 0.0, "value_loss": 0.0, "accuracy": 0.0}
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
+            policy_loss = -log_prob.mean()
+            value_loss = torch.nn.functional.mse_loss(values.flatten(), returns[idx])
+            loss = policy_loss + value_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            with torch.no_grad():
+                greedy = policy.get_distribution(obs[idx], action_masks=masks[idx]).distribution.probs.argmax(dim=1)
+            k = len(idx)
+            totals["loss"] += loss.item() * k
+            totals["policy_loss"] += policy_loss.item() * k
+            totals["value_loss"] += value_loss.item() * k
+            totals["accuracy"] += float((greedy == actions[idx]).float().sum())
+        history.append({"epoch": epoch + 1, **{key: value / n for key, value in totals.items()}})
+    policy.set_training_mode(False)
+    return history
+
+
+def collection_factory(factory: Any, teacher: str) -> Any:
+    """The training env factory with self-play seats (an empty pool yet) filled by ``teacher``."""
+    mix = dict(factory.mix)
+    share = mix.pop("self_play", 0.0)
+    if share > 0:
+        mix[teacher] = mix.get(teacher, 0.0) + share
+    return replace(factory, mix=mix, pool=())
+
+
+def warm_start(model: Any, cfg: Any, factory: Any, run_dir: Path, echo: bool = True) -> dict[str, Any]:
+    """Clone ``cfg.imitation.teacher`` into ``model``'s policy; what happened, for ``meta.json``."""
+    im = cfg.imitation
+    t0 = time.perf_counter()
+    demos = collect_parallel(
+        collection_factory(factory, im.teacher), im.teacher, im.steps, cfg.ppo.gamma, cfg.seed, cfg.n_envs
+    )
+    t_collect = time.perf_counter() - t0
+    if echo:
+        print(
+            f"[train] imitation: {len(demos.actions):,} {im.teacher} decisions from {demos.games} games "
+            f"(teacher won {demos.wins}/{demos.games}) in {t_collect:.0f}s",
+            flush=True,
+        )
+    history = fit(model.policy, demos, im.epochs, im.batch_size, im.learning_rate, im.value_coef, cfg.seed)
+    t_fit = time.perf_counter() - t0 - t_collect
+    _log_tensorboard(run_dir / "tb" / "imitation", history, demos)
+    last = history[-1]
+    if echo:
+        print(
+            f"[train] imitation: {im.epochs} epochs in {t_fit:.0f}s, accuracy {last['accuracy']:.3f}, "
+            f"policy loss {last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}",
+            flush=True,
+        )
+    return {
+        "teacher": im.teacher,
+        "decisions": int(len(demos.actions)),
+        "games": demos.games,
+        "teacher_wins": demos.wins,
+        "teacher_mean_return": float(np.mean(demos.game_returns)),
+        "collect_seconds": t_collect,
+        "fit_seconds": t_fit,
+        "epochs": history,
+    }
+
+
+def _log_tensorboard(log_dir: Path, history: list[dict[str, float]], demos: Demonstrations) -> None:
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(log_dir))
+    try:
+        for row in history:
+            for key in ("loss", "policy_loss", "value_loss", "accuracy"):
+                writer.add_scalar(f"imitation/{key}", row[key], row["epoch"])
+        writer.add_scalar("imitation/teacher_win_rate", demos.wins / max(demos.games, 1), 0)
+        writer.add_scalar("imitation/teacher_mean_return", float(np.mean(demos.game_returns)), 0)
+    finally:
+        writer.close()
