@@ -131,8 +131,7 @@ class CardiceoEnv(IceAECEnv):
         except ValueError as exc:
             raise OptionError(str(exc)) from None
         super().__init__(num_players, **common)
-        self._relative = [relative_seats(seat, self.num_players) for seat in range(self.num_players)]
-        self._order = [order.tolist() for order in self._relative]
+        self._order = [relative_seats(seat, self.num_players).tolist() for seat in range(self.num_players)]
 
     # -- encoding
     def _num_actions(self) -> int:
@@ -230,12 +229,6 @@ class CardiceoEnv(IceAECEnv):
         from ice_envs.cardiceo.picture import draw
 
         return draw(self, viewer)
-
-
-@lru_cache(maxsize=4096)
-def _reachable_index(free_dice: tuple[int, ...]) -> np.ndarray:
-    """Observation indices of the card totals that ``free_dice`` can make."""
-    return np.array(_reachable_list(free_dice), dtype=np.intp)
 
 
 @lru_cache(maxsize=4096)
