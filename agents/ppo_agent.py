@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import PlayerView, SeededAgent
-from agents.spec import AgentSpecError
+from ice_envs.core.agent import PlayerView, SeededAgent
+from ice_envs.core.errors import AgentSpecError
 
 ACTIVATIONS = ("tanh", "relu")
 _LAYER = re.compile(r"^mlp_extractor\.policy_net\.(\d+)\.(weight|bias)$")

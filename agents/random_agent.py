@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import PlayerView, SeededAgent
+from ice_envs.core.agent import PlayerView, SeededAgent
 
 
 class RandomAgent(SeededAgent):

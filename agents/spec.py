@@ -5,11 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.base import Agent
+from ice_envs.agents.ppo_agent import PPOAgent
+from ice_envs.agents.random_agent import RandomAgent
+from ice_envs.core.agent import Agent
+from ice_envs.core.errors import AgentSpecError
+from ice_envs.core.registry import get_spec
 
-
-class AgentSpecError(ValueError):
-    """A bad agent spec string."""
+__all__ = [
+    "KINDS",
+    "AgentSpec",
+    "AgentSpecError",
+    "heuristic_for",
+    "load_agent",
+    "parse_agent_list",
+    "parse_agent_spec",
+]
 
 
 KINDS = ("random", "heuristic", "ppo")
@@ -58,15 +68,16 @@ def load_agent(spec: AgentSpec | str, game: str, seed: int | None = None, num_pl
     if isinstance(spec, str):
         spec = parse_agent_spec(spec)
     if spec.kind == "random":
-        from agents.random_agent import RandomAgent
-
         return RandomAgent(seed)
     if spec.kind == "heuristic":
-        from agents.heuristics import heuristic_for
-
         return heuristic_for(game, seed)
-    try:
-        from agents.ppo_agent import PPOAgent
-    except ImportError as exc:  # torch / sb3-contrib missing
-        raise AgentSpecError(f"ppo agents need the train extra (pip install -e '.[train]'): {exc}") from None
     return PPOAgent.load(spec.path, game=game, num_players=num_players, seed=seed)
+
+
+def heuristic_for(game: str, seed: int | None = None) -> Agent:
+    """The heuristic agent of ``game``, as its spec names it."""
+    game_spec = get_spec(game)
+    cls = game_spec.heuristic_class()
+    if cls is None:
+        raise AgentSpecError(f"game {game_spec.name!r} has no heuristic agent; use random or ppo:PATH")
+    return cls(seed)

@@ -1,8 +1,8 @@
 """Run the baseline table from a config file and write ``docs/results.md``.
 
-    python -m benchmarks.baselines benchmarks/configs/baselines.yaml [--out docs/results.md] [--games N]
+    python -m ice_envs.benchmarks.baselines benchmarks/configs/baselines.yaml [--out docs/results.md] [--games N]
 
-Each row of the config is one tournament (``benchmarks.evaluate``); the Markdown gives
+Each row of the config is one tournament (``ice_envs.evaluation.tournament``); the Markdown gives
 every row's numbers next to the exact command that reproduces it.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from benchmarks.evaluate import evaluate
+from ice_envs.evaluation.tournament import evaluate
 
 ROW_KEYS = {"game", "players", "agents", "games", "seed", "workers", "options"}
 
@@ -65,7 +65,9 @@ def table(results: list[tuple[dict[str, Any], dict[str, Any], float]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.baselines", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m ice_envs.benchmarks.baselines", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("config", type=Path)
     parser.add_argument("--out", type=Path, default=Path("docs/results.md"))
     parser.add_argument("--json", type=Path, default=Path("docs/results.json"))
@@ -104,7 +106,7 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], results: list, 
     total = sum(w for _, _, w in ordered)
     header = (
         "# Results: baseline and trained agents\n\n"
-        f"Produced by `python -m benchmarks.baselines {args.config}`: {total / 60:.1f} minutes of wall time in all "
+        f"Produced by `python -m ice_envs.benchmarks.baselines {args.config}`: {total / 60:.1f} minutes of wall time in all "
         f"({rows[0]['workers'] if rows else 1} workers). Each row is reproduced exactly by its command: game `i` is "
         "dealt from seed `seed + i // N` with the agent list rotated `i % N` seats, so every agent plays every seat "
         "equally often. A shared win counts as a win for each winner. The first agent of each row is the one the "

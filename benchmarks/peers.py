@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.random_play import timed_games
+from ice_envs.benchmarks.random_play import timed_games
 from ice_envs.core.masks import sample_legal
 
 #: PettingZoo classic peers: label -> module path.

@@ -1,6 +1,6 @@
 """Throughput of every game under random legal play, side by side with the floor env and the peers.
 
-    python -m benchmarks.throughput [--games cardiceo cubemelt] [--seconds 2] [--out DIR]
+    python -m ice_envs.benchmarks.throughput [--games cardiceo cubemelt] [--seconds 2] [--out DIR]
                                     [--no-peers] [--no-memory] [--eval-scaling-games 400]
 
 One run measures, under identical random-legal-action loops (:mod:`benchmarks.random_play`:
@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 
 import ice_envs
-from benchmarks import memory, peers
-from benchmarks.random_play import play_aec, timed_games
+from ice_envs.benchmarks import memory, peers
+from ice_envs.benchmarks.random_play import play_aec, timed_games
 from ice_envs.core import floor
 
 DEFAULT_OUT = Path("benchmarks/results")
@@ -253,7 +253,7 @@ def targets(rows: list[Measurement], games: list[str]) -> list[Target]:
 
 def eval_scaling(games: int, game: str = "cardiceo", players: int = 4, seed: int = 0) -> dict[str, float]:
     """Games/s of the evaluation tournament (random agents) with 1 and with 2 worker processes."""
-    from benchmarks.evaluate import evaluate
+    from ice_envs.evaluation.tournament import evaluate
 
     rates = {}
     for workers in (1, 2):
@@ -324,7 +324,9 @@ def to_markdown(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.throughput", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m ice_envs.benchmarks.throughput", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--games", nargs="*", default=None, help="games to measure (default: all registered)")
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per configuration and API (default 2)")
     parser.add_argument("--all-variants", action="store_true", help="measure every variant, not only the default")
@@ -346,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     goals = targets(rows, games)
     scaling = eval_scaling(args.eval_scaling_games, seed=args.seed) if args.eval_scaling_games > 0 else None
     info = machine_info()
-    command = "python -m benchmarks.throughput " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "python -m ice_envs.benchmarks.throughput " + " ".join(argv if argv is not None else sys.argv[1:])
     markdown = to_markdown(rows, info, command.strip(), goals, scaling, skipped)
     print(markdown)
     args.out.mkdir(parents=True, exist_ok=True)

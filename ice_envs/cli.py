@@ -1,4 +1,4 @@
-"""The ``ice-envs`` command line.
+"""The ``ice-envs`` command line: the top layer, which imports every other one.
 
 ice-envs list                                  every game: players, variants, sizes
 ice-envs demo GAME [--players N] [--seed S]    one random game, rendered as text
@@ -9,31 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 import numpy as np
 
 import ice_envs
-from ice_envs.core.errors import OptionError
+from ice_envs.core.errors import MissingExtraError, OptionError
 from ice_envs.core.masks import sample_legal
-
-
-def _parse_option(text: str) -> tuple[str, Any]:
-    """``key=value`` with the value read as int, float, bool or str."""
-    key, sep, raw = text.partition("=")
-    if not sep:
-        raise argparse.ArgumentTypeError(f"option {text!r} is not key=value")
-    value: Any = raw
-    if raw.lower() in ("true", "false"):
-        value = raw.lower() == "true"
-    else:
-        for cast in (int, float):
-            try:
-                value = cast(raw)
-                break
-            except ValueError:
-                continue
-    return key, value
+from ice_envs.core.options import parse_option
+from ice_envs.evaluation import cli as evaluation_cli
+from ice_envs.play import cli as play_cli
+from ice_envs.train import cli as train_cli
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -76,7 +61,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     recorder = None
     if args.record:
-        from ice_envs.play.record import GameRecorder
+        from ice_envs.evaluation.record import GameRecorder
 
         recorder = GameRecorder(spec.name, players, options, args.seed, ["random"] * players)
     print(raw.render())
@@ -120,26 +105,16 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo.add_argument("--players", type=int, default=None)
     p_demo.add_argument("--seed", type=int, default=0)
     p_demo.add_argument("--variant", default=None, help="a registered variant name (see `ice-envs list`)")
-    p_demo.add_argument("--option", type=_parse_option, action="append", help="extra game option key=value")
+    p_demo.add_argument("--option", type=parse_option, action="append", help="extra game option key=value")
     p_demo.add_argument("--expansion", action="store_true", help="CubeMelt: play with the expansion abilities")
     p_demo.add_argument("--quiet", action="store_true", help="print only the moves and the final table")
     p_demo.add_argument("--record", default=None, help="write the game record (JSON lines) to this file")
     p_demo.set_defaults(func=cmd_demo)
 
-    _add_optional_commands(sub)
+    evaluation_cli.add_subcommand(sub)
+    play_cli.add_subcommand(sub)
+    train_cli.add_subcommand(sub)
     return parser
-
-
-def _add_optional_commands(sub: Any) -> None:
-    """Commands that live in the other packages (evaluation, training, play)."""
-    for module_name in ("benchmarks.evaluate", "train.cli", "ice_envs.play.cli"):
-        try:
-            module = __import__(module_name, fromlist=["add_subcommand"])
-        except ModuleNotFoundError as exc:
-            if exc.name and module_name.startswith(exc.name):
-                continue
-            raise
-        module.add_subcommand(sub)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (OptionError, FileNotFoundError) as exc:
+    except (OptionError, FileNotFoundError, MissingExtraError) as exc:
         print(f"ice-envs: error: {exc}", file=sys.stderr)
         return 2
 

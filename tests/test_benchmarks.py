@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks import memory, peers, throughput
+from ice_envs.benchmarks import memory, peers, throughput
 from ice_envs.core import floor
 
 

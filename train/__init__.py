@@ -1,6 +1,6 @@
 """Config-driven MaskablePPO training for the ice-envs games.
 
-    python -m train train/configs/cardiceo_ppo.yaml          (or: ice-envs train CONFIG)
+    python -m ice_envs.train train/configs/cardiceo_ppo.yaml          (or: ice-envs train CONFIG)
 
 Modules, one job each: :mod:`train.config` (YAML + validation), :mod:`train.single_agent`
 (the learner's Gymnasium view of an AEC game), :mod:`train.opponents` (random, heuristic

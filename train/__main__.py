@@ -1,5 +1,5 @@
-"""``python -m train CONFIG [--set key=value ...]`` — see :mod:`train.cli`."""
+"""``python -m ice_envs.train CONFIG [--set key=value ...]`` — see :mod:`train.cli`."""
 
-from train.cli import main
+from ice_envs.train.cli import main
 
 raise SystemExit(main())

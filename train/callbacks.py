@@ -5,7 +5,7 @@ so they see a consistent model and never change the training trajectory except t
 the self-play pool, deterministically:
 
 * every ``eval.every`` steps (and at step 0 with ``eval.at_start``): the current policy
-  against N-1 ``random`` and N-1 ``heuristic`` agents (``benchmarks.evaluate``; the same
+  against N-1 ``random`` and N-1 ``heuristic`` agents (``ice_envs.evaluation.tournament``; the same
   deals every time). TensorBoard: ``eval/win_rate_vs_<kind>`` with ``_ci_low`` /
   ``_ci_high`` (95% Wilson), ``eval/mean_score_vs_<kind>``, ``eval/game_length_vs_<kind>``
   (decisions per game, all seats) and ``eval/random_baseline`` (1/N); also appended to
@@ -29,11 +29,11 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import TensorBoardOutputFormat
 
-from agents.ppo_agent import PolicyNet
-from train.checkpoints import save_checkpoint
-from train.config import TrainConfig
-from train.evaluation import evaluate_checkpoint, self_play_check
-from train.opponents import SelfPlayPool
+from ice_envs.agents.ppo_agent import PolicyNet
+from ice_envs.train.checkpoints import save_checkpoint
+from ice_envs.train.config import TrainConfig
+from ice_envs.train.evaluation import evaluate_checkpoint, self_play_check
+from ice_envs.train.opponents import SelfPlayPool
 
 
 def policy_net(model: Any, cfg: TrainConfig) -> PolicyNet:

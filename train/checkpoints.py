@@ -66,7 +66,7 @@ def save_checkpoint(model: Any, run_dir: Path, pool: Any | None, events_done: bo
 
 
 def _pending_logs(model: Any) -> dict[str, Any] | None:
-    from train.callbacks import pending_logger_values
+    from ice_envs.train.callbacks import pending_logger_values
 
     logger = getattr(model, "_logger", None)
     return pending_logger_values(logger) if logger is not None else None
@@ -89,7 +89,7 @@ def checkpoint_step(zip_path: Path) -> int:
 
 def resolve_checkpoint(target: str | Path) -> tuple[Path, Path]:
     """(run directory, checkpoint ``.zip``) for a run directory (its latest checkpoint) or a ``.zip``."""
-    from train.config import ConfigError
+    from ice_envs.train.config import ConfigError
 
     target = Path(target)
     if target.is_dir():

@@ -1,8 +1,8 @@
-"""The ``train`` command line: ``python -m train CONFIG`` and ``ice-envs train CONFIG``.
+"""The ``train`` command line: ``python -m ice_envs.train CONFIG`` and ``ice-envs train CONFIG``.
 
-    python -m train train/configs/cardiceo_ppo.yaml [--set ppo.learning_rate=1e-4 ...]
-    python -m train --resume runs/train/cardiceo_ppo-seed0 [--set total_timesteps=2000000]
-    python -m train train/configs/cardiceo_smoke.yaml --print-config
+    python -m ice_envs.train train/configs/cardiceo_ppo.yaml [--set ppo.learning_rate=1e-4 ...]
+    python -m ice_envs.train --resume runs/train/cardiceo_ppo-seed0 [--set total_timesteps=2000000]
+    python -m ice_envs.train train/configs/cardiceo_smoke.yaml --print-config
 
 This module imports neither torch nor stable-baselines3 until a command runs, so
 ``ice-envs`` works without the ``train`` extra.
@@ -14,6 +14,8 @@ import argparse
 import shlex
 import sys
 from typing import Any
+
+from ice_envs.core.errors import MissingExtraError, OptionError, require_extra
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,14 +38,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_from_args(args: argparse.Namespace, prog: str = "ice-envs") -> int:
     """Run the command that ``args`` describe (errors are ``train.config.ConfigError``)."""
-    from train.config import ConfigError, dump_config, load_config
+    require_extra("train", "ice-envs train", "yaml")
+    from ice_envs.train.config import ConfigError, dump_config, load_config
+
+    needs = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "openskill")
 
     argv = getattr(args, "argv", None)
     command = f"{prog} {shlex.join(sys.argv[1:] if argv is None else argv)}"
     if args.resume:
         if args.config:
             raise ConfigError("give either a config or --resume, not both (a resumed run uses its own config.yaml)")
-        from train.run import resume
+        require_extra("train", "ice-envs train", *needs)
+        from ice_envs.train.run import resume
 
         resume(args.resume, args.overrides, command=command, echo=not args.quiet)
         return 0
@@ -53,7 +59,8 @@ def run_from_args(args: argparse.Namespace, prog: str = "ice-envs") -> int:
     if args.print_config:
         print(dump_config(cfg), end="")
         return 0
-    from train.run import train
+    require_extra("train", "ice-envs train", *needs)
+    from ice_envs.train.run import train
 
     train(cfg, args.run_dir, command=command, echo=not args.quiet)
     return 0
@@ -67,18 +74,16 @@ def add_subcommand(sub: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m train``."""
-    from ice_envs.core.errors import OptionError
-
+    """``python -m ice_envs.train``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(
-        prog="python -m train", description="Train a MaskablePPO agent from a YAML config."
+        prog="python -m ice_envs.train", description="Train a MaskablePPO agent from a YAML config."
     )
     add_arguments(parser)
     args = parser.parse_args(argv)
     args.argv = argv
     try:
-        return run_from_args(args, "python -m train")
-    except (OptionError, FileNotFoundError) as exc:
-        print(f"python -m train: error: {exc}", file=sys.stderr)
+        return run_from_args(args, "python -m ice_envs.train")
+    except (OptionError, FileNotFoundError, MissingExtraError) as exc:
+        print(f"python -m ice_envs.train: error: {exc}", file=sys.stderr)
         return 2

@@ -24,6 +24,7 @@ from typing import Any, Literal
 import yaml
 
 from ice_envs.core.errors import OptionError
+from ice_envs.core.registry import get_spec
 
 OPPONENT_KINDS = ("random", "heuristic", "self_play")
 EVAL_OPPONENTS = ("random", "heuristic")
@@ -106,7 +107,7 @@ class PPOConfig:
 
 @dataclass
 class EvalConfig:
-    """The evaluation schedule (``benchmarks.evaluate`` tournaments with Wilson intervals)."""
+    """The evaluation schedule (``ice_envs.evaluation.tournament`` tournaments with Wilson intervals)."""
 
     #: Steps between evaluations (0: only the final one).
     every: int = 50_000
@@ -381,12 +382,10 @@ def _validate(cfg: TrainConfig) -> None:
 
 
 def _validate_shaping(cfg: TrainConfig) -> None:
-    from train.shaping import POTENTIALS
-
     s = cfg.reward_shaping
     if s.potential is None:
         return
-    known = [name for name, (game, _) in POTENTIALS.items() if game == cfg.game.name]
+    known = sorted(get_spec(cfg.game.name).potentials)
     _require(
         s.potential in known, "reward_shaping.potential", f"must be one of {known} for {cfg.game.name}", s.potential
     )
@@ -398,7 +397,7 @@ def _validate_imitation(cfg: TrainConfig) -> None:
     if im.teacher is None:
         return
     _require(im.teacher in TEACHERS, "imitation.teacher", f"must be one of {list(TEACHERS)} or null", im.teacher)
-    from agents.spec import AgentSpecError, load_agent
+    from ice_envs.agents.spec import AgentSpecError, load_agent
 
     try:
         load_agent(im.teacher, cfg.game.name)
@@ -448,7 +447,7 @@ def _validate_opponents(cfg: TrainConfig) -> None:
         _require(weight >= 0, f"opponents.mix.{kind}", "weight must be >= 0", weight)
     _require(sum(o.mix.values()) > 0, "opponents.mix", "weights must not all be 0", o.mix)
     if o.mix.get("heuristic", 0) > 0:
-        from agents.spec import AgentSpecError, load_agent
+        from ice_envs.agents.spec import AgentSpecError, load_agent
 
         try:
             load_agent("heuristic", cfg.game.name)

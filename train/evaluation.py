@@ -1,7 +1,7 @@
-"""Evaluation of a training checkpoint with ``benchmarks.evaluate`` (Wilson intervals, fixed deals).
+"""Evaluation of a training checkpoint with ``ice_envs.evaluation.tournament`` (Wilson intervals, fixed deals).
 
 The learner's checkpoint takes one seat and N-1 copies of an opponent kind (``random``,
-``heuristic``) the others; ``benchmarks.evaluate`` rotates the seats and deals game ``i``
+``heuristic``) the others; ``ice_envs.evaluation.tournament`` rotates the seats and deals game ``i``
 from ``seed + i // N``, so every evaluation of a run meets the same deals and each result
 carries the ``ice-envs evaluate`` command that reproduces it.
 """
@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents.spec import AgentSpecError, load_agent
+from ice_envs.agents.spec import AgentSpecError, load_agent
 
 
 def heuristic_note(game: str) -> str | None:
@@ -55,8 +55,8 @@ def evaluate_against(
     options: dict[str, Any],
     workers: int = 1,
 ) -> dict[str, Any]:
-    """The learner's row of a ``benchmarks.evaluate`` tournament against N-1 ``opponent`` agents."""
-    from benchmarks.evaluate import evaluate
+    """The learner's row of a ``ice_envs.evaluation.tournament`` tournament against N-1 ``opponent`` agents."""
+    from ice_envs.evaluation.tournament import evaluate
 
     agents = agents_csv(f"ppo:{checkpoint}", opponent, num_players)
     summary, _ = evaluate(game, num_players, agents, games, seed, workers, options, progress=False)
@@ -90,14 +90,14 @@ def self_play_check(
 ) -> dict[str, Any]:
     """The learner (``candidate``) against N-1 copies of the ``latest`` snapshot, both sampling their policy.
 
-    The same seat rotation, deals and intervals as ``benchmarks.evaluate``; policies sample
+    The same seat rotation, deals and intervals as ``ice_envs.evaluation.tournament``; policies sample
     (as snapshots do in training) so that two greedy policies cannot loop forever, and a
     game is cut after 4x the game's documented bound on random-play decisions.
     """
     import ice_envs
-    from agents.ppo_agent import PPOAgent, load_policy_net
-    from agents.spec import AgentSpec
-    from benchmarks.evaluate import Match, play_game, summarise
+    from ice_envs.agents.ppo_agent import PPOAgent, load_policy_net
+    from ice_envs.agents.spec import AgentSpec
+    from ice_envs.evaluation.tournament import Match, play_game, summarise
 
     paths = [str(candidate)] + [str(latest)] * (num_players - 1)
     agents = [PPOAgent(load_policy_net(p), deterministic=False) for p in paths]

@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import make_view
-from agents.spec import load_agent
+from ice_envs.agents.spec import load_agent
+from ice_envs.core.agent import make_view
 
 
 @dataclass

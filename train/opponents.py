@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agents.base import Agent
+from ice_envs.core.agent import Agent
 
 KINDS = ("random", "heuristic", "self_play")
 
@@ -105,14 +105,14 @@ class OpponentMix:
 
 def _make_agent(game: str, kind: str, path: str, deterministic: bool) -> Agent:
     if kind == "random":
-        from agents.random_agent import RandomAgent
+        from ice_envs.agents.random_agent import RandomAgent
 
         return RandomAgent()
     if kind == "heuristic":
-        from agents.spec import load_agent
+        from ice_envs.agents.spec import load_agent
 
         return load_agent("heuristic", game)
-    from agents.ppo_agent import PPOAgent, load_policy_net
+    from ice_envs.agents.ppo_agent import PPOAgent, load_policy_net
 
     return PPOAgent(load_policy_net(path), deterministic=deterministic, label=f"snapshot:{Path(path).stem}")
 
@@ -176,7 +176,7 @@ class SelfPlayPool:
         return win_rate_ci_low > self.bound
 
     def record_check(self, step: int, row: dict[str, Any], promoted: bool) -> dict[str, Any]:
-        """Remember a promotion check (``row`` is the learner's ``benchmarks.evaluate`` entry)."""
+        """Remember a promotion check (``row`` is the learner's ``ice_envs.evaluation.tournament`` entry)."""
         self.checks += 1
         self.promotions += int(promoted)
         self.last_check = {

@@ -1,6 +1,6 @@
 """Learning curves of a run as a PNG, read from its TensorBoard scalars.
 
-    python -m train.plot_curves runs/train/cardiceo_ppo-seed0 [--out curves.png]
+    python -m ice_envs.train.plot_curves runs/train/cardiceo_ppo-seed0 [--out curves.png]
 
 Panels: evaluation win rate against each opponent kind with its 95% Wilson band and the
 1/N line; the training games' win rate and mean return; game length; and either the
@@ -126,7 +126,7 @@ def _finish(ax: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.plot_curves", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m ice_envs.train.plot_curves", description=__doc__.splitlines()[0])
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--out", type=Path, default=None, help="PNG path (default <run>/curves.png)")
     args = parser.parse_args(argv)

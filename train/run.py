@@ -33,7 +33,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from train.config import ConfigError, TrainConfig, config_from_dict, dump_config
+from ice_envs.train.config import ConfigError, TrainConfig, config_from_dict, dump_config
 
 PACKAGES = (
     "ice-envs",
@@ -142,15 +142,15 @@ class EnvFactory:
     shaping: tuple[str, float, float] | None = None
 
     def __call__(self) -> Any:
-        from train.opponents import OpponentMix
-        from train.single_agent import SingleAgentEnv
+        from ice_envs.train.opponents import OpponentMix
+        from ice_envs.train.single_agent import SingleAgentEnv
 
         opponents = OpponentMix(
             self.game, self.mix, self.per_seat, self.pool, self.latest_share, self.snapshot_deterministic
         )
-        from train.shaping import Shaper
+        from ice_envs.train.shaping import Shaper
 
-        shaping = Shaper(*self.shaping) if self.shaping else None
+        shaping = Shaper(self.game, *self.shaping) if self.shaping else None
         return SingleAgentEnv(self.game, self.players, self.options, opponents, self.learner_seat, shaping=shaping)
 
 
@@ -267,8 +267,8 @@ def resume(
     """Continue a run from its latest checkpoint (``target`` = run dir) or a given checkpoint ``.zip``."""
     import yaml
 
-    from train.checkpoints import checkpoint_step, resolve_checkpoint
-    from train.config import apply_overrides
+    from ice_envs.train.checkpoints import checkpoint_step, resolve_checkpoint
+    from ice_envs.train.config import apply_overrides
 
     run_dir, checkpoint = resolve_checkpoint(target)
     data = yaml.safe_load((run_dir / "config.yaml").read_text())
@@ -291,9 +291,9 @@ def resume(
 def _run(
     cfg: TrainConfig, run_dir: Path, meta: dict[str, Any], command: str | None, resume_from: Path | None, echo: bool
 ) -> RunResult:
-    from train.callbacks import TrainingCallback, policy_net
-    from train.checkpoints import save_checkpoint
-    from train.evaluation import heuristic_note
+    from ice_envs.train.callbacks import TrainingCallback, policy_net
+    from ice_envs.train.checkpoints import save_checkpoint
+    from ice_envs.train.evaluation import heuristic_note
 
     set_torch_threads(cfg.torch_threads)
     session = {
@@ -353,7 +353,7 @@ def _run(
 
 def _make_pool(cfg: TrainConfig, run_dir: Path) -> Any:
     """The self-play pool, or ``None`` when the mix has no self-play."""
-    from train.opponents import SelfPlayPool
+    from ice_envs.train.opponents import SelfPlayPool
 
     if cfg.opponents.mix.get("self_play", 0) <= 0:
         return None
@@ -366,12 +366,12 @@ def _start(cfg: TrainConfig, run_dir: Path, pool: Any, meta: dict[str, Any], ech
 
     The starting policy is the self-play pool's first snapshot.
     """
-    from train.callbacks import policy_net
+    from ice_envs.train.callbacks import policy_net
 
     venv = make_vec_env(cfg, [])
     model = build_model(cfg, venv, run_dir)
     if cfg.imitation.teacher is not None:
-        from train.imitation import warm_start
+        from ice_envs.train.imitation import warm_start
 
         meta["imitation"] = warm_start(model, cfg, env_factory(cfg, []), run_dir, echo)
         _write_json(run_dir / "meta.json", meta)
@@ -386,7 +386,7 @@ def _restart(cfg: TrainConfig, run_dir: Path, pool: Any, checkpoint: Path, echo:
     """Envs and the model of ``checkpoint``, with every env, generator and the pool as they were."""
     from sb3_contrib import MaskablePPO
 
-    from train.checkpoints import restore_state
+    from ice_envs.train.checkpoints import restore_state
 
     venv = make_vec_env(cfg, [])
     model = MaskablePPO.load(checkpoint, env=venv, device="cpu", force_reset=False)
@@ -411,8 +411,8 @@ def _final_report(
     t_start: float,
     imitation: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    from train.callbacks import result_scalars, write_scalars
-    from train.evaluation import evaluate_checkpoint, write_final_report
+    from ice_envs.train.callbacks import result_scalars, write_scalars
+    from ice_envs.train.evaluation import evaluate_checkpoint, write_final_report
 
     results: dict[str, Any] = {}
     eval_notes = list(notes)
@@ -457,7 +457,7 @@ def _final_report(
 
 def _plot(run_dir: Path, echo: bool) -> None:
     try:
-        from train.plot_curves import plot_run
+        from ice_envs.train.plot_curves import plot_run
     except ImportError:
         return
     try:

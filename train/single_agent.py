@@ -32,10 +32,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from agents.base import make_view
 from ice_envs.core.aec import IceAECEnv
-from train.opponents import OpponentMix, OpponentSampler
-from train.shaping import Shaper
+from ice_envs.core.agent import make_view
+from ice_envs.train.opponents import OpponentMix, OpponentSampler
+from ice_envs.train.shaping import Shaper
 
 #: Consecutive games that may end before the learner acts before the wrapper gives up.
 MAX_SKIPPED_GAMES = 1000
@@ -230,7 +230,7 @@ class SingleAgentEnv(gym.Env):
     def _final_info(self, terminated: bool) -> dict[str, Any]:
         scores = self.raw.scores()
         # a win is the game's own outcome, also when the learner trains on scores (a tie at 0 Cargo is no win)
-        win = terminated and bool(self.raw.outcome()[self.seat] > 0)
+        win = terminated and bool(self.raw.win_shares()[self.seat] > 0)
         return {
             "episode": {"r": self._return, "l": self._length, "t": 0.0},
             "is_success": bool(win),

@@ -5,7 +5,7 @@
 |--------------------|-----------------------------------------------------|
 | Actions            | Discrete                                            |
 | Parallel API       | No                                                  |
-| Manual Control     | `ice-envs play cardiceo` (issue 10)                 |
+| Manual Control     | `ice-envs play cardiceo`                          |
 | Agents             | `agents= ['player_0', ..., 'player_{n-1}']`         |
 | Agents             | 2-6                                                 |
 | Action Shape       | Discrete(10)                                        |
@@ -94,6 +94,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ice_envs.cardiceo import rules
+from ice_envs.cardiceo.spec import SPEC
 from ice_envs.core.aec import IceAECEnv, float32_vector
 from ice_envs.core.cards import relative_seats
 from ice_envs.core.errors import OptionError
@@ -110,7 +111,7 @@ _ONES = [[1.0] * n for n in range(MAX_SEATS + 1)]
 class CardiceoEnv(IceAECEnv):
     """Cardiceo as a PettingZoo AEC env (see the module docstring)."""
 
-    metadata = {**IceAECEnv.metadata, "name": "cardiceo_v0"}
+    metadata = {**IceAECEnv.metadata, "name": SPEC.env_name}
     min_players = 2
     max_players = 6
     engine = rules

@@ -1,4 +1,4 @@
-"""What every ice-envs game shares: the AEC base class, registry, helpers."""
+"""What every ice-envs game shares: the AEC base class, the registry, the agent protocol, helpers."""
 
 from ice_envs.core.aec import IceAECEnv, agent_name
 from ice_envs.core.errors import IllegalActionError, OptionError

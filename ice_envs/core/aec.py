@@ -367,6 +367,26 @@ class IceAECEnv(AECEnv):
         whatever ``reward_mode`` this env was built with; meaningless before the game ends."""
         return np.asarray(self._outcome(), dtype=np.float64).copy()
 
+    def win_shares(self) -> np.ndarray:
+        """Who won: each seat's share of the win, by the game's own rules, whatever ``reward_mode``.
+
+        Each of the ``k`` winners of a finished game gets ``1/k`` (a shared win is shared),
+        every other seat 0; the shares sum to 1. A game that is not over by its rules
+        (still going, truncated, or ended by a penalised illegal action) has no winner:
+        all zero. Evaluation, training, play and game records all ask this one method.
+        """
+        shares = np.zeros(self.num_players, dtype=np.float64)
+        if self.state is None or not self._game_over():
+            return shares
+        won = np.asarray(self._outcome(), dtype=np.float64) > 0
+        if won.any():
+            shares[won] = 1.0 / int(won.sum())
+        return shares
+
+    def winners(self) -> list[int]:
+        """The seats that won the finished game (``[]`` if it is not over or nobody won)."""
+        return np.flatnonzero(self.win_shares() > 0).tolist()
+
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> Any:
         """See :meth:`_resample_hidden`; returns a new engine state."""
         return self._resample_hidden(seat, rng)

@@ -1,19 +1,37 @@
-"""The game registry: what games exist, their player counts and variants.
+"""The game registry: which games exist, found by discovery, and everything each one brings.
 
-Every game is listed here once, with the module that builds it. ``ice_envs.make``,
-``ice_envs.GAMES``, the CLI, the benchmarks and the env contract suite all read this
-table, so a game is tested and benchmarked the moment it is registered.
+A game is one folder (``ice_envs/<game>/`` for the built-in ones, any package for a plug-in)
+whose ``spec.py`` holds one :class:`GameSpec`. Games are found through the entry-point group
+``ice_envs.games`` (Gymnasium's plug-in mechanism is the model), the built-in games the same
+way as a third-party package's::
+
+    # the plug-in's pyproject.toml
+    [project.entry-points."ice_envs.games"]
+    dice_race = "dice_race.spec:SPEC"
+
+``ice_envs.make``, ``ice_envs.GAMES``, the CLI, evaluation, play, training, the benchmarks
+and the env contract suite all read :data:`GAMES`, so a game is tested, evaluated and
+playable the moment its package is installed. Everything game-specific — the env, the
+heuristic agent, the terminal-UI hooks, shaping potentials, the smoke training config —
+is named by the spec as ``"module:attribute"`` strings, imported only when used.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from importlib import metadata as importlib_metadata
+from importlib import resources as importlib_resources
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from ice_envs.core.errors import OptionError
+
+#: The entry-point group that games register under.
+ENTRY_POINT_GROUP = "ice_envs.games"
 
 
 @dataclass(frozen=True)
@@ -26,21 +44,56 @@ class Variant:
 
 @dataclass(frozen=True)
 class GameSpec:
-    """One registered game."""
+    """One game: its name and version, player counts, variants and the modules that make it up.
+
+    Attributes:
+        name: the registry name (``"cardiceo"``), a valid Python identifier.
+        version: the env version; the PettingZoo name is ``<name>_v<version>``
+            (:attr:`env_name`), its id ``ice_envs/<name>-v<version>`` (:attr:`env_id`).
+            This is the one place the version lives.
+        env_module: module with PettingZoo-style ``env()`` and ``raw_env()`` factories.
+        players: every supported player count.
+        summary: one line for ``ice-envs list``.
+        variants: named option sets the contract suite covers (``"default"`` first).
+        max_random_decisions: documented bound on decisions per game under random play.
+        demo_options: options ``ice-envs demo`` uses unless a variant is named.
+        quick: a short game (players and options) for tests and examples.
+        heuristic: ``"module:Class"`` of the game's heuristic agent, or ``None``.
+        ui: module of terminal-UI hooks (``group_path``, ``in_selection``,
+            ``public_description``; each optional), or ``None`` for the plain answers.
+        potentials: reward-shaping potential name -> ``"module:function"``
+            (``function(env, seat) -> float``).
+        smoke_config: file name of the game's smoke training config in the game's package
+            (the package of ``env_module``; ``""``: none).
+    """
 
     name: str
-    module: str
+    env_module: str
     players: tuple[int, ...]
     summary: str
+    version: int = 0
     variants: dict[str, Variant] = field(default_factory=lambda: {"default": Variant()})
-    #: Documented bound on decisions per game under uniformly random play.
     max_random_decisions: int = 10_000
-    #: Options ``ice-envs demo`` uses unless a variant is named (e.g. one hand instead of a whole game).
     demo_options: dict[str, Any] = field(default_factory=dict)
+    quick: Variant = field(default_factory=Variant)
+    heuristic: str | None = None
+    ui: str | None = None
+    potentials: dict[str, str] = field(default_factory=dict)
+    smoke_config: str = ""
+
+    @property
+    def env_name(self) -> str:
+        """PettingZoo-style name, ``<name>_v<version>`` (the env's ``metadata["name"]``)."""
+        return f"{self.name}_v{self.version}"
+
+    @property
+    def env_id(self) -> str:
+        """PettingZoo registry id, ``ice_envs/<name>-v<version>``."""
+        return f"ice_envs/{self.name}-v{self.version}"
 
     def load(self) -> ModuleType:
         """The game's PettingZoo-style module (with ``env`` and ``raw_env``)."""
-        return importlib.import_module(self.module)
+        return importlib.import_module(self.env_module)
 
     def cases(self) -> Iterator[tuple[str, int, dict[str, Any]]]:
         """Every (variant name, player count, options) this game supports."""
@@ -48,29 +101,105 @@ class GameSpec:
             for n in variant.players or self.players:
                 yield vname, n, dict(variant.options)
 
+    @property
+    def quick_players(self) -> int:
+        """Player count of the :attr:`quick` game."""
+        return (self.quick.players or (min(self.players),))[0]
+
+    def heuristic_class(self) -> type | None:
+        """The class of the game's heuristic agent (``None`` if it has none)."""
+        return None if self.heuristic is None else load_attribute(self.heuristic)
+
+    def ui_module(self) -> ModuleType | None:
+        """The module of the game's terminal-UI hooks (``None`` if it has none)."""
+        return None if self.ui is None else importlib.import_module(self.ui)
+
+    def potential(self, name: str) -> Callable[[Any, int], float]:
+        """Shaping potential ``name`` of this game."""
+        if name not in self.potentials:
+            raise OptionError(f"{self.name}: unknown shaping potential {name!r}; known: {sorted(self.potentials)}")
+        return load_attribute(self.potentials[name])
+
+    @property
+    def package(self) -> str:
+        """The game's package (its folder): the package of :attr:`env_module`."""
+        return self.env_module.rpartition(".")[0] or self.env_module
+
+    def smoke_config_path(self) -> Path | None:
+        """The game's smoke training config (``None`` if it has none)."""
+        if not self.smoke_config:
+            return None
+        return Path(str(importlib_resources.files(self.package) / self.smoke_config))
+
 
 GAMES: dict[str, GameSpec] = {}
+_BY_ENV_NAME: dict[str, str] = {}
 
 
-def register(spec: GameSpec) -> None:
-    """Add a game to :data:`GAMES` and to PettingZoo's registry where it has one."""
+def load_attribute(target: str) -> Any:
+    """The object that ``"package.module:attribute"`` names."""
+    module_name, sep, attribute = target.partition(":")
+    if not sep:
+        raise ValueError(f"{target!r} is not of the form 'module:attribute'")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def register(spec: GameSpec) -> GameSpec:
+    """Add ``spec`` to :data:`GAMES` and to PettingZoo's registry; returns the registered spec.
+
+    A name already registered by another spec is an error (two packages claiming one name).
+    """
+    if not spec.name.isidentifier():
+        raise OptionError(f"game name {spec.name!r} is not a valid identifier")
+    known = GAMES.get(spec.name)
+    if known is not None and known != spec:
+        raise OptionError(f"game {spec.name!r} is registered twice ({known.env_module} and {spec.env_module})")
     GAMES[spec.name] = spec
+    _BY_ENV_NAME[spec.env_name] = spec.name
     try:
         from pettingzoo.env_registry.registration import aec_registry
         from pettingzoo.env_registry.registration import register as pz_register
     except ImportError:  # older PettingZoo without a registry
-        return
-    env_id = f"ice_envs/{spec.name}-v0"
-    if env_id not in aec_registry:
-        pz_register("aec", env_id, entry_point=f"{spec.module}:env")
+        return spec
+    if spec.env_id not in aec_registry:
+        pz_register("aec", spec.env_id, entry_point=f"{spec.env_module}:env")
+    return spec
+
+
+def discover() -> dict[str, GameSpec]:
+    """Register every game of the ``ice_envs.games`` entry-point group (built-in and plug-ins).
+
+    An entry point that fails to load, or that is not a :class:`GameSpec`, is reported by a
+    warning naming it and the error, and skipped (one broken plug-in does not take the
+    others down); ``ice-envs list`` and the contract suite show what was found.
+    """
+    for entry in sorted(importlib_metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            spec = entry.load()
+        except Exception as exc:
+            warnings.warn(
+                f"ice-envs: game plug-in {entry.name!r} ({entry.value}) failed to load: {exc!r}", stacklevel=2
+            )
+            continue
+        if not isinstance(spec, GameSpec):
+            warnings.warn(f"ice-envs: game plug-in {entry.name!r} ({entry.value}) is not a GameSpec", stacklevel=2)
+            continue
+        register(spec)
+    return GAMES
 
 
 def get_spec(name: str) -> GameSpec:
-    """The spec of game ``name``; a clear error names the known games."""
-    key = name.removesuffix("_v0")
+    """The spec of game ``name`` (or of its env name, ``<name>_v<version>``); a clear error names the known games."""
+    key = _BY_ENV_NAME.get(name, name)
     if key not in GAMES:
-        raise OptionError(f"unknown game {name!r}; known games: {sorted(GAMES)}")
+        hint = "" if GAMES else " (no games found: is ice-envs installed, e.g. `pip install -e .`?)"
+        raise OptionError(f"unknown game {name!r}; known games: {sorted(GAMES)}{hint}")
     return GAMES[key]
+
+
+def spec_of(env: Any) -> GameSpec:
+    """The spec of the game that ``env`` (wrapped or raw) plays."""
+    return get_spec(str(env.unwrapped.metadata["name"]))
 
 
 def make(name: str, *, raw: bool = False, **options: Any):

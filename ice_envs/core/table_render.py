@@ -224,23 +224,6 @@ def die_shape(
         draw.text((cx, cy + r + 9), name, fill=MUTED, font=font(11), anchor="mm")
 
 
-def pip_die(draw: Any, x: float, y: float, size: float, value: int, *, fill: Color = (245, 245, 255)) -> None:
-    """A six-sided die at (x, y) showing ``value`` (1-6) as pips."""
-    draw.rounded_rectangle((x, y, x + size, y + size), radius=size * 0.18, fill=fill, outline=INK, width=2)
-    spots = {
-        1: [(1, 1)],
-        2: [(0, 0), (2, 2)],
-        3: [(0, 0), (1, 1), (2, 2)],
-        4: [(0, 0), (2, 0), (0, 2), (2, 2)],
-        5: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2)],
-        6: [(0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)],
-    }[value]
-    r = size * 0.09
-    for i, j in spots:
-        px, py = x + size * (0.25 + 0.25 * i), y + size * (0.25 + 0.25 * j)
-        draw.ellipse((px - r, py - r, px + r, py + r), fill=INK)
-
-
 def track_bar(
     draw: Any,
     x: float,

@@ -5,7 +5,7 @@
 |--------------------|-----------------------------------------------------|
 | Actions            | Discrete                                            |
 | Parallel API       | No                                                  |
-| Manual Control     | `ice-envs play cubemelt` (issue 10)                 |
+| Manual Control     | `ice-envs play cubemelt`                          |
 | Agents             | `agents= ['player_0', ..., 'player_{n-1}']`         |
 | Agents             | 2-5                                                 |
 | Action Shape       | Discrete(68)                                        |
@@ -111,6 +111,7 @@ from ice_envs.core.cards import relative_seats
 from ice_envs.core.errors import OptionError
 from ice_envs.core.wrapping import make_factories
 from ice_envs.cubemelt import rules
+from ice_envs.cubemelt.spec import SPEC
 
 MAX_SEATS = 5
 SEAT_BLOCK = 11
@@ -128,7 +129,7 @@ _REROLL, _NINJA, _CHOOSE, _OVER = rules.PHASE_REROLL, rules.PHASE_NINJA, rules.P
 class CubeMeltEnv(IceAECEnv):
     """CubeMelt: Getting Dicey as a PettingZoo AEC env (see the module docstring)."""
 
-    metadata = {**IceAECEnv.metadata, "name": "cubemelt_v0"}
+    metadata = {**IceAECEnv.metadata, "name": SPEC.env_name}
     min_players = 2
     max_players = 5
     engine = rules

@@ -1,27 +1,30 @@
 """Registration of CubeMelt: player counts and the variants the contract suite covers."""
 
-from ice_envs.core.registry import GameSpec, Variant, register
+from ice_envs.core.registry import GameSpec, Variant
 
-register(
-    GameSpec(
-        name="cubemelt",
-        module="ice_envs.cubemelt_v0",
-        players=(2, 3, 4, 5),
-        summary="Roll six dice; the most frequent face goes to your neighbours. Reach 20 Love or Adventure, don't melt.",
-        variants={
-            "default": Variant(),
-            "expansion": Variant({"expansion": True}),
-            "uniform_faces": Variant({"faces": ("heart", "star", "sad", "drooping")}),
-            "expansion_house": Variant(
-                {
-                    "expansion": True,
-                    "ninja_targets": "all",
-                    "per_neighbour": True,
-                    "paid_rerolls": 2,
-                    "reroll_can_melt": True,
-                }
-            ),
-        },
-        max_random_decisions=1_000,
-    )
+SPEC = GameSpec(
+    name="cubemelt",
+    version=0,
+    env_module="ice_envs.cubemelt.env",
+    players=(2, 3, 4, 5),
+    summary="Roll six dice; the most frequent face goes to your neighbours. Reach 20 Love or Adventure, don't melt.",
+    variants={
+        "default": Variant(),
+        "expansion": Variant({"expansion": True}),
+        "uniform_faces": Variant({"faces": ("heart", "star", "sad", "drooping")}),
+        "expansion_house": Variant(
+            {
+                "expansion": True,
+                "ninja_targets": "all",
+                "per_neighbour": True,
+                "paid_rerolls": 2,
+                "reroll_can_melt": True,
+            }
+        ),
+    },
+    max_random_decisions=1_000,
+    quick=Variant(players=(2,)),
+    heuristic="ice_envs.cubemelt.heuristic:CubeMeltHeuristic",
+    ui="ice_envs.cubemelt.ui",
+    smoke_config="smoke.yaml",
 )

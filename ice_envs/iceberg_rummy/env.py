@@ -5,7 +5,7 @@
 |--------------------|-----------------------------------------------------|
 | Actions            | Discrete                                            |
 | Parallel API       | No                                                  |
-| Manual Control     | `ice-envs play iceberg_rummy` (issue 10)            |
+| Manual Control     | `ice-envs play iceberg_rummy`                     |
 | Agents             | `agents= ['player_0', ..., 'player_{n-1}']`         |
 | Agents             | 2-5                                                 |
 | Action Shape       | Discrete(154)                                       |
@@ -128,6 +128,7 @@ from ice_envs.core.errors import OptionError
 from ice_envs.core.wrapping import make_factories
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
+from ice_envs.iceberg_rummy.spec import SPEC
 
 MAX_SEATS = 5
 SLOT_SIZE = 30
@@ -148,7 +149,7 @@ _HALF = np.float32(0.5)
 class IcebergRummyEnv(IceAECEnv):
     """Iceberg Rummy as a PettingZoo AEC env (see the module docstring)."""
 
-    metadata = {**IceAECEnv.metadata, "name": "iceberg_rummy_v0"}
+    metadata = {**IceAECEnv.metadata, "name": SPEC.env_name}
     min_players = 2
     max_players = 5
     engine = rules

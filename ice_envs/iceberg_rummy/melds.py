@@ -179,19 +179,6 @@ def meld_kind(cards: Sequence[int]) -> int | None:
     return None
 
 
-def meld_value(kind: int, n: int) -> int:
-    """Points for laying a new meld of ``kind`` with ``n`` cards."""
-    return SPECIAL_VALUES[kind] if kind in SPECIAL_VALUES else size_value(n)
-
-
-def layoff_valid(kind: int, meld: Sequence[int], add: Sequence[int]) -> bool:
-    """Whether laying ``add`` off onto the table meld ``meld`` (of ``kind``) is legal."""
-    if not add or kind not in (GROUP, RUN):
-        return False
-    merged = sorted([*meld, *add])
-    return meld_kind(merged) == kind and (kind != GROUP or len(merged) >= 3)
-
-
 def layoff_value(old_size: int, added: int) -> int:
     """Points for adding ``added`` cards to a pair/set/run of ``old_size`` cards."""
     return size_value(old_size + added) - size_value(old_size)

@@ -334,11 +334,6 @@ def is_legal(state: IcebergRummyState, action: int) -> bool:
     return action == CLEAR_SELECTION and bool(sel) and state.config.allow_clear
 
 
-def legal_plays(state: IcebergRummyState) -> list[M.Play]:
-    """Every play the current player could make now (ignoring the selection)."""
-    return list(analysis(state).plays)
-
-
 def is_over(state: IcebergRummyState) -> bool:
     return state.phase == PHASE_OVER
 

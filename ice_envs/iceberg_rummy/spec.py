@@ -1,24 +1,27 @@
 """Registration of Iceberg Rummy: player counts and the variants the contract suite covers."""
 
-from ice_envs.core.registry import GameSpec, Variant, register
+from ice_envs.core.registry import GameSpec, Variant
 
-register(
-    GameSpec(
-        name="iceberg_rummy",
-        module="ice_envs.iceberg_rummy_v0",
-        players=(2, 3, 4, 5),
-        summary="Rummy where every meld and lay-off scores at once, discards pass left and aces multiply.",
-        variants={
-            "default": Variant(),
-            "single_hand": Variant({"single_hand": True}),
-            "ace_fixed": Variant({"single_hand": True, "ace_scoring": "fixed"}),
-            "ace_doubling": Variant({"single_hand": True, "ace_scoring": "doubling"}),
-            "ace_cats": Variant({"single_hand": True, "ace_scoring": "cats"}),
-            "ace_holder_finishes": Variant({"single_hand": True, "ace_holder_finishes": True}),
-        },
-        # measured under random play: a full game (100-hand cap) <= 13,919 decisions (4 players), one hand <= 208
-        max_random_decisions=20_000,
-        # a whole game under random play is 100 hands of thousands of moves; the demo shows one readable hand
-        demo_options={"single_hand": True},
-    )
+SPEC = GameSpec(
+    name="iceberg_rummy",
+    version=0,
+    env_module="ice_envs.iceberg_rummy.env",
+    players=(2, 3, 4, 5),
+    summary="Rummy where every meld and lay-off scores at once, discards pass left and aces multiply.",
+    variants={
+        "default": Variant(),
+        "single_hand": Variant({"single_hand": True}),
+        "ace_fixed": Variant({"single_hand": True, "ace_scoring": "fixed"}),
+        "ace_doubling": Variant({"single_hand": True, "ace_scoring": "doubling"}),
+        "ace_cats": Variant({"single_hand": True, "ace_scoring": "cats"}),
+        "ace_holder_finishes": Variant({"single_hand": True, "ace_holder_finishes": True}),
+    },
+    # measured under random play: a full game (100-hand cap) <= 13,919 decisions (4 players), one hand <= 208
+    max_random_decisions=20_000,
+    # a whole game under random play is 100 hands of thousands of moves; the demo shows one readable hand
+    demo_options={"single_hand": True},
+    quick=Variant({"single_hand": True}, players=(2,)),
+    heuristic="ice_envs.iceberg_rummy.heuristic:IcebergRummyHeuristic",
+    ui="ice_envs.iceberg_rummy.ui",
+    smoke_config="smoke.yaml",
 )

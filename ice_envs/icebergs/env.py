@@ -5,7 +5,7 @@
 |--------------------|-------------------------------------------------------------|
 | Actions            | Discrete                                                    |
 | Parallel API       | No                                                          |
-| Manual Control     | `ice-envs play icebergs` (issue 10)                         |
+| Manual Control     | `ice-envs play icebergs`                                  |
 | Agents             | `agents= ['player_0', ..., 'player_{n-1}']`                 |
 | Agents             | 2-6 (standard), 2-3 (fleet), 1 (solo)                       |
 | Action Shape       | Discrete(1392) with the default 7x13 map                    |
@@ -131,6 +131,7 @@ from ice_envs.core.errors import OptionError
 from ice_envs.core.wrapping import make_factories
 from ice_envs.icebergs import rules
 from ice_envs.icebergs.hexmap import DIRECTIONS, SEA, HexMap, MapError, load_map, packaged_map, parse_map
+from ice_envs.icebergs.spec import SPEC
 
 MAX_SEATS = 6
 NUM_PLANES = 13
@@ -171,13 +172,13 @@ def _resolve_map(map_name: str, map_text: str | None) -> HexMap:
             return load_map(map_name)
         return packaged_map(map_name)
     except MapError as exc:
-        raise OptionError(f"icebergs_v0: {exc}") from None
+        raise OptionError(f"{SPEC.env_name}: {exc}") from None
 
 
 class IcebergsEnv(IceAECEnv):
     """Icebergs as a PettingZoo AEC env (see the module docstring)."""
 
-    metadata = {**IceAECEnv.metadata, "name": "icebergs_v0"}
+    metadata = {**IceAECEnv.metadata, "name": SPEC.env_name}
     min_players = 1
     max_players = 6
     engine = rules
@@ -201,9 +202,9 @@ class IcebergsEnv(IceAECEnv):
         if ships_per_player is None:
             ships_per_player = rules.MAX_SHIPS_PER_PLAYER if fleet else 1
         elif fleet and ships_per_player == 1:
-            raise OptionError("icebergs_v0: fleet=True needs ships_per_player 2 or 3 (or None for 3)")
+            raise OptionError(f"{SPEC.env_name}: fleet=True needs ships_per_player 2 or 3 (or None for 3)")
         if solo and (fleet or ships_per_player != 1):
-            raise OptionError("icebergs_v0: the solo game has one ship; do not combine solo with fleet")
+            raise OptionError(f"{SPEC.env_name}: the solo game has one ship; do not combine solo with fleet")
         hexmap = _resolve_map(str(map), map_text)
         try:
             self.config = rules.IcebergsConfig(
@@ -218,7 +219,7 @@ class IcebergsEnv(IceAECEnv):
                 hexmap=hexmap,
             )
         except ValueError as exc:
-            raise OptionError(str(exc).replace("icebergs:", "icebergs_v0:", 1)) from None
+            raise OptionError(str(exc).replace("icebergs:", f"{SPEC.env_name}:", 1)) from None
         self.hexmap = hexmap
         self.layout = self.config.layout
         self._static_planes = self._make_static_planes()

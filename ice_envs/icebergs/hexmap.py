@@ -128,9 +128,6 @@ class HexMap:
         """:meth:`label` of every space, built once (not a dataclass field)."""
         return tuple(f"r{r}c{c}" for r in range(self.rows) for c in range(self.cols))
 
-    def is_sea(self, space: int) -> bool:
-        return self.terrain[space] == SEA
-
     def west_edge(self) -> list[int]:
         """Sea spaces of column 0 (the edge toward Alaska), north to south."""
         return [r * self.cols for r in range(self.rows) if self.terrain[r * self.cols] == SEA]

@@ -241,7 +241,7 @@ def _ice_action_table(m: HexMap, lay: ActionLayout) -> tuple[tuple[tuple[int, ..
 
 @dataclass
 class IcebergsState:
-    """Full game state (plain ints and lists; ship ``k`` belongs to ``ship_owner[k]``).
+    """Full game state (plain ints and lists).
 
     Ship ``k`` is ship number ``k % ships_per_player`` of player ``k // ships_per_player``.
     Icebergs have identities (``bergs[i]`` is the space of iceberg ``i``, -1 off the
@@ -293,10 +293,6 @@ class IcebergsState:
     @property
     def deciding_seat(self) -> int:
         return self.deciding_ship // self.config.ships_per_player
-
-
-def ship_owner(state: IcebergsState, ship: int) -> int:
-    return ship // state.config.ships_per_player
 
 
 def turn_order(num_players: int, ships_per_player: int, start_player: int) -> list[int]:

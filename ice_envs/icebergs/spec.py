@@ -1,20 +1,24 @@
 """Registration of Icebergs: player counts and the variants the contract suite covers."""
 
-from ice_envs.core.registry import GameSpec, Variant, register
+from ice_envs.core.registry import GameSpec, Variant
 
-register(
-    GameSpec(
-        name="icebergs",
-        module="ice_envs.icebergs_v0",
-        players=(2, 3, 4, 5, 6),
-        summary="Sail a hex map to Alaska and back, pushing ice floes and icebergs into the other ships' way.",
-        variants={
-            "default": Variant(),
-            "fleet": Variant({"fleet": True}, players=(2, 3)),
-            "fleet2": Variant({"ships_per_player": 2}, players=(2, 3)),
-            "solo": Variant({"solo": True}, players=(1,)),
-            "restart": Variant({"restart_on_sink": True}, players=(2, 4)),
-        },
-        max_random_decisions=6_000,
-    )
+SPEC = GameSpec(
+    name="icebergs",
+    version=0,
+    env_module="ice_envs.icebergs.env",
+    players=(2, 3, 4, 5, 6),
+    summary="Sail a hex map to Alaska and back, pushing ice floes and icebergs into the other ships' way.",
+    variants={
+        "default": Variant(),
+        "fleet": Variant({"fleet": True}, players=(2, 3)),
+        "fleet2": Variant({"ships_per_player": 2}, players=(2, 3)),
+        "solo": Variant({"solo": True}, players=(1,)),
+        "restart": Variant({"restart_on_sink": True}, players=(2, 4)),
+    },
+    max_random_decisions=6_000,
+    quick=Variant({"max_turns": 4}, players=(2,)),
+    heuristic="ice_envs.icebergs.heuristic:IcebergsHeuristic",
+    ui="ice_envs.icebergs.ui",
+    potentials={"icebergs_voyage": "ice_envs.icebergs.shaping:voyage"},
+    smoke_config="smoke.yaml",
 )

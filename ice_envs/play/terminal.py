@@ -32,10 +32,11 @@ import numpy as np
 
 import ice_envs
 from ice_envs.core.errors import OptionError
+from ice_envs.core.registry import spec_of
+from ice_envs.evaluation.record import GameRecorder, is_over
 from ice_envs.play.console import Console
-from ice_envs.play.games import SELECTION_HELP, game_key, group_path, in_selection, public_description
+from ice_envs.play.games import group_path, in_selection, public_description, selection_help
 from ice_envs.play.menu import MoveMenu
-from ice_envs.play.record import GameRecorder, is_over
 
 COMMANDS = {
     "help": ("help", "h", "?"),
@@ -96,8 +97,8 @@ class TerminalGame:
     """One game between a person (at ``setup.seat``) and agents, over text streams."""
 
     def __init__(self, setup: PlaySetup, stdin: TextIO | None = None, console: Console | None = None) -> None:
-        from agents import load_agent
-        from agents.spec import AgentSpecError, parse_agent_spec
+        from ice_envs.agents import load_agent
+        from ice_envs.agents.spec import AgentSpecError, parse_agent_spec
 
         self.setup = setup
         self.stdin = stdin if stdin is not None else sys.stdin
@@ -110,7 +111,7 @@ class TerminalGame:
             self.raw = ice_envs.make(setup.game, num_players=n, raw=True, render_mode="ansi", **setup.options)
         except TypeError as exc:  # an option the game does not take
             raise OptionError(f"{setup.game}: {exc}") from None
-        self.key = game_key(self.raw)
+        self.key = spec_of(self.raw).name
         self.seat = setup.seat
         self.agents: dict[int, Any] = {}
         self.labels: dict[int, str] = {setup.seat: "you"}
@@ -163,7 +164,7 @@ class TerminalGame:
         self.recorder.observe_rewards(self.raw)
 
     def _agent_turn(self) -> None:
-        from agents.base import make_view
+        from ice_envs.core.agent import make_view
 
         seat = self.raw.current_seat
         agent = self.agents[seat]
@@ -227,7 +228,7 @@ class TerminalGame:
     def _undo(self) -> bool:
         """Restore the state before the selection began; ``False`` (with a message) if none."""
         if not in_selection(self.raw) or self.snapshot is None:
-            what = SELECTION_HELP.get(self.key)
+            what = selection_help(self.raw)
             if what:
                 self.console.error(f"Nothing to undo: undo takes back {what}, before it is played.")
             else:
@@ -250,7 +251,7 @@ class TerminalGame:
         return line
 
     def _help(self) -> None:
-        undo = SELECTION_HELP.get(self.key)
+        undo = selection_help(self.raw)
         lines = [
             "Type the number of a move (a line ending in '...' opens a group of moves). Commands:",
             "  help    this text",
@@ -279,15 +280,15 @@ class TerminalGame:
         if truncated:
             self.console.line(f"Game stopped after {raw.num_steps} decisions (truncated): no result.", style="bold")
         else:
-            won = rewards > 0 if raw.reward_mode == "outcome" else np.asarray(raw._outcome()) > 0
-            winners = [f"player_{p}" + (" (you)" if p == self.seat else "") for p in np.flatnonzero(won)]
+            won = raw.winners()
+            winners = [f"player_{p}" + (" (you)" if p == self.seat else "") for p in won]
             if not winners:
                 verdict = "nobody wins"
             elif len(winners) == 1:
                 verdict = f"{winners[0]} wins"
             else:
                 verdict = " and ".join(winners) + " share the win"
-            mine = "You win!" if won[self.seat] else "You lose."
+            mine = "You win!" if self.seat in won else "You lose."
             self.console.line(f"Game over after {raw.num_steps} decisions: {verdict}. {mine}", style="bold")
         for p in range(raw.num_players):
             who = "you" if p == self.seat else self.labels[p]

@@ -5,7 +5,7 @@
 |--------------------|-----------------------------------------------------|
 | Actions            | Discrete                                            |
 | Parallel API       | No                                                  |
-| Manual Control     | `ice-envs play tip_of_the_diceberg` (issue 10)      |
+| Manual Control     | `ice-envs play tip_of_the_diceberg`               |
 | Agents             | `agents= ['player_0', ..., 'player_{n-1}']`         |
 | Agents             | 3-5                                                 |
 | Action Shape       | Discrete(225)                                       |
@@ -136,6 +136,7 @@ from ice_envs.tip_of_the_diceberg.patterns import (
     Pattern,
     card_name,
 )
+from ice_envs.tip_of_the_diceberg.spec import SPEC
 
 MAX_SEATS = 5
 # observation offsets
@@ -204,7 +205,7 @@ def pattern_features(p: Pattern) -> np.ndarray:
 class TipOfTheDicebergEnv(IceAECEnv):
     """Tip of the Diceberg as a PettingZoo AEC env (see the module docstring)."""
 
-    metadata = {**IceAECEnv.metadata, "name": "tip_of_the_diceberg_v0"}
+    metadata = {**IceAECEnv.metadata, "name": SPEC.env_name}
     min_players = 3
     max_players = 5
     engine = rules

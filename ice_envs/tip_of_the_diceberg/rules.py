@@ -256,10 +256,6 @@ def pool_dice(state: DicebergState) -> list[int]:
     return [d for d in range(NUM_DICE) if state.die_loc[d] == POOL]
 
 
-def is_out(state: DicebergState, seat: int) -> bool:
-    return seat in state.out_order
-
-
 def active_seats(state: DicebergState) -> list[int]:
     return [p for p in range(state.config.num_players) if p not in state.out_order]
 
@@ -449,10 +445,6 @@ def _take_die(state: DicebergState, seat: int, d: int) -> None:
     old = items_of(state, seat)
     state.die_loc[d] = seat
     _seed_cache(state, seat, old)
-
-
-def _pattern(state: DicebergState, k: int) -> Pattern:
-    return state.config.catalog.cards[state.slots[k]].pattern
 
 
 def compose_options(state: DicebergState) -> tuple[list[int], list[int]]:

@@ -1,19 +1,22 @@
 """Registration of Tip of the Diceberg: player counts and the variants the contract suite covers."""
 
-from ice_envs.core.registry import GameSpec, Variant, register
+from ice_envs.core.registry import GameSpec, Variant
 from ice_envs.tip_of_the_diceberg.catalog import example_catalog_path
 
-register(
-    GameSpec(
-        name="tip_of_the_diceberg",
-        module="ice_envs.tip_of_the_diceberg_v0",
-        players=(3, 4, 5),
-        summary="Draft dice, then shed cards and dice as melds on Diceberg cards with powers; three rounds.",
-        variants={
-            "default": Variant(),
-            # a user's own catalog (the game's blank cards), loaded from a JSON file shipped as package data
-            "custom_catalog": Variant({"catalog": example_catalog_path()}),
-        },
-        max_random_decisions=60_000,
-    )
+SPEC = GameSpec(
+    name="tip_of_the_diceberg",
+    version=0,
+    env_module="ice_envs.tip_of_the_diceberg.env",
+    players=(3, 4, 5),
+    summary="Draft dice, then shed cards and dice as melds on Diceberg cards with powers; three rounds.",
+    variants={
+        "default": Variant(),
+        # a user's own catalog (the game's blank cards), loaded from a JSON file shipped as package data
+        "custom_catalog": Variant({"catalog": example_catalog_path()}),
+    },
+    max_random_decisions=60_000,
+    quick=Variant({"num_rounds": 1}, players=(3,)),
+    heuristic="ice_envs.tip_of_the_diceberg.heuristic:DicebergHeuristic",
+    ui="ice_envs.tip_of_the_diceberg.ui",
+    smoke_config="smoke.yaml",
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import make_view
+from ice_envs.core.agent import make_view
 
 
 def play_mixed_game(env, heuristic, rng: np.random.Generator, share: float = 0.7) -> None:

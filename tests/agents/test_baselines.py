@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchmarks import baselines
+from ice_envs.benchmarks import baselines
 
 
 def _config(tmp_path, rows: str, notes: str = "") -> object:

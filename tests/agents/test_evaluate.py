@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from agents import AgentSpecError, load_agent, parse_agent_list, parse_agent_spec
-from benchmarks import evaluate as ev
-from benchmarks.stats import bootstrap_interval, wilson_interval
+from ice_envs.agents import AgentSpecError, load_agent, parse_agent_list, parse_agent_spec
 from ice_envs.core.errors import OptionError
+from ice_envs.evaluation import tournament as ev
+from ice_envs.evaluation.stats import bootstrap_interval, wilson_interval
 
 
 def test_spec_parser():

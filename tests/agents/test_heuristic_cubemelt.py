@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import PlayerView
-from agents.heuristics import heuristic_for
-from agents.heuristics.cubemelt import COUNTS, KEEPS, CubeMeltHeuristic, transition
-from benchmarks import evaluate as ev
 from ice_envs import cubemelt_v0
+from ice_envs.agents import heuristic_for
+from ice_envs.core.agent import PlayerView
 from ice_envs.cubemelt import rules
+from ice_envs.cubemelt.heuristic import COUNTS, KEEPS, CubeMeltHeuristic, transition
+from ice_envs.evaluation import tournament as ev
 from tests.agents.mixed_play import play_mixed_game
 
 FACE = {"h": rules.HEART, "s": rules.STAR, "x": rules.SAD, "d": rules.DROOPING}

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import PlayerView
-from agents.heuristics import heuristic_for
-from agents.heuristics.iceberg_rummy import IcebergRummyHeuristic, choose_play, special_bonus, unseen_counts
-from benchmarks import evaluate as ev
 from ice_envs import iceberg_rummy_v0
+from ice_envs.agents import heuristic_for
+from ice_envs.core.agent import PlayerView
+from ice_envs.evaluation import tournament as ev
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
+from ice_envs.iceberg_rummy.heuristic import IcebergRummyHeuristic, choose_play, special_bonus, unseen_counts
 from tests.agents.mixed_play import play_mixed_game
 
 

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 import ice_envs
-from agents.base import PlayerView, make_view
-from agents.heuristics import heuristic_for
-from agents.heuristics.icebergs import Board, IcebergsHeuristic, distances, geometry, spare_savings
-from agents.random_agent import RandomAgent
-from benchmarks import evaluate as ev
+from ice_envs.agents import heuristic_for
+from ice_envs.agents.random_agent import RandomAgent
+from ice_envs.core.agent import PlayerView, make_view
 from ice_envs.core.testing import ScriptedRng
+from ice_envs.evaluation import tournament as ev
 from ice_envs.icebergs import rules
+from ice_envs.icebergs.heuristic import Board, IcebergsHeuristic, distances, geometry, spare_savings
 from ice_envs.icebergs.hexmap import parse_map
 
 N, NE, SE, S, SW, NW = range(6)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import PlayerView, make_view
-from agents.heuristics import heuristic_for
-from agents.heuristics.tip_of_the_diceberg import DicebergHeuristic, HandPlan, describe, turn_cost_of_slots
-from benchmarks import evaluate as ev
 from ice_envs import tip_of_the_diceberg_v0
+from ice_envs.agents import heuristic_for
+from ice_envs.core.agent import PlayerView, make_view
+from ice_envs.evaluation import tournament as ev
 from ice_envs.tip_of_the_diceberg import rules
 from ice_envs.tip_of_the_diceberg.catalog import example_catalog_path
+from ice_envs.tip_of_the_diceberg.heuristic import DicebergHeuristic, HandPlan, describe, turn_cost_of_slots
 from ice_envs.tip_of_the_diceberg.patterns import ITEM_DIE0, parse_card
 
 #: 3 players, these main cards: slots 0-5 are the starters S1-S6, then

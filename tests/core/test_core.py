@@ -111,7 +111,7 @@ def test_cli_errors_are_clear(capsys):
 
 
 def test_throughput_benchmark_writes_json_and_markdown(tmp_path):
-    from benchmarks import throughput
+    from ice_envs.benchmarks import throughput
 
     assert (
         throughput.main(

@@ -8,22 +8,15 @@ from typing import Any
 import numpy as np
 
 import ice_envs
-from ice_envs.play.record import GameRecorder, is_over
-
-#: (players, extra CLI arguments, env options) keeping each game short.
-SHORT_GAMES: dict[str, tuple[int, list[str], dict[str, Any]]] = {
-    "cardiceo": (2, ["--option", "hand_size=5"], {"hand_size": 5}),
-    "cubemelt": (2, [], {}),
-    "tip_of_the_diceberg": (3, ["--option", "num_rounds=1"], {"num_rounds": 1}),
-    "iceberg_rummy": (2, ["--variant", "single_hand"], {"single_hand": True}),
-    "icebergs": (2, ["--option", "max_turns=4"], {"max_turns": 4}),
-}
+from ice_envs.evaluation.record import GameRecorder, is_over
 
 
 def short_game(game: str) -> tuple[int, list[str], dict[str, Any]]:
-    """Players, CLI arguments and options of a short game of ``game`` (any game: defaults)."""
+    """Players, CLI arguments and options of the game's short game (its spec's ``quick`` variant)."""
     spec = ice_envs.get_spec(game)
-    return SHORT_GAMES.get(game, (min(spec.players), [], {}))
+    options = dict(spec.quick.options)
+    args = [part for key, value in options.items() for part in ("--option", f"{key}={value}")]
+    return spec.quick_players, args, options
 
 
 def random_game(game: str, seed: int, path: Path | None = None, limit: int = 5000) -> tuple[Any, GameRecorder]:

@@ -9,7 +9,7 @@ import pytest
 
 import ice_envs
 from ice_envs.core.aec import IceAECEnv
-from ice_envs.play.replay import picture
+from ice_envs.evaluation.replay import picture
 from tests.play.helpers import short_game
 
 GAMES = sorted(ice_envs.GAMES)

@@ -12,11 +12,11 @@ import pytest
 
 import ice_envs
 from ice_envs.cli import main
+from ice_envs.evaluation.record import load_record
+from ice_envs.evaluation.replay import replay
 from ice_envs.play.console import Console
 from ice_envs.play.games import in_selection
 from ice_envs.play.menu import MoveMenu
-from ice_envs.play.record import load_record
-from ice_envs.play.replay import replay
 from ice_envs.play.terminal import PlaySetup, TerminalGame
 from tests.play.helpers import short_game
 

@@ -10,8 +10,8 @@ from PIL import Image
 
 import ice_envs
 from ice_envs.cli import main
-from ice_envs.play.record import GameRecorder, RecordError, load_record, parse_record, state_digest
-from ice_envs.play.replay import frame_steps, replay
+from ice_envs.evaluation.record import GameRecorder, RecordError, load_record, parse_record, state_digest
+from ice_envs.evaluation.replay import frame_steps, replay
 from tests.play.helpers import random_game
 
 GAMES = sorted(ice_envs.GAMES)
@@ -133,11 +133,7 @@ def test_frame_selection():
 
 
 def test_evaluate_keeps_sample_game_records(tmp_path):
-    """``ice-envs evaluate --record K`` (benchmarks/evaluate.py) writes K records that replay."""
-    from benchmarks import evaluate as ev
-
-    if "record_games" not in ev.Match.__dataclass_fields__:
-        pytest.skip("benchmarks/evaluate.py has no --record yet")
+    """``ice-envs evaluate --record K`` writes K records that replay."""
     out = tmp_path / "eval"
     args = ["evaluate", "cardiceo", "--players", "2", "--agents", "heuristic,random", "--games", "4"]
     assert main([*args, "--record", "3", "--out", str(out), "--no-progress"]) == 0

@@ -38,8 +38,8 @@ def tiny_config_dict(**changes: Any) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The run directory of one tiny training run (shared by several tests; do not modify it)."""
-    from train.config import config_from_dict
-    from train.run import train
+    from ice_envs.train.config import config_from_dict
+    from ice_envs.train.run import train
 
     run_dir = tmp_path_factory.mktemp("runs") / "tiny-a"
     train(config_from_dict(tiny_config_dict()), run_dir, command="pytest tiny", echo=False)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ice_envs.train.config import ConfigError, apply_overrides, config_from_dict, dump_config, load_config
 from tests.train.conftest import tiny_config_dict
-from train.config import ConfigError, apply_overrides, config_from_dict, dump_config, load_config
 
 CONFIGS = Path(__file__).resolve().parents[2] / "train" / "configs"
 
@@ -105,10 +105,13 @@ def test_bad_configs_name_the_key(changes: dict, message: str):
 
 
 def test_heuristic_opponent_needs_a_heuristic(monkeypatch: pytest.MonkeyPatch):
-    from agents import heuristics
+    import dataclasses
 
-    monkeypatch.delitem(heuristics.HEURISTICS, "cardiceo")
-    with pytest.raises(ConfigError, match=r"opponents.mix.heuristic: no heuristic agent for game 'cardiceo'"):
+    import ice_envs
+
+    spec = ice_envs.GAMES["cardiceo"]
+    monkeypatch.setitem(ice_envs.GAMES, "cardiceo", dataclasses.replace(spec, heuristic=None))
+    with pytest.raises(ConfigError, match=r"opponents.mix.heuristic: game 'cardiceo' has no heuristic agent"):
         config_from_dict(tiny_config_dict(opponents__mix={"heuristic": 1.0}))
 
 

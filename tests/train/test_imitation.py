@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ice_envs.train.config import ConfigError, config_from_dict
+from ice_envs.train.imitation import collect, collect_parallel, collection_factory, discounted, fit
+from ice_envs.train.run import EnvFactory, build_model, make_vec_env, train
 from tests.train.conftest import tiny_config_dict
 from tests.train.test_training import assert_same_params, metrics
-from train.config import ConfigError, config_from_dict
-from train.imitation import collect, collect_parallel, collection_factory, discounted, fit
-from train.run import EnvFactory, build_model, make_vec_env, train
 
 pytest.importorskip("sb3_contrib")
 
@@ -82,7 +82,7 @@ def test_a_run_with_imitation_records_it_and_is_reproducible(tmp_path: Path):
     assert im["teacher"] == "heuristic" and im["decisions"] >= 200 and im["games"] >= 1
     assert [row["epoch"] for row in im["epochs"]] == [1, 2]
     assert list((run / "tb" / "imitation").glob("events.out.tfevents.*"))
-    from train.plot_curves import read_scalars
+    from ice_envs.train.plot_curves import read_scalars
 
     assert "imitation/accuracy" in read_scalars(run / "tb" / "imitation")
     assert json.loads((run / "evaluation.json").read_text())["imitation"]["decisions"] == im["decisions"]

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.ppo_agent import PolicyNet, PPOAgent
-from agents.random_agent import RandomAgent
-from train.opponents import OpponentMix, SelfPlayPool
+from ice_envs.agents.ppo_agent import PolicyNet, PPOAgent
+from ice_envs.agents.random_agent import RandomAgent
+from ice_envs.train.opponents import OpponentMix, SelfPlayPool
 
 
 def write_net(path: Path, seed: int = 0) -> Path:

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import ice_envs
-from agents import AgentSpecError, load_agent
-from agents.ppo_agent import PolicyNet, PPOAgent, load_policy_net
+from ice_envs.agents import AgentSpecError, load_agent
+from ice_envs.agents.ppo_agent import PolicyNet, PPOAgent, load_policy_net
 
 pytest.importorskip("sb3_contrib")
 
@@ -91,7 +91,7 @@ def test_only_legal_moves_in_whole_games(tiny_run: Path, deterministic: bool):
 
 
 def test_ppo_spec_in_an_evaluation(tiny_run: Path):
-    from benchmarks.evaluate import evaluate
+    from ice_envs.evaluation.tournament import evaluate
 
     spec_agent = load_agent(f"ppo:{tiny_run / 'final.zip'}", "cardiceo", num_players=2)
     assert isinstance(spec_agent, PPOAgent)

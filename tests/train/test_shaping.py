@@ -7,10 +7,11 @@ import pytest
 
 import ice_envs
 from ice_envs.icebergs import rules
+from ice_envs.icebergs.shaping import voyage as icebergs_voyage
+from ice_envs.train.config import ConfigError, config_from_dict
+from ice_envs.train.shaping import Shaper
+from ice_envs.train.single_agent import SingleAgentEnv
 from tests.train.conftest import tiny_config_dict
-from train.config import ConfigError, config_from_dict
-from train.shaping import POTENTIALS, Shaper, icebergs_voyage
-from train.single_agent import SingleAgentEnv
 
 
 def _icebergs(**options):
@@ -53,7 +54,7 @@ def test_shaping_telescopes_and_stays_out_of_the_game_return():
         2,
         {"max_turns": 30, "max_turns_end": "decide"},
         learner_seat=0,
-        shaping=Shaper("icebergs_voyage", 2.0, 1.0),
+        shaping=Shaper("icebergs", "icebergs_voyage", 2.0, 1.0),
     )
     plain = SingleAgentEnv("icebergs", 2, {"max_turns": 30, "max_turns_end": "decide"}, learner_seat=0)
     rng = np.random.default_rng(0)
@@ -78,7 +79,7 @@ def test_config_takes_a_potential_of_its_own_game():
         game__name="icebergs", game__players=2, game__options={}, reward_shaping__potential="icebergs_voyage"
     )
     cfg = config_from_dict(data)
-    assert cfg.reward_shaping.potential in POTENTIALS and cfg.reward_shaping.scale == 1.0
+    assert cfg.reward_shaping.potential in ice_envs.get_spec("icebergs").potentials and cfg.reward_shaping.scale == 1.0
     with pytest.raises(ConfigError, match=r"reward_shaping.scale: must be > 0"):
         config_from_dict({**data, "reward_shaping": {"potential": "icebergs_voyage", "scale": 0}})
 

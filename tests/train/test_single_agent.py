@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from agents.base import SeededAgent
 from ice_envs.core.aec import IceAECEnv
-from train.opponents import OpponentMix
-from train.single_agent import SingleAgentEnv
+from ice_envs.core.agent import SeededAgent
+from ice_envs.train.opponents import OpponentMix
+from ice_envs.train.single_agent import SingleAgentEnv
 
 TAKE, GIVE, WIN = 0, 1, 2
 
@@ -251,9 +251,9 @@ def test_subproc_vec_env_exposes_action_masks():
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
+    from ice_envs.train.config import config_from_dict
+    from ice_envs.train.run import make_vec_env
     from tests.train.conftest import tiny_config_dict
-    from train.config import config_from_dict
-    from train.run import make_vec_env
 
     cfg = config_from_dict(tiny_config_dict(vec_env="subproc", game__players=3, opponents__mix={"random": 1}))
     venv = make_vec_env(cfg, [])

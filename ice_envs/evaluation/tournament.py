@@ -1,7 +1,6 @@
 """Tournaments between agents, with confidence intervals and ratings.
 
     ice-envs evaluate GAME --players N --agents heuristic,random,random --games 2000 --seed 0 [--workers K]
-    python -m benchmarks.evaluate GAME ...            (the same)
 
 Game ``i`` is dealt from seed ``seed + i // N`` and the agent list is rotated by
 ``i % N`` seats, so every agent plays every seat equally often and every rotation of a
@@ -19,10 +18,7 @@ for ``ice-envs replay``.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,11 +26,11 @@ from typing import Any
 import numpy as np
 
 import ice_envs
-from agents.base import make_view
-from agents.spec import AgentSpec, AgentSpecError, load_agent, parse_agent_list
-from benchmarks.stats import bootstrap_interval, wilson_interval
+from ice_envs.agents.spec import AgentSpec, load_agent, parse_agent_list
+from ice_envs.core.agent import make_view
 from ice_envs.core.errors import OptionError
-from ice_envs.play.record import GameRecorder
+from ice_envs.evaluation.record import GameRecorder
+from ice_envs.evaluation.stats import bootstrap_interval, wilson_interval
 
 
 @dataclass(frozen=True)
@@ -105,10 +101,10 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
         recorder.finish(env)
         recorder.save(Path(match.record_dir) / f"game_{game_index:05d}.jsonl")
     scores = raw.scores()
-    keys = np.stack([totals, scores], axis=1)
+    share = raw.win_shares()  # the game's own outcome, whatever the reward mode
+    winners = share > 0
+    keys = np.stack([share, scores], axis=1)
     ranks = [1 + int(sum(tuple(keys[j]) > tuple(keys[i]) for j in range(n))) for i in range(n)]
-    winners = totals > 0
-    share = winners / winners.sum() if winners.any() else np.zeros(n)
     return {
         "game_index": game_index,
         "deal_seed": deal_seed,
@@ -257,51 +253,6 @@ def _openskill(labels: list[str], results: list[dict[str, Any]]) -> dict[str, di
     return {label: {"mu": p.mu, "sigma": p.sigma, "ordinal": p.ordinal()} for label, p in players.items()}
 
 
-def to_markdown(summary: dict[str, Any], command: str) -> str:
-    """The per-agent table as Markdown."""
-    lines = [
-        f"**{summary['game']}**, {summary['num_players']} players, {summary['games']} games, "
-        f"random baseline {summary['random_baseline']:.3f}, mean {summary['mean_decisions']:.1f} decisions/game"
-        + (f", {summary['truncated_games']} truncated" if summary["truncated_games"] else ""),
-        "",
-        "| agent | win rate | 95% CI | mean score | 95% CI | mean rank | 95% CI | openskill μ ± σ |",
-        "|---|---:|---|---:|---|---:|---|---|",
-    ]
-    for r in summary["per_agent"]:
-        lines.append(
-            f"| {r['agent']} | {r['win_rate']:.3f} | [{r['win_rate_ci95'][0]:.3f}, {r['win_rate_ci95'][1]:.3f}] | "
-            f"{r['mean_score']:.2f} | [{r['mean_score_ci95'][0]:.2f}, {r['mean_score_ci95'][1]:.2f}] | "
-            f"{r['mean_rank']:.2f} | [{r['mean_rank_ci95'][0]:.2f}, {r['mean_rank_ci95'][1]:.2f}] | "
-            f"{r['rating']['mu']:.1f} ± {r['rating']['sigma']:.1f} |"
-        )
-    seats = ", ".join(f"seat {r['seat']} {r['win_rate']:.3f}" for r in summary["win_rate_by_seat"])
-    lines += ["", f"Win rate by seat (whoever sat there): {seats}", "", f"Command: `{command}`", ""]
-    return "\n".join(lines)
-
-
-def plot(summary: dict[str, Any], path: Path) -> None:
-    """Bar chart of win rates with their 95% intervals and the random baseline."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = summary["per_agent"]
-    rates = [r["win_rate"] for r in rows]
-    err = np.array([[r["win_rate"] - r["win_rate_ci95"][0], r["win_rate_ci95"][1] - r["win_rate"]] for r in rows]).T
-    err = np.clip(err, 0.0, None)
-    fig, ax = plt.subplots(figsize=(1.6 + 1.2 * len(rows), 3.6), dpi=100)
-    ax.bar([r["agent"] for r in rows], rates, yerr=err, capsize=6, color="#3b7dd8")
-    ax.axhline(summary["random_baseline"], color="#d84b3b", linestyle="--", label="1/N")
-    ax.set_ylabel("win rate (95% Wilson CI)")
-    ax.set_ylim(0, 1)
-    ax.set_title(f"{summary['game']}, {summary['num_players']} players, {summary['games']} games")
-    ax.legend(loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-
-
 def evaluate(
     game: str,
     num_players: int,
@@ -344,88 +295,3 @@ def evaluate(
     )
     results = run_games(match, games, workers, progress)
     return summarise(match, results, seed), results
-
-
-def write_report(summary: dict[str, Any], out: Path, command: str, elapsed: float, workers: int) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    summary = {**summary, "command": command, "wall_seconds": elapsed, "workers": workers}
-    (out / "evaluation.json").write_text(json.dumps(summary, indent=2))
-    (out / "evaluation.md").write_text(to_markdown(summary, command))
-    plot(summary, out / "evaluation.png")
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game")
-    parser.add_argument("--players", type=int, required=True)
-    parser.add_argument("--agents", required=True, help="one spec per seat: random, heuristic, ppo:PATH")
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--option", action="append", default=[], help="game option key=value (repeatable)")
-    parser.add_argument("--out", type=Path, default=None, help="report folder (default runs/eval/<game>-<N>p-<agents>)")
-    parser.add_argument("--no-progress", action="store_true")
-    parser.add_argument(
-        "--record", type=int, default=0, metavar="K", help="keep the first K games as game records in OUT/records/"
-    )
-
-
-def canonical_command(args: argparse.Namespace) -> str:
-    """The command that reproduces this evaluation, with every default spelled out."""
-    parts = [
-        f"ice-envs evaluate {args.game} --players {args.players} --agents {args.agents}",
-        f"--games {args.games} --seed {args.seed} --workers {args.workers}",
-    ]
-    parts += [f"--option {o}" for o in args.option]
-    if args.record:
-        parts.append(f"--record {args.record}")
-    return " ".join(parts)
-
-
-def run_from_args(args: argparse.Namespace) -> int:
-    from ice_envs.cli import _parse_option
-
-    options = dict(_parse_option(o) for o in args.option)
-    out = (
-        args.out or Path("runs/eval") / f"{args.game}-{args.players}p-{args.agents.replace(',', '_').replace('/', '_')}"
-    )
-    start = time.perf_counter()
-    try:
-        summary, _ = evaluate(
-            args.game,
-            args.players,
-            args.agents,
-            args.games,
-            args.seed,
-            args.workers,
-            options,
-            progress=not args.no_progress,
-            record=args.record,
-            record_dir=out / "records",
-        )
-    except AgentSpecError as exc:
-        raise OptionError(str(exc)) from None
-    elapsed = time.perf_counter() - start
-    command = canonical_command(args)
-    write_report(summary, out, command, elapsed, args.workers)
-    print(to_markdown(summary, command))
-    print(f"wall time {elapsed:.1f} s with {args.workers} worker(s); report in {out}/")
-    if args.record:
-        print(f"{min(args.record, args.games)} game records in {out / 'records'}/ (see them with `ice-envs replay`)")
-    return 0
-
-
-def add_subcommand(sub: Any) -> None:
-    """Register ``ice-envs evaluate``."""
-    p = sub.add_parser("evaluate", help="play a tournament between agents and report win rates with intervals")
-    add_arguments(p)
-    p.set_defaults(func=run_from_args)
-
-
-def main(argv: list[str] | None = None) -> int:
-    from ice_envs.cli import main as cli_main
-
-    return cli_main(["evaluate", *(argv if argv is not None else sys.argv[1:])])
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -26,8 +26,8 @@ from itertools import product
 
 import numpy as np
 
-from agents.base import PlayerView, SeededAgent
 from ice_envs.cardiceo import rules
+from ice_envs.core.agent import PlayerView, SeededAgent
 
 
 @lru_cache(maxsize=1)

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import PlayerView, SeededAgent
+from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.tip_of_the_diceberg import rules
 from ice_envs.tip_of_the_diceberg.patterns import DIE_TYPE, ITEM_DIE0, NUM_DICE, SUIT_FACES, enumerate_melds
 

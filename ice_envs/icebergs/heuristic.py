@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import PlayerView, SeededAgent
+from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.icebergs import rules
 from ice_envs.icebergs.hexmap import OFF_GRID, SEA, HexMap
 

@@ -38,7 +38,7 @@ from math import factorial
 
 import numpy as np
 
-from agents.base import PlayerView, SeededAgent
+from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.cubemelt import rules
 
 _KINDS = rules.NUM_KINDS

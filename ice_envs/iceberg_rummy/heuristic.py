@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import PlayerView, SeededAgent
+from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
 

@@ -6,7 +6,7 @@ its description is the recorded one) and taken. The env's ``render_mode="rgb_arr
 picture is written as PNG frames (``frame_00000.png`` is the deal, ``frame_00012.png``
 the table after 12 decisions) and as an animated GIF (``replay.gif``). At the end the
 final state and outcome are checked against the record's outcome line. Any mismatch
-raises :class:`ice_envs.play.record.RecordError` naming the line.
+raises :class:`ice_envs.evaluation.record.RecordError` naming the line.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 import ice_envs
 from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.errors import OptionError
-from ice_envs.play.record import GameRecord, RecordError, add_rewards, is_over, load_record, outcome_of
+from ice_envs.evaluation.record import GameRecord, RecordError, add_rewards, is_over, load_record, outcome_of
 
 DEFAULT_MAX_FRAMES = 150
 GIF_MAX_WIDTH = 960
