@@ -254,7 +254,10 @@ def test_unknown_game_is_refused():
 def test_every_game_has_a_pettingzoo_module_and_registry_entry():
     from pettingzoo.env_registry.registration import aec_registry
 
-    for name in ice_envs.GAMES:
-        module = getattr(ice_envs, f"{name}_v0")
+    for name, spec in ice_envs.GAMES.items():
+        module = getattr(ice_envs, spec.env_name)
         assert callable(module.env) and callable(module.raw_env)
-        assert f"ice_envs/{name}-v0" in aec_registry
+        assert spec.env_id in aec_registry
+        assert module.raw_env(num_players=spec.players[0]).metadata["name"] == spec.env_name
+        # the version lives in the spec: the env's docstring shows the same name
+        assert spec.env_name in (module.__doc__ or ""), f"{spec.env_module} docstring does not name {spec.env_name}"

@@ -30,7 +30,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import TensorBoardOutputFormat
 
 from ice_envs.agents.ppo_agent import PolicyNet
-from ice_envs.train.checkpoints import save_checkpoint
+from ice_envs.train.checkpoints import restore_logger, save_checkpoint
 from ice_envs.train.config import TrainConfig
 from ice_envs.train.evaluation import evaluate_checkpoint, self_play_check
 from ice_envs.train.opponents import SelfPlayPool
@@ -95,22 +95,6 @@ def custom_scalar_layout(against: list[str], self_play: bool) -> dict[str, Any]:
             "pool": ["Multiline", ["selfplay/pool_size", "selfplay/promotions"]],
         }
     return layout
-
-
-def pending_logger_values(logger: Any) -> dict[str, Any]:
-    """What SB3's logger holds but has not written yet (saved with a checkpoint)."""
-    return {
-        "values": dict(logger.name_to_value),
-        "counts": dict(logger.name_to_count),
-        "excluded": dict(logger.name_to_excluded),
-    }
-
-
-def restore_logger(logger: Any, pending: dict[str, Any]) -> None:
-    """Put :func:`pending_logger_values` back into a fresh logger."""
-    logger.name_to_value.update(pending["values"])
-    logger.name_to_count.update(pending["counts"])
-    logger.name_to_excluded.update(pending["excluded"])
 
 
 class TrainingCallback(BaseCallback):

@@ -65,9 +65,23 @@ def save_checkpoint(model: Any, run_dir: Path, pool: Any | None, events_done: bo
     return path
 
 
-def _pending_logs(model: Any) -> dict[str, Any] | None:
-    from ice_envs.train.callbacks import pending_logger_values
+def pending_logger_values(logger: Any) -> dict[str, Any]:
+    """What SB3's logger holds but has not written yet (saved with a checkpoint)."""
+    return {
+        "values": dict(logger.name_to_value),
+        "counts": dict(logger.name_to_count),
+        "excluded": dict(logger.name_to_excluded),
+    }
 
+
+def restore_logger(logger: Any, pending: dict[str, Any]) -> None:
+    """Put :func:`pending_logger_values` back into a fresh logger."""
+    logger.name_to_value.update(pending["values"])
+    logger.name_to_count.update(pending["counts"])
+    logger.name_to_excluded.update(pending["excluded"])
+
+
+def _pending_logs(model: Any) -> dict[str, Any] | None:
     logger = getattr(model, "_logger", None)
     return pending_logger_values(logger) if logger is not None else None
 

@@ -2,7 +2,7 @@
 
     python -m ice_envs.train train/configs/cardiceo_ppo.yaml [--set ppo.learning_rate=1e-4 ...]
     python -m ice_envs.train --resume runs/train/cardiceo_ppo-seed0 [--set total_timesteps=2000000]
-    python -m ice_envs.train train/configs/cardiceo_smoke.yaml --print-config
+    python -m ice_envs.train ice_envs/cardiceo/smoke.yaml --print-config
 
 This module imports neither torch nor stable-baselines3 until a command runs, so
 ``ice-envs`` works without the ``train`` extra.

@@ -34,6 +34,7 @@ from gymnasium import spaces
 
 from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.agent import make_view
+from ice_envs.core.registry import game_name_of
 from ice_envs.train.opponents import OpponentMix, OpponentSampler
 from ice_envs.train.shaping import Shaper
 
@@ -104,7 +105,7 @@ class SingleAgentEnv(gym.Env):
                 num_players = ice_envs.get_spec(game).players[0]
             self.raw = ice_envs.make(game, raw=True, num_players=num_players, **(options or {}))
         self.num_players = self.raw.num_players
-        self.game = self.raw.metadata["name"].removesuffix("_v0")
+        self.game = game_name_of(self.raw)
         if learner_seat is not None and not 0 <= learner_seat < self.num_players:
             raise ValueError(f"learner_seat={learner_seat} is not a seat of a {self.num_players}-player game")
         self.learner_seat = learner_seat

@@ -8,6 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ice_envs.core.masks import sample_legal
+from ice_envs.core.registry import spec_of
 
 
 @dataclass
@@ -53,7 +54,7 @@ def make_view(env: Any, seat: int, rng: np.random.Generator) -> PlayerView:
     """The :class:`PlayerView` of ``seat`` in ``env`` (wrapped or raw)."""
     raw = env.unwrapped
     return PlayerView(
-        game=raw.metadata["name"].removesuffix("_v0"),
+        game=spec_of(raw).name,
         seat=seat,
         num_players=raw.num_players,
         state=raw.resample_hidden(seat, rng),

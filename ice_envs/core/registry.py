@@ -202,6 +202,12 @@ def spec_of(env: Any) -> GameSpec:
     return get_spec(str(env.unwrapped.metadata["name"]))
 
 
+def game_name_of(env: Any) -> str:
+    """The registry name of the game ``env`` plays, or its ``metadata["name"]`` if it is not registered."""
+    name = str(env.unwrapped.metadata["name"])
+    return _BY_ENV_NAME.get(name, name)
+
+
 def make(name: str, *, raw: bool = False, **options: Any):
     """Build game ``name`` with ``options`` (``raw=True``: without PettingZoo wrappers)."""
     module = get_spec(name).load()

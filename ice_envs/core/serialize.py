@@ -5,8 +5,9 @@ arrays. :func:`to_jsonable` turns such a value into data that ``json.dumps`` acc
 and :func:`from_jsonable` restores it exactly (same types, same dtypes), so that
 ``state_dict()`` / ``load_state_dict()`` round-trip a game without pickle.
 
-Only dataclasses defined inside the ``ice_envs`` package are restored, so that a
-state file cannot make the loader import arbitrary code.
+Only dataclasses defined inside the ``ice_envs`` package or the package of a registered
+game (a plug-in the user installed) are restored, so that a state file cannot make the
+loader import arbitrary code.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-_TRUSTED_PREFIX = "ice_envs."
+from ice_envs.core.registry import GAMES
+
+
+def _trusted(module_name: str) -> bool:
+    """Whether ``module_name`` lies in ``ice_envs`` or in a registered game's package."""
+    packages = {"ice_envs", *(spec.package for spec in GAMES.values())}
+    return any(module_name == p or module_name.startswith(p + ".") for p in packages)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -49,8 +56,8 @@ def to_jsonable(value: Any) -> Any:
 
 def _load_dataclass(path: str) -> type:
     module_name, _, qualname = path.partition(":")
-    if not (module_name + ".").startswith(_TRUSTED_PREFIX):
-        raise ValueError(f"refusing to load state class {path!r} from outside ice_envs")
+    if not _trusted(module_name):
+        raise ValueError(f"refusing to load state class {path!r} from outside ice_envs and the registered games")
     obj: Any = importlib.import_module(module_name)
     for part in qualname.split("."):
         obj = getattr(obj, part)

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ice_envs.core.registry import get_spec
+
 RECORD_KIND = "ice-envs game"
 RECORD_FORMAT = 1
 
@@ -129,7 +131,7 @@ class GameRecorder:
             header={
                 "record": RECORD_KIND,
                 "format": RECORD_FORMAT,
-                "game": game.removesuffix("_v0"),
+                "game": get_spec(game).name,
                 "num_players": int(num_players),
                 "options": _jsonable_options(dict(options or {})),
                 "seed": seed,

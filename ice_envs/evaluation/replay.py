@@ -11,7 +11,6 @@ raises :class:`ice_envs.evaluation.record.RecordError` naming the line.
 
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,6 @@ from typing import Any
 import numpy as np
 
 import ice_envs
-from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.errors import OptionError
 from ice_envs.evaluation.record import GameRecord, RecordError, add_rewards, is_over, load_record, outcome_of
 
@@ -41,20 +39,8 @@ class ReplayResult:
 
 
 def picture(env: Any, viewer: int | None = None) -> np.ndarray:
-    """The env's ``rgb_array`` picture as seen by ``viewer`` (``None``: everything).
-
-    A game whose env does not override ``_render_rgb`` yet (the base class draws its text)
-    but ships a ``picture.py`` is drawn by that module.
-    """
+    """The env's ``rgb_array`` picture as seen by ``viewer`` (``None``: everything)."""
     raw = env.unwrapped
-    if type(raw)._render_rgb is IceAECEnv._render_rgb:
-        name = str(raw.metadata["name"]).removesuffix("_v0")
-        try:
-            module = importlib.import_module(f"ice_envs.{name}.picture")
-        except ModuleNotFoundError:
-            module = None
-        if module is not None:
-            return module.draw(raw, viewer)
     if viewer is None and raw.render_mode == "rgb_array":
         return raw.render()
     return raw.render_view(viewer, "rgb_array")

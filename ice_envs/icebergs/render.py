@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from ice_envs.core.render import ACCENT, FOREGROUND, draw_die, font, new_canvas, to_array
 from ice_envs.icebergs import rules
 from ice_envs.icebergs.hexmap import SEA
-
-if TYPE_CHECKING:
-    from ice_envs.icebergs.env import IcebergsEnv
 
 HEX = 30  # hex radius in pixels
 SEA_COLOR = (38, 104, 160)
@@ -46,7 +43,7 @@ def _hexagon(cx: float, cy: float, r: float) -> list[tuple[float, float]]:
     return [(cx + r * math.cos(math.radians(60 * i)), cy + r * math.sin(math.radians(60 * i))) for i in range(6)]
 
 
-def render_rgb(env: IcebergsEnv, viewer: int | None = None) -> np.ndarray:
+def render_rgb(env: Any, viewer: int | None = None) -> np.ndarray:
     """A picture of the map (ice, ships, edges) with a side panel of ships' logs."""
     st: rules.IcebergsState = env.state
     cfg = env.config

@@ -1,0 +1,30 @@
+# The two commands of the README's quick start; each sets up what it needs on a fresh machine.
+#   make evaluate   the main job: the heuristic against random seats (win rates, intervals, ratings)
+#   make test       lint and the whole test suite, as CI runs it (.ci/run calls this)
+# The virtual environment (.venv, or VENV=...) is made when absent and refreshed when pyproject.toml
+# or setup.py change: torch the CPU way first (a local wheel on these machines), then the project.
+
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.ice-envs-installed
+
+.PHONY: evaluate test install clean-venv
+
+evaluate: $(STAMP)
+	$(BIN)/ice-envs evaluate cardiceo --players 4 --agents heuristic,random,random,random --games 400 --workers 2
+
+test: $(STAMP)
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/pytest -q -n 2
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e ".[all]"
+	touch $(STAMP)
+
+clean-venv:
+	rm -rf $(VENV)
