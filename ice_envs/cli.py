@@ -17,6 +17,7 @@ from ice_envs.core.errors import MissingExtraError, OptionError
 from ice_envs.core.masks import sample_legal
 from ice_envs.core.options import parse_option
 from ice_envs.evaluation import cli as evaluation_cli
+from ice_envs.evaluation.record import GameRecorder, take
 from ice_envs.play import cli as play_cli
 from ice_envs.train import cli as train_cli
 
@@ -61,8 +62,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     recorder = None
     if args.record:
-        from ice_envs.evaluation.record import GameRecorder
-
         recorder = GameRecorder(spec.name, players, options, args.seed, ["random"] * players)
     print(raw.render())
     decisions = 0
@@ -75,11 +74,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             continue
         action = sample_legal(rng, obs["action_mask"])
         print(f"\n{agent}: {raw.describe_action(action)}")
-        if recorder is not None:
-            recorder.step(raw, action)
-        env.step(action)
-        if recorder is not None:
-            recorder.observe_rewards(raw)
+        take(env, action, recorder)
         decisions += 1
         if not args.quiet and env.agents and not any(env.terminations.values()):
             print(raw.render())

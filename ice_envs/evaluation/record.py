@@ -161,6 +161,12 @@ class GameRecorder:
         add_rewards(self.totals, env)
         self.status = game_status(env)
 
+    def take(self, env: Any, action: int) -> None:
+        """Record ``action``, take it in ``env`` and add the rewards it gave."""
+        self.step(env, action)
+        env.step(action)
+        self.observe_rewards(env)
+
     def truncate(self, steps: int, totals: dict[str, float] | None = None) -> None:
         """Keep only the first ``steps`` decisions (and reset the totals to ``totals``)."""
         del self.record.steps[steps:]
@@ -187,6 +193,14 @@ def game_status(env: Any) -> tuple[bool, bool]:
     """(the game has ended, it ended by truncation), read from the env's flags now."""
     raw = env.unwrapped
     return is_over(raw), any(raw.truncations.values())
+
+
+def take(env: Any, action: int, recorder: GameRecorder | None) -> None:
+    """Take ``action`` in ``env``, through ``recorder`` when the game is being recorded."""
+    if recorder is None:
+        env.step(action)
+    else:
+        recorder.take(env, action)
 
 
 def outcome_of(env: Any, totals: dict[str, float], status: tuple[bool, bool] | None = None) -> dict[str, Any]:

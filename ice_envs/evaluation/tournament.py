@@ -29,7 +29,7 @@ import ice_envs
 from ice_envs.agents.spec import AgentSpec, load_agent, parse_agent_list
 from ice_envs.core.agent import make_view
 from ice_envs.core.errors import OptionError
-from ice_envs.evaluation.record import GameRecorder
+from ice_envs.evaluation.record import GameRecorder, take
 from ice_envs.evaluation.stats import bootstrap_interval, wilson_interval
 
 
@@ -88,11 +88,7 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
         )
         view = make_view(env, seat, view_rng) if agent.needs_view else None
         action = int(agent.act(obs, view))
-        if recorder is not None:
-            recorder.step(env, action)
-        env.step(action)
-        if recorder is not None:
-            recorder.observe_rewards(env)
+        take(env, action, recorder)
         decisions += 1
         if decisions >= match.max_decisions:
             truncated = True

@@ -159,9 +159,7 @@ class TerminalGame:
         return status
 
     def _take(self, action: int) -> None:
-        self.recorder.step(self.raw, action)
-        self.raw.step(action)
-        self.recorder.observe_rewards(self.raw)
+        self.recorder.take(self.raw, action)
 
     def _agent_turn(self) -> None:
         from ice_envs.core.agent import make_view
