@@ -14,7 +14,7 @@ Strategy, as a decent player would play:
    cards that are mostly gone already (public discards), so they help the neighbour least.
 4. **"No play" choice:** keep the middle dice when they shed at least as many cards as a
    fresh roll would on average for this hand; otherwise re-roll all three.
-5. Never end the turn early.
+5. Never end the turn early (the voluntary end of ``docs/rules/cardiceo.md`` R3.2).
 
 It reads only its own hand, the dice and the public discards.
 """

@@ -1,6 +1,7 @@
 """Cardiceo — the pure game engine (no PettingZoo, no rendering).
 
-Rulebook: ``shared/rules/cardiceo.txt``; interpretations: ``docs/rules/cardiceo.md``.
+Rules (numbered, with every interpretation): ``docs/rules/cardiceo.md``; rule numbers
+like R2.3 below refer to that page.
 
 The deck holds four copies of each value 1..15; each player is dealt ``hand_size``
 cards (10, or 5 for the short game) and the rest is set aside unseen. Three dice
@@ -9,18 +10,18 @@ equals the total of one or more of the available dice; the dice used for a disca
 are passed to the next player, who re-rolls them; the dice left unused go to the
 middle and keep their values for the next player. When the previous player used no
 die at all, the next player chooses to keep the three middle dice or re-roll all of
-them ("No play" rule). First to empty the hand wins.
+them ("No play" rule, R2.6). First to empty the hand wins (R5.1).
 
-Actions (integers, the env's action ids):
+Actions (integers, the env's action ids; section 3 of the rules page):
 
 ====  =========================================================================
 id    meaning
 ====  =========================================================================
-0-6   discard the card whose value is the total of dice subset ``SUBSETS[id]``
+0-6   R3.1: discard the card whose value is the total of dice subset ``SUBSETS[id]``
       (d4), (d8), (d12), (d4,d8), (d4,d12), (d8,d12), (d4,d8,d12)
-7     end the turn now (unused dice go to the middle)
-8     "No play": keep the three middle dice as they are
-9     "No play": re-roll all three dice
+7     R3.2: end the turn now (unused dice go to the middle; house rule I3)
+8     R3.3: "No play": keep the three middle dice as they are
+9     R3.4: "No play": re-roll all three dice
 ====  =========================================================================
 """
 
@@ -128,7 +129,7 @@ def new_game(
     start_player: int = 0,
     dice: list[int] | None = None,
 ) -> CardiceoState:
-    """Deal and start: the start player rolls all three dice.
+    """Deal and start: the start player rolls all three dice (R1.4-R1.6).
 
     ``hands`` (card values per seat) sets the deal; ``dice`` sets the first roll.
     """
@@ -178,7 +179,7 @@ def subset_total(state: CardiceoState, subset_id: int) -> int:
 
 
 def legal_discards(state: CardiceoState) -> list[int]:
-    """Subset ids whose dice are all available and whose total is a card in hand."""
+    """Subset ids whose dice are all available and whose total is a card in hand (R3.1)."""
     if state.phase != PHASE_DISCARD:
         return []
     hand = state.hands[state.current].tolist()
@@ -209,12 +210,14 @@ _ALL_DICE = (True,) * NUM_DICE
 
 
 def legal_actions(state: CardiceoState) -> list[int]:
-    """Every legal action id for the deciding player."""
+    """Every legal action id for the deciding player (R3.1-R3.4)."""
     if state.phase == PHASE_NO_PLAY_CHOICE:
         return [KEEP_DICE, REROLL_ALL]
     if state.phase != PHASE_DISCARD:
         return []
     discards = legal_discards(state)
+    # R3.2 (house rule I3): a voluntary end only while a discard is possible,
+    # never with forced_discard (R7.2)
     if discards and not state.config.forced_discard:
         discards.append(END_TURN)
     return discards
@@ -246,7 +249,7 @@ def apply(state: CardiceoState, action: int, rng: IntegerRng, check: bool = True
         used = state.used
         for i in SUBSETS[action]:
             used[i] = True
-        # the hand is empty only if the card just discarded was the last of its value and no other is left
+        # R5.1: emptying the hand wins at once. The hand is empty only if the card just discarded was the last of its value and no other is left
         if hands[current, total - 1] == 0 and not any(hands[current].tolist()):
             state.winner = state.current
             state.phase = PHASE_OVER
@@ -264,7 +267,7 @@ def hand_sizes(state: CardiceoState) -> np.ndarray:
 
 
 def outcome(state: CardiceoState) -> np.ndarray:
-    """+1 for the winner, -1 for everyone else (zeros while the game goes on)."""
+    """+1 for the winner, -1 for everyone else (zeros while the game goes on); R5.2."""
     out = np.zeros(state.config.num_players)
     if state.winner >= 0:
         out[:] = -1.0
@@ -273,12 +276,12 @@ def outcome(state: CardiceoState) -> np.ndarray:
 
 
 def scores(state: CardiceoState) -> np.ndarray:
-    """Cards discarded so far by each player."""
+    """Cards discarded so far by each player (R4.2)."""
     return (state.config.hand_size - hand_sizes(state)).astype(np.float64)
 
 
 def resample_hidden(state: CardiceoState, seat: int, rng: np.random.Generator) -> CardiceoState:
-    """Re-deal the other hands from the cards ``seat`` has not seen."""
+    """Re-deal the other hands from the cards ``seat`` has not seen (R7.5, I10)."""
     new = state.copy()
     unseen = full_deck_counts() - state.discarded - state.hands[seat]
     pool = np.repeat(np.arange(1, NUM_VALUES + 1), unseen)
@@ -302,7 +305,7 @@ def _roll(state: CardiceoState, rng: IntegerRng, which: Sequence[bool] | np.ndar
 
 
 def _end_turn(state: CardiceoState, rng: IntegerRng) -> None:
-    """Unused dice go to the middle; the next player starts a turn."""
+    """Unused dice go to the middle; the next player starts a turn (R2.4-R2.6)."""
     passed = state.used.tolist()
     state.current = (state.current + 1) % state.config.num_players
     state.turn += 1
@@ -318,6 +321,6 @@ def _end_turn(state: CardiceoState, rng: IntegerRng) -> None:
 
 
 def _auto_end_if_stuck(state: CardiceoState, rng: IntegerRng) -> None:
-    """The rulebook ends a turn by itself once no discard is possible."""
+    """R2.3: the turn ends by itself once no discard is possible (I3)."""
     if state.phase == PHASE_DISCARD and not legal_discards(state):
         _end_turn(state, rng)

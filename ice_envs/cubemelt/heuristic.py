@@ -55,7 +55,8 @@ _KEEP_OK = np.array(
     [[all(k[j] <= c[j] for j in range(_KINDS)) and k != c for k in KEEPS] for c in COUNTS],
     dtype=bool,
 )
-#: How many re-rolls beyond the current one the look-ahead considers (house rules allow 1 paid).
+#: How many re-rolls beyond the current one the look-ahead considers (house rules allow 1 paid;
+#: ``docs/rules/cubemelt.md`` R2.3).
 _MAX_LOOKAHEAD = 3
 
 

@@ -1,6 +1,7 @@
 """CubeMelt: Getting Dicey — the pure game engine (no PettingZoo, no rendering).
 
-Rulebook: ``shared/rules/cubemelt.txt``; interpretations: ``docs/rules/cubemelt.md``.
+Rules (numbered, with every interpretation): ``docs/rules/cubemelt.md``; rule numbers
+like R4.2 below refer to that page.
 
 Every player has three tracks: Melt (starts at 20), Love and Adventure (start at 0).
 On a turn the active player rolls six dice, may re-roll any subset once for free, may
@@ -17,7 +18,7 @@ Expansion: one distinct ability per player (Cat, Dragon, Knight, Ninja, Unicorn)
 "Love or Adventure" choice and the Ninja's "may apply" is a decision of the ability's
 owner: a state whose ``decider`` is that seat, even when it is not the active one.
 
-Order of one resolution (see ``docs/rules/cubemelt.md``):
+Order of one resolution (``docs/rules/cubemelt.md`` R4.6):
 
 1. Ninja (the active player's own, five or more equal dice): apply or decline.
 2. The dice effects are planned per seat; the Knight whose planned Melt loss is 2 or
@@ -27,7 +28,7 @@ Order of one resolution (see ``docs/rules/cubemelt.md``):
    Cat (automatic, same kind), Dragon and Unicorn (the active player's, each a choice).
 5. End check: 20 Love or Adventure wins; otherwise a melted token ends the game.
 
-Actions (integers, the env's action ids):
+Actions (integers, the env's action ids; section 3 of the rules page, R3.1-R3.4):
 
 =======  ======================================================================
 id       meaning
@@ -56,7 +57,7 @@ HEART, STAR, SAD, DROOPING = 0, 1, 2, 3
 NUM_KINDS = 4
 FACE_NAMES: tuple[str, ...] = ("heart", "star", "sad", "drooping")
 FACE_LABELS: tuple[str, ...] = ("Heart", "Star", "Sad", "Drooping")
-#: The six faces of every CubeMelt die (DESIGN.md house rule; an option).
+#: The six faces of every CubeMelt die (``docs/rules/cubemelt.md`` R1.3, house rule I2; an option).
 DEFAULT_FACES: tuple[str, ...] = ("heart", "heart", "star", "star", "sad", "drooping")
 NUM_DICE = 6
 
@@ -146,14 +147,14 @@ class CubeMeltConfig:
         expansion: play the expansion rules (one ability per player).
         abilities: one distinct ability per seat (names or ids) for every game; ``None``
             deals them at random from the env's generator at each reset (expansion only).
-        paid_rerolls: how many paid re-rolls a turn allows (house rule: 1).
+        paid_rerolls: how many paid re-rolls a turn allows (house rule: 1; R2.3, I6).
         reroll_can_melt: allow paying the last Melt for a re-roll (it melts the payer
-            and ends the game at once); house rule: not allowed.
+            and ends the game at once); house rule: not allowed (R2.3, I6).
         ninja_targets: where the Ninja sends the remaining dice: ``"neighbours"`` (the
             left and right players, who would have received the most frequent face) or
             ``"all"`` (every other player).
         per_neighbour: the Cat and the Dragon trigger once for each neighbour meeting
-            the condition instead of once per resolution.
+            the condition instead of once per resolution (I17, I18).
     """
 
     num_players: int = 2
@@ -237,7 +238,7 @@ class Delta(NamedTuple):
 
 # ---------------------------------------------------------------------------- dice resolution
 def neighbours(seat: int, num_players: int) -> tuple[int, ...]:
-    """The left (next clockwise) and right players of ``seat``; one seat with two players."""
+    """The left (next clockwise) and right players of ``seat``; one seat with two players (R1.6)."""
     left = (seat + 1) % num_players
     right = (seat - 1) % num_players
     return (left,) if left == right else (left, right)
@@ -266,7 +267,7 @@ def dice_plan(
     ninja: bool = False,
     ninja_all: bool = False,
 ) -> tuple[list[int], list[int], list[int]]:
-    """Love gained, Adventure gained and Melt lost per seat from the final ``dice``.
+    """Love gained, Adventure gained and Melt lost per seat from the final ``dice`` (R4.1-R4.4).
 
     ``ninja``: the active player applies the most frequent face to itself and sends the
     other dice to its neighbours (``ninja_all``: to every other player).
@@ -274,7 +275,7 @@ def dice_plan(
     plan = ([0] * num_players, [0] * num_players, [0] * num_players)
     counts = face_counts(dice)
     top = max(counts)
-    if counts.count(top) > 1:  # no most frequent face: everything to the active player
+    if counts.count(top) > 1:  # R4.4: no most frequent face, everything to the active player
         for kind in range(NUM_KINDS):
             plan[FACE_TRACK[kind]][active] += counts[kind]
         return plan
@@ -301,7 +302,7 @@ def resolve_dice(
     ninja: bool = False,
     ninja_targets: str = "neighbours",
 ) -> list[Delta]:
-    """Per-player track deltas of a final roll (base rules; Ninja if ``ninja``).
+    """Per-player track deltas of a final roll (base rules R4.1-R4.4; Ninja R7.5 if ``ninja``).
 
     >>> resolve_dice(["heart"] * 4 + ["star"] * 2, 3)
     [Delta(love=0, adventure=2, melt=0), Delta(love=4, adventure=0, melt=0), Delta(love=4, adventure=0, melt=0)]
@@ -325,7 +326,7 @@ def new_game(
     melt: Sequence[int] | None = None,
     start_player: int = 0,
 ) -> CubeMeltState:
-    """Set up the tracks (Melt 20, Love 0, Adventure 0) and roll for the start player.
+    """Set up the tracks (Melt 20, Love 0, Adventure 0) and roll for the start player (R1.2-R2.1).
 
     Keyword arguments start from a given position: ``abilities`` per seat (expansion),
     the first roll ``dice`` (face names or ids), the tracks and the start player.
@@ -371,7 +372,7 @@ def new_game(
 
 
 def can_reroll(state: CubeMeltState) -> bool:
-    """Whether the active player may still re-roll this turn."""
+    """Whether the active player may still re-roll this turn (R2.2, R2.3 and house rule I6)."""
     if state.rerolls == 0:
         return True
     cfg = state.config
@@ -409,10 +410,10 @@ def apply(state: CubeMeltState, action: int, rng: IntegerRng) -> CubeMeltState:
         if action == STOP:
             _start_resolution(state, rng)
             return state
-        if state.rerolls >= 1:
+        if state.rerolls >= 1:  # R2.3: a re-roll after the free one costs 1 Melt
             state.melt[state.active] -= 1
             state.events.append((state.active, SOURCE_PAID, 0, 0, -1))
-            if state.melt[state.active] <= 0:  # only with reroll_can_melt: melts at once
+            if state.melt[state.active] <= 0:  # only with reroll_can_melt: melts at once (R5.1, I6)
                 _end_check(state)
                 return state
         state.rerolls += 1
@@ -443,12 +444,12 @@ def is_over(state: CubeMeltState) -> bool:
 
 
 def final_scores(state: CubeMeltState) -> list[int]:
-    """min(Love, Adventure) of each player (the melt ending's score)."""
+    """min(Love, Adventure) of each player (the melt ending's score, R5.3)."""
     return [min(a, b) for a, b in zip(state.love, state.adventure, strict=True)]
 
 
 def outcome(state: CubeMeltState) -> np.ndarray:
-    """+1 for every winner, -1 for everyone else (zeros while the game goes on)."""
+    """+1 for every winner, -1 for everyone else (zeros while the game goes on); R5.5."""
     n = state.config.num_players
     if state.phase != PHASE_OVER:
         return np.zeros(n)
@@ -458,7 +459,7 @@ def outcome(state: CubeMeltState) -> np.ndarray:
 
 
 def scores(state: CubeMeltState) -> np.ndarray:
-    """Sum of each player's track changes: Love + Adventure + (Melt - 20)."""
+    """Sum of each player's track changes: Love + Adventure + (Melt - 20); R4.7."""
     return np.array(
         [lv + ad + m - START_MELT for lv, ad, m in zip(state.love, state.adventure, state.melt, strict=True)],
         dtype=np.float64,
@@ -489,6 +490,7 @@ def _roll(state: CubeMeltState, rng: IntegerRng, subset: int) -> None:
 
 
 def _start_resolution(state: CubeMeltState, rng: IntegerRng) -> None:
+    # R4.6 step 1: the Ninja (active, five or more equal dice) decides first (R7.5)
     state.ninja_applied = False
     _plan(state)
     cfg = state.config
@@ -511,7 +513,7 @@ def _plan(state: CubeMeltState) -> None:
 
 
 def _after_plan(state: CubeMeltState, rng: IntegerRng) -> None:
-    """Knight's conversion (a choice of its owner) comes before the dice are applied."""
+    """Knight's conversion (a choice of its owner) comes before the dice are applied (R4.6 step 2, R7.4)."""
     if state.config.expansion and KNIGHT in state.abilities:
         knight = state.abilities.index(KNIGHT)
         if state.plan_melt[knight] >= 2:
@@ -523,7 +525,7 @@ def _after_plan(state: CubeMeltState, rng: IntegerRng) -> None:
 
 
 def _apply_dice(state: CubeMeltState, rng: IntegerRng) -> None:
-    """Apply the planned dice effects to every board, then the triggered abilities."""
+    """Apply the planned dice effects to every board, then the triggered abilities (R4.6 steps 3-4)."""
     n = state.config.num_players
     love, adventure, melt = state.love, state.adventure, state.melt
     pl, pa, pm = state.plan_love, state.plan_adventure, state.plan_melt
@@ -541,7 +543,7 @@ def _apply_dice(state: CubeMeltState, rng: IntegerRng) -> None:
 
 
 def _trigger_abilities(state: CubeMeltState) -> None:
-    """Cat, Dragon and Unicorn, in seat order from the active player clockwise."""
+    """Cat, Dragon and Unicorn (R7.2, R7.3, R7.6), in seat order from the active player clockwise."""
     cfg = state.config
     n, active = cfg.num_players, state.active
     per_neighbour = cfg.per_neighbour
@@ -583,14 +585,14 @@ def _next_choice(state: CubeMeltState, rng: IntegerRng) -> None:
 
 
 def _end_check(state: CubeMeltState) -> bool:
-    """End the game if someone reached 20 Love/Adventure or a token melted."""
+    """End the game if someone reached 20 Love/Adventure or a token melted (R5.1-R5.4, R6.1-R6.3)."""
     n = state.config.num_players
     goal = [p for p in range(n) if state.love[p] >= GOAL or state.adventure[p] >= GOAL]
     melted = [p for p in range(n) if state.melt[p] <= 0]
     if not goal and not melted:
         return False
     state.melted = melted
-    if goal:  # 20 Love or Adventure beats a simultaneous melt (DESIGN.md)
+    if goal:  # 20 Love or Adventure beats a simultaneous melt (``docs/rules/cubemelt.md`` R5.4, house rule I12)
         state.winners = goal
     else:
         survivors = [p for p in range(n) if p not in melted]

@@ -18,6 +18,9 @@ generated description.
 The default catalog ships as package data (``data/catalog.json``), found through
 :mod:`importlib.resources`; a user's own catalog (the game's blank cards) is loaded
 from a path with the env option ``catalog="path/to/file.json"`` or passed as a dict.
+
+Rules: ``docs/rules/tip_of_the_diceberg.md`` R1.7 (which cards are revealed), R7.1
+(the card format), R7.3 (custom catalogs and their validation), R7.4 (the default catalog).
 """
 
 from __future__ import annotations
@@ -92,11 +95,11 @@ class Catalog:
         raise ValueError(f"catalog {self.name!r} has no card {card_id!r}; ids: {[c.id for c in self.cards]}")
 
     def starters(self, num_players: int) -> list[int]:
-        """Indices of the starter cards revealed with ``num_players``."""
+        """Indices of the starter cards revealed with ``num_players`` (R1.7)."""
         return [i for i, c in enumerate(self.cards) if c.deck == "starter" and c.min_players <= num_players]
 
     def power_deck(self, power: str) -> list[int]:
-        """Indices of the main cards of one power deck."""
+        """Indices of the main cards of one power deck (R1.7)."""
         return [i for i, c in enumerate(self.cards) if c.deck == "main" and c.power == power]
 
     def power_decks(self) -> list[str]:
@@ -200,7 +203,7 @@ def _package_data(name: str) -> str:
 
 @lru_cache(maxsize=1)
 def default_catalog() -> Catalog:
-    """The shipped catalog: 7 starter cards (one 5-player only) and 25 main cards."""
+    """The shipped catalog: 7 starter cards (one 5-player only) and 25 main cards (R7.4)."""
     return parse_catalog(json.loads(_package_data(DEFAULT_CATALOG_FILE)), "default")
 
 

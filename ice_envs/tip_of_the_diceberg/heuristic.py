@@ -23,7 +23,8 @@ Strategy, as a decent player would play:
 5. **Powers.** Discard: the card whose removal leaves the cheapest hand (the most
    awkward one). Take: the die that makes the hand cheaper, else decline. Re-roll:
    each own die whose re-roll lowers the expected cost of the hand (dice that fit
-   nothing), else decline. Clear has no decision.
+   nothing), else decline. Clear has no decision (``docs/rules/tip_of_the_diceberg.md``
+   R3.6-R3.10).
 
 It reads only its own hand and dice and the public table (slots, pool, dice), never the
 other hands of its view.

@@ -21,6 +21,9 @@ key            meaning
 =============  =================================================================
 
 A string or a list is accepted for ``same`` / ``distinct`` (``["number", "suit"]``).
+
+Rules: ``docs/rules/tip_of_the_diceberg.md`` R1.6 (items), R2.2 (melds) and R7.2 (this
+pattern language).
 """
 
 from __future__ import annotations
@@ -337,7 +340,7 @@ def describe_pattern(p: Pattern) -> str:
 
 
 def matches(p: Pattern, items: Sequence[tuple[int, int, bool]]) -> bool:
-    """Whether ``items`` — ``(suit, number, is_die)`` triples — form a meld of ``p``.
+    """Whether ``items`` — ``(suit, number, is_die)`` triples — form a meld of ``p`` (R7.2).
 
     A direct, unoptimised check used by the tests as the independent reference.
     """

@@ -1,7 +1,7 @@
 """Tip of the Diceberg — the pure game engine (no PettingZoo, no rendering).
 
-Rulebook: ``shared/rules/tip_of_the_diceberg.txt``; interpretations:
-``docs/rules/tip_of_the_diceberg.md``.
+Rules (numbered, with every interpretation): ``docs/rules/tip_of_the_diceberg.md``;
+rule numbers like R2.5 below refer to that page.
 
 The dice deck has six suits named by die type, numbered 1..faces (d4 1-4 ... d20
 1-20, 60 cards), reduced by player count (3 players: numbers 1-8; 4: 1-12; 5: all);
@@ -18,22 +18,22 @@ Items and actions
 Cards are numbered 0..59 (by suit d4, d6, d8, d10, d12, d20, then number); dice are
 numbered 0..17 by *slot* (slots 0-2 are the d4s, 3-5 the d6s, ... 15-17 the d20s).
 A meld is composed item by item, in increasing item order (cards before dice), then
-committed to a slot. Action ids:
+committed to a slot. Action ids (section 3 of the rules page):
 
 ==========  =================================================================
 id          meaning
 ==========  =================================================================
-0-59        add card ``id`` to the meld being composed
-60-77       add own die ``id - 60`` to the meld
-78-89       play the composed meld to slot ``id - 78``
-90          pass
-91-108      pass and take pool die ``id - 91``
-109-126     draft pool die ``id - 109``
-127-144     take power: take pool die ``id - 127``
-145-204     discard power: discard card ``id - 145`` out of the round
-205-222     reroll power: mark own die ``id - 205`` to be re-rolled
-223         reroll power: re-roll the marked dice
-224         decline the power (take / discard / reroll nothing)
+0-59        add card ``id`` to the meld being composed (R3.1)
+60-77       add own die ``id - 60`` to the meld (R3.1)
+78-89       play the composed meld to slot ``id - 78`` (R3.2)
+90          pass (R3.3)
+91-108      pass and take pool die ``id - 91`` (R3.4)
+109-126     draft pool die ``id - 109`` (R3.5)
+127-144     take power: take pool die ``id - 127`` (R3.6)
+145-204     discard power: discard card ``id - 145`` out of the round (R3.7)
+205-222     reroll power: mark own die ``id - 205`` to be re-rolled (R3.8)
+223         reroll power: re-roll the marked dice (R3.8)
+224         decline the power (take / discard / reroll nothing; R3.9)
 ==========  =================================================================
 
 Masks admit only items that keep the selection completable to a legal meld for some
@@ -99,11 +99,11 @@ PLAYED = -2
 UNUSED = -3
 
 HAND_SIZE = 12
-#: Highest card number kept in the deck per player count (rulebook: remove 9+ / 13+ / none).
+#: Highest card number kept in the deck per player count (R1.3: remove 9+ / 13+ / none).
 MAX_CARD_NUMBER = {3: 8, 4: 12, 5: 20}
-#: Dice of each type in the game per player count.
+#: Dice of each type in the game per player count (R1.5).
 DICE_PER_TYPE_FOR = {3: 2, 4: 3, 5: 3}
-#: Points for the first, second and third player to go out.
+#: Points for the first, second and third player to go out (R4.2).
 POINTS = (3, 2, 1)
 _CACHE_LIMIT = 4096
 
@@ -231,19 +231,19 @@ def parse_die(spec: Any) -> tuple[int, int]:
 
 
 def deck_cards(num_players: int) -> list[int]:
-    """The card ids of the dice deck reduced for ``num_players``."""
+    """The card ids of the dice deck reduced for ``num_players`` (R1.2, R1.3)."""
     limit = MAX_CARD_NUMBER[num_players]
     return [c for c in range(NUM_CARDS) if CARD_NUMBER[c] <= limit]
 
 
 def dice_in_game(num_players: int) -> list[int]:
-    """Die slots used with ``num_players`` (2 of each type with 3 players)."""
+    """Die slots used with ``num_players`` (2 of each type with 3 players; R1.5)."""
     k = DICE_PER_TYPE_FOR[num_players]
     return [d for d in range(NUM_DICE) if d % DICE_PER_TYPE < k]
 
 
 def snake_order(start: int, num_players: int) -> list[int]:
-    """Draft order: clockwise from ``start`` one die each, then back counter-clockwise."""
+    """Draft order: clockwise from ``start`` one die each, then back counter-clockwise (R1.9, I5)."""
     first = [(start + i) % num_players for i in range(num_players)]
     return first + first[::-1]
 
@@ -364,7 +364,7 @@ def pattern_melds(pattern: Pattern, items: tuple) -> PatternMelds:
 
 
 def legal_melds(state: DicebergState, seat: int | None = None) -> list[tuple[int, tuple[int, ...]]]:
-    """Every (open slot, meld as ascending item ids) that ``seat`` (default: current) may play."""
+    """Every (open slot, meld as ascending item ids) that ``seat`` (default: current) may play (R2.2, R2.3)."""
     seat = state.current if seat is None else seat
     per_slot = slot_melds(state, seat)
     return [(k, m) for k, pm in enumerate(per_slot) if state.slot_player[k] < 0 for m in pm.melds]
@@ -512,7 +512,7 @@ def new_game(
     dice: Sequence[Sequence[Any]] | None = None,
     pool: Sequence[Any] | None = None,
 ) -> DicebergState:
-    """Set up a game: reveal the meld cards, deal, roll the pool and start the draft.
+    """Set up a game: reveal the meld cards, deal, roll the pool and start the draft (section 1).
 
     For tests and puzzles a position may be given: ``hands`` (card ids or names like
     ``"d8:7"`` per seat; the rest of the reduced deck is undealt), ``dice`` (per seat,
@@ -556,6 +556,7 @@ def new_game(
 
 
 def _setup_round(state: DicebergState, rng: IntegerRng, start: int, roll: bool = True) -> None:
+    # R1.4, R1.5, R1.9 (and R5.2 for a later round): deal, roll the pool, start the draft
     n = state.config.num_players
     deck = deck_cards(n)
     perm = rng.permutation(len(deck))
@@ -650,7 +651,7 @@ def _begin_play(state: DicebergState, leader: int) -> None:
 
 # ---------------------------------------------------------------------------- legal actions
 def legal_actions(state: DicebergState) -> list[int]:
-    """Every legal action id for the deciding seat (ascending)."""
+    """Every legal action id for the deciding seat (ascending; R3.1-R3.9)."""
     phase = state.phase
     if phase == PHASE_PLAY:
         nxt, slots = compose_options(state)
@@ -740,6 +741,7 @@ def _holds_nothing(state: DicebergState, seat: int) -> bool:
 
 
 def _play(state: DicebergState, k: int, rng: IntegerRng) -> None:
+    # R3.2: the meld goes to slot k; then going out (R4.1) or the slot's power (R2.9)
     seat = state.current
     items = state.selection
     state.selection = []
@@ -780,6 +782,8 @@ def _advance(state: DicebergState, seat: int) -> None:
 
 
 def _pass(state: DicebergState, rng: IntegerRng) -> None:
+    # R2.5-R2.7: the trick clears once every other player still in (all of them, if the
+    # last player to play went out or nobody played) has passed in succession
     seat = state.current
     state.passes += 1
     n_active = state.config.num_players - len(state.out_order)
@@ -794,7 +798,7 @@ def _pass(state: DicebergState, rng: IntegerRng) -> None:
     if last >= 0:
         leader = next_active(state, last) if last in state.out_order else last
     else:
-        # Nobody played this trick: it clears (the pool is re-rolled) and the lead moves on.
+        # R2.7: nobody played this trick: it clears (the pool is re-rolled) and the lead moves on.
         if deadlocked(state):
             _end_round(state, rng)
             return
@@ -803,7 +807,7 @@ def _pass(state: DicebergState, rng: IntegerRng) -> None:
 
 
 def deadlocked(state: DicebergState) -> bool:
-    """No die in the pool and no player still in the round has a meld for any slot.
+    """No die in the pool and no player still in the round has a meld for any slot (R2.8, I18).
 
     Only possible with a custom catalog (the default one has a one-item starter).
     """
@@ -818,7 +822,7 @@ def deadlocked(state: DicebergState) -> bool:
 
 
 def _clear_trick(state: DicebergState, rng: IntegerRng, leader: int) -> None:
-    """Played cards leave the round, played dice return to the pool, the pool is re-rolled."""
+    """Played cards leave the round, played dice return to the pool, the pool is re-rolled (R2.5)."""
     for k, meld in enumerate(state.slot_meld):
         for it in meld:
             if it < ITEM_DIE0:
@@ -835,7 +839,7 @@ def _clear_trick(state: DicebergState, rng: IntegerRng, leader: int) -> None:
 
 
 def _went_out(state: DicebergState, seat: int, rng: IntegerRng) -> bool:
-    """Record that ``seat`` went out; returns True if that ended the round."""
+    """Record that ``seat`` went out (R4.1, R4.2); returns True if that ended the round (R5.1)."""
     k = len(state.out_order)
     state.out_order.append(seat)
     if k < len(POINTS):
@@ -853,7 +857,7 @@ def _finish_rank(out_order: Sequence[int], seat: int, num_players: int) -> int:
 
 
 def next_start_player(state: DicebergState) -> int:
-    """Rulebook: lowest points starts; ties to the player who did not go out / went out later.
+    """R5.3: lowest points starts; ties to the player who did not go out / went out later (I21).
 
     Several tied players who all did not go out: the first of them clockwise from
     the player who went out last (from the start player if nobody went out).
@@ -873,6 +877,7 @@ def next_start_player(state: DicebergState) -> int:
 
 
 def _end_round(state: DicebergState, rng: IntegerRng) -> None:
+    # R5.2-R5.4: the next round, or the end of the game after ``num_rounds`` rounds
     state.history.append(list(state.out_order))
     state.selection = []
     state.marks = []
@@ -886,7 +891,7 @@ def _end_round(state: DicebergState, rng: IntegerRng) -> None:
 
 
 def game_winners(state: DicebergState) -> list[int]:
-    """Most points; ties to the earliest finisher of the last round (still tied: shared)."""
+    """Most points (R5.5); ties to the earliest finisher of the last round (still tied: shared; R6.1)."""
     n = state.config.num_players
     best = max(state.points)
     tied = [p for p in range(n) if state.points[p] == best]
@@ -901,7 +906,7 @@ def is_over(state: DicebergState) -> bool:
 
 
 def outcome(state: DicebergState) -> list[float]:
-    """+1 for each winner, -1 for everyone else (zeros while the game goes on)."""
+    """+1 for each winner, -1 for everyone else (zeros while the game goes on); R5.6."""
     n = state.config.num_players
     if state.phase != PHASE_OVER:
         return [0.0] * n
@@ -909,7 +914,7 @@ def outcome(state: DicebergState) -> list[float]:
 
 
 def scores(state: DicebergState) -> list[float]:
-    """Points so far (3/2/1 for going out first/second/third in a round)."""
+    """Points so far (3/2/1 for going out first/second/third in a round; R4.2, R4.3)."""
     return [float(x) for x in state.points]
 
 
@@ -918,7 +923,7 @@ def dice_count(state: DicebergState, seat: int) -> int:
 
 
 def resample_hidden(state: DicebergState, seat: int, rng: IntegerRng) -> DicebergState:
-    """Re-deal what ``seat`` cannot see: the other hands and the undealt cards.
+    """Re-deal what ``seat`` cannot see: the other hands and the undealt cards (R1.11, I24).
 
     The meld another player is composing (and the dice it has marked for a re-roll)
     is not visible either: it is dropped, as if that player had not started yet.

@@ -1,4 +1,7 @@
-"""Cardiceo engine: the rulebook's worked example, the "No play" rule, the end of game."""
+"""Cardiceo engine: the worked example, the "No play" rule, the end of game.
+
+Rule numbers (R2.6, I3, ...) refer to ``docs/rules/cardiceo.md``.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from ice_envs.core.testing import ScriptedRng
 
 D4, D8, D12, D4_D8, D4_D12, D8_D12, ALL3 = range(7)
 
-# Three hands for the rulebook example (every value at most four times in all).
+# Three hands for the worked example of R2.8 (every value at most four times in all).
 EXAMPLE_HANDS = [
     [3, 10, 1, 1, 2, 2, 5, 5, 6, 6],
     [12, 1, 2, 3, 5, 6, 7, 9, 11, 13],
@@ -25,6 +28,7 @@ def _hand(state: rules.CardiceoState, p: int) -> list[int]:
 
 
 def test_reachable_totals():
+    """R3.1: the totals that sets of dice make."""
     assert rules.reachable_totals([3, 4, 6]) == {3, 4, 6, 7, 9, 10, 13}
     assert rules.reachable_totals([4, 8, 10]) == {4, 8, 10, 12, 14, 18, 22}
     assert rules.reachable_totals([2]) == {2}
@@ -33,6 +37,7 @@ def test_reachable_totals():
 
 
 def test_rulebook_worked_example():
+    """R2.8 worked example (R2.2-R2.6): discards, dice passed on, dice kept in the middle, "No play"."""
     cfg = rules.CardiceoConfig(num_players=3)
     # Second player rolls 4, 8, 12; third player re-rolls only the 12 and gets a 10.
     rng = ScriptedRng([4, 8, 12, 10])
@@ -63,6 +68,7 @@ def test_rulebook_worked_example():
 
 
 def test_no_play_keep_uses_the_middle_dice_as_they_are():
+    """R2.3, R2.6, R3.3: a turn without a play; the next player keeps the middle dice."""
     cfg = rules.CardiceoConfig(num_players=2)
     hands = [[4, 1, 1, 1, 1, 2, 2, 2, 2, 3], [15, 15, 15, 15, 14, 14, 14, 14, 13, 13]]
     rng = ScriptedRng([])
@@ -75,6 +81,7 @@ def test_no_play_keep_uses_the_middle_dice_as_they_are():
 
 
 def test_no_play_reroll_rolls_all_three():
+    """R2.6, R3.4 (and I4: two sets with the same total are two actions)."""
     cfg = rules.CardiceoConfig(num_players=2)
     hands = [[4, 1, 1, 1, 1, 2, 2, 2, 2, 3], [15, 15, 15, 15, 14, 14, 14, 14, 13, 13]]
     rng = ScriptedRng([1, 2, 3])
@@ -86,6 +93,7 @@ def test_no_play_reroll_rolls_all_three():
 
 
 def test_voluntary_end_turn_sends_all_unused_dice_to_the_middle():
+    """R3.2 (house rule I3), R2.4 and I5: a voluntary end leaves all dice to the "No play" choice."""
     cfg = rules.CardiceoConfig(num_players=2)
     hands = [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]
     rng = ScriptedRng([])
@@ -95,6 +103,7 @@ def test_voluntary_end_turn_sends_all_unused_dice_to_the_middle():
 
 
 def test_forced_discard_variant_has_no_voluntary_end():
+    """R7.2: the forced_discard variant removes the voluntary end of R3.2."""
     cfg = rules.CardiceoConfig(num_players=2, forced_discard=True)
     hands = [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]
     s = rules.new_game(cfg, ScriptedRng([]), hands=hands, dice=[1, 2, 3])
@@ -103,6 +112,7 @@ def test_forced_discard_variant_has_no_voluntary_end():
 
 
 def test_dice_used_pass_to_the_next_player_and_unused_keep_their_values():
+    """R2.4, R2.5: used dice are re-rolled by the next player, unused ones keep their values."""
     cfg = rules.CardiceoConfig(num_players=2)
     hands = [[2, 1, 1, 1, 1, 3, 3, 3, 3, 15], [4, 15, 15, 15, 14, 14, 14, 14, 13, 13]]
     rng = ScriptedRng([4])
@@ -114,6 +124,7 @@ def test_dice_used_pass_to_the_next_player_and_unused_keep_their_values():
 
 
 def test_discarding_the_last_card_wins():
+    """R5.1, R5.2, R4.2 (I9): the last card wins at once; outcome and score."""
     cfg = rules.CardiceoConfig(num_players=3, hand_size=5)
     hands = [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12, 13, 14, 15]]
     s = rules.new_game(cfg, ScriptedRng([]), hands=hands, dice=[1, 2, 3])
@@ -127,6 +138,7 @@ def test_discarding_the_last_card_wins():
 
 
 def test_bad_setups_are_refused():
+    """R1.1, R1.2, R7.1, R7.3: player count, hand size, deal and legality checks."""
     with pytest.raises(ValueError, match="num_players"):
         rules.CardiceoConfig(num_players=7)
     with pytest.raises(ValueError, match="hand_size"):
@@ -143,6 +155,7 @@ def test_bad_setups_are_refused():
     hand=st.lists(st.integers(1, 15), min_size=1, max_size=10),
 )
 def test_legal_discards_are_exactly_the_reachable_cards(dice, hand):
+    """R3.1 (I4, I8): a discard is legal exactly when a set of dice totals a card in hand."""
     counts = np.bincount(hand, minlength=16)[1:]
     if (counts > 4).any():
         return
@@ -160,6 +173,7 @@ def test_legal_discards_are_exactly_the_reachable_cards(dice, hand):
 
 
 def test_resample_hidden_keeps_own_hand_sizes_and_public_cards():
+    """R7.5 (I10): only what the observer cannot see is re-dealt."""
     cfg = rules.CardiceoConfig(num_players=4)
     s = rules.new_game(cfg, np.random.default_rng(3))
     r = rules.resample_hidden(s, 1, np.random.default_rng(4))

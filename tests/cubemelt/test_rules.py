@@ -1,5 +1,8 @@
-"""Engine tests of CubeMelt: every worked example of the rulebook, the turn, the end and
-each expansion ability's condition, on hand-built positions."""
+"""Engine tests of CubeMelt: every worked example (R4.5), the turn, the end and
+each expansion ability's condition, on hand-built positions.
+
+Rule numbers (R4.5, I17, ...) refer to ``docs/rules/cubemelt.md``.
+"""
 
 from __future__ import annotations
 
@@ -74,30 +77,39 @@ def tracks(state, seat):
 
 # ---------------------------------------------------------------------------- the four worked examples
 def test_example_four_hearts_two_stars():
-    """Four Heart-eyes and two Star-eyes: neighbours +4 Love, active +2 Adventure."""
+    """R4.5 worked example 1 (R4.2, R4.3).
+
+    Four Heart-eyes and two Star-eyes: neighbours +4 Love, active +2 Adventure."""
     deltas = resolve_dice([H, H, H, H, S, S], num_players=4, active=0)
     assert deltas == [Delta(0, 2, 0), Delta(4, 0, 0), Delta(0, 0, 0), Delta(4, 0, 0)]
 
 
 def test_example_three_sad_one_heart_two_drooping():
-    """Three Sad, one Heart, two Drooping: neighbours Melt -3, active +1 Love and Melt -2."""
+    """R4.5 worked example 2 (R4.2, R4.3).
+
+    Three Sad, one Heart, two Drooping: neighbours Melt -3, active +1 Love and Melt -2."""
     deltas = resolve_dice([SAD, H, SAD, D, SAD, D], num_players=4, active=2)
     assert deltas == [Delta(0, 0, 0), Delta(0, 0, -3), Delta(1, 0, -2), Delta(0, 0, -3)]
 
 
 def test_example_two_two_two_tie_all_to_active():
-    """Two Heart, two Star, two Sad: the active player +2 Love, +2 Adventure, Melt -2."""
+    """R4.5 worked example 3 (R4.4).
+
+    Two Heart, two Star, two Sad: the active player +2 Love, +2 Adventure, Melt -2."""
     deltas = resolve_dice([H, S, SAD, H, S, SAD], num_players=3, active=1)
     assert deltas == [Delta(), Delta(2, 2, -2), Delta()]
 
 
 def test_example_three_three_tie_all_to_active():
-    """Three Heart and three Drooping: the active player +3 Love and Melt -3."""
+    """R4.5 worked example 4 (R4.4, I8).
+
+    Three Heart and three Drooping: the active player +3 Love and Melt -3."""
     deltas = resolve_dice([H, H, H, D, D, D], num_players=5, active=4)
     assert deltas == [Delta()] * 4 + [Delta(3, 0, -3)]
 
 
 def test_sad_and_drooping_count_as_different_faces():
+    """R4.1 (I8): Sad and Drooping are different faces with one effect."""
     # 3 Sad + 3 Drooping is a tie (six Melt dice, but no most frequent face)
     assert resolve_dice([SAD] * 3 + [D] * 3, 3) == [Delta(0, 0, -6), Delta(), Delta()]
     # 2 Sad + 2 Drooping + 1 Heart + 1 Star: four faces, two tied at two -> tie
@@ -107,15 +119,18 @@ def test_sad_and_drooping_count_as_different_faces():
 
 
 def test_two_players_single_opponent_receives_once():
+    """R1.6, R4.2 (house rule I4): with two players the opponent receives once."""
     assert resolve_dice([H, H, H, H, S, S], 2, active=1) == [Delta(4, 0, 0), Delta(0, 2, 0)]
 
 
 def test_most_frequent_of_five_and_six():
+    """R4.2: a unique most frequent face of five or six dice."""
     assert resolve_dice([S] * 6, 3) == [Delta(), Delta(0, 6, 0), Delta(0, 6, 0)]
     assert resolve_dice([S] * 5 + [SAD], 3) == [Delta(0, 0, -1), Delta(0, 5, 0), Delta(0, 5, 0)]
 
 
 def test_worked_examples_through_the_engine():
+    """R4.5 worked examples through the engine (R2.4, R4.2-R4.4)."""
     state, rng = game([H, H, H, H, S, S], n=4)
     stop(state, rng)
     assert [tracks(state, p) for p in range(4)] == [(0, 2, 20), (4, 0, 20), (0, 0, 20), (4, 0, 20)]
@@ -135,6 +150,7 @@ def test_worked_examples_through_the_engine():
 
 
 def test_neighbours_left_is_next_clockwise():
+    """R1.6 (I3): the left neighbour is the next seat clockwise."""
     assert rules.neighbours(0, 5) == (1, 4)
     assert rules.neighbours(4, 5) == (0, 3)
     assert rules.neighbours(1, 2) == (0,)
@@ -144,6 +160,7 @@ def test_neighbours_left_is_next_clockwise():
 
 # ---------------------------------------------------------------------------- the turn
 def test_free_then_paid_reroll_then_resolve():
+    """R2.2-R2.4, R3.2: a free re-roll, a paid one, then the dice resolve."""
     # re-roll dice 4 and 5 (Sad, Drooping) for free into Heart, Heart
     state, rng = game([H, H, H, S, SAD, D], n=3, rng_values=[FH, FH, FH])
     assert rules.legal_actions(state) == tuple(range(64))
@@ -159,12 +176,14 @@ def test_free_then_paid_reroll_then_resolve():
 
 
 def test_stop_at_once_resolves_the_first_roll():
+    """R3.1 (I5): stopping at once resolves the first roll."""
     state, rng = game([H, H, H, H, S, S], n=3)
     stop(state, rng)
     assert tracks(state, 0) == (0, 2, 20)
 
 
 def test_paid_reroll_not_offered_when_it_would_melt():
+    """R2.3 (house rule I6): no paid re-roll that would melt the payer."""
     state, rng = game([H, H, H, H, S, SAD], n=3, melt=[1, 20, 20], rng_values=[FS])
     rules.apply(state, 0b100000, rng)  # free re-roll of the Sad die into a Star
     # at Melt 1 no paid re-roll can follow: the dice resolved at once
@@ -173,6 +192,7 @@ def test_paid_reroll_not_offered_when_it_would_melt():
 
 
 def test_paid_reroll_at_melt_two_leaves_one():
+    """R2.3 (I6): paying at Melt 2 leaves Melt 1."""
     state, rng = game([S, S, H, H, SAD, D], n=3, melt=[2, 20, 20], rng_values=[FS, FS])
     rules.apply(state, 0b010000, rng)
     assert state.phase == rules.PHASE_REROLL and state.melt[0] == 2 and state.dice == [1, 1, 0, 0, 1, 3]
@@ -181,6 +201,7 @@ def test_paid_reroll_at_melt_two_leaves_one():
 
 
 def test_reroll_can_melt_option_ends_the_game_at_once():
+    """R7.9, R5.1 (I6): reroll_can_melt lets the payer melt, ending the game."""
     state, rng = game([S, S, H, H, SAD, D], n=3, melt=[1, 20, 20], reroll_can_melt=True, rng_values=[FS])
     state.love[1], state.adventure[1] = 4, 6
     state.love[2], state.adventure[2] = 5, 5
@@ -191,6 +212,7 @@ def test_reroll_can_melt_option_ends_the_game_at_once():
 
 
 def test_paid_rerolls_option_allows_more():
+    """R7.9 (I6): paid_rerolls allows more paid re-rolls."""
     state, rng = game([S, S, H, H, SAD, D], n=3, paid_rerolls=2, rng_values=[FS, FS, FS])
     for expected_melt in (20, 19, 18):
         rules.apply(state, 0b100000, rng)
@@ -205,6 +227,7 @@ def test_paid_rerolls_option_allows_more():
 
 
 def test_illegal_action_is_refused():
+    """Section 3: an action outside the legal ones is refused."""
     state, rng = game([H] * 6, n=3)
     with pytest.raises(ValueError, match="not legal"):
         rules.apply(state, CHOOSE_LOVE, rng)
@@ -212,6 +235,7 @@ def test_illegal_action_is_refused():
 
 # ---------------------------------------------------------------------------- end of the game
 def test_reaching_twenty_wins_at_once_several_together():
+    """R5.1, R5.2, R6.1 (I11): 20 wins at once, several players together."""
     state, rng = game([H, H, H, H, S, S], n=4, love=[0, 16, 0, 17])
     stop(state, rng)
     assert rules.is_over(state) and state.winners == [1, 3]
@@ -220,12 +244,14 @@ def test_reaching_twenty_wins_at_once_several_together():
 
 
 def test_active_reaching_twenty_adventure_wins():
+    """R5.2: the active player reaching 20 Adventure wins."""
     state, rng = game([H, H, H, H, S, S], n=3, adventure=[18, 0, 0])
     stop(state, rng)
     assert state.winners == [0]
 
 
 def test_melt_ends_game_and_others_score_min_of_love_and_adventure():
+    """R5.3 (I13): the melt ending scores min(Love, Adventure)."""
     state, rng = game([SAD, SAD, SAD, H, S, H], n=4, melt=[20, 3, 20, 20], love=[9, 0, 7, 2], adventure=[1, 0, 6, 15])
     stop(state, rng)
     # player 1 melts (and player 3 loses 3 Melt); scores: p0 min(11, 2)=2, p2 min(7,6)=6, p3 min(2,15)=2
@@ -235,6 +261,7 @@ def test_melt_ends_game_and_others_score_min_of_love_and_adventure():
 
 
 def test_melt_end_tie_wins_together():
+    """R6.2: equal best scores in the melt ending win together."""
     state, rng = game([SAD, SAD, SAD, H, S, SAD], n=3, melt=[20, 2, 20], love=[3, 0, 4], adventure=[5, 0, 4])
     stop(state, rng)
     # active (p0) gains +1 Love +1 Adventure: min(4, 6) = 4; p2 min(4, 4) = 4
@@ -242,6 +269,7 @@ def test_melt_end_tie_wins_together():
 
 
 def test_twenty_beats_a_simultaneous_melt():
+    """R5.4 (house rule I12): 20 beats a simultaneous melt."""
     state, rng = game([H, H, H, H, SAD, SAD], n=3, melt=[2, 20, 20], love=[0, 16, 0])
     stop(state, rng)
     assert state.melted == [0] and state.winners == [1]
@@ -249,6 +277,7 @@ def test_twenty_beats_a_simultaneous_melt():
 
 
 def test_everyone_melting_means_nobody_wins():
+    """R6.3 (I13): every token melting at once means nobody wins."""
     state, rng = game([SAD, SAD, SAD, SAD, D, D], n=2, melt=[2, 4])
     stop(state, rng)
     assert state.melted == [0, 1] and state.winners == []
@@ -256,6 +285,7 @@ def test_everyone_melting_means_nobody_wins():
 
 
 def test_score_is_sum_of_track_changes():
+    """R4.7 (I14): the score is the sum of the track changes."""
     state, rng = game([SAD, H, SAD, D, SAD, D], n=3)
     before = rules.scores(state)
     stop(state, rng)
@@ -264,6 +294,7 @@ def test_score_is_sum_of_track_changes():
 
 # ---------------------------------------------------------------------------- expansion: Cat
 def test_cat_gains_when_a_neighbour_gains_three_of_a_kind():
+    """R7.2 (I17)."""
     # p0 active rolls four Heart: p1 and p3 gain 4 Love; the Cat at p2 sits next to both
     state, rng = game([H, H, H, H, S, S], n=4, abilities=["dragon", "knight", "cat", "unicorn"])
     stop(state, rng)
@@ -271,12 +302,14 @@ def test_cat_gains_when_a_neighbour_gains_three_of_a_kind():
 
 
 def test_cat_per_neighbour_option():
+    """R7.2, R7.10 (I17): per_neighbour."""
     state, rng = game([H, H, H, H, S, S], n=4, abilities=["dragon", "knight", "cat", "unicorn"], per_neighbour=True)
     stop(state, rng)
     assert tracks(state, 2) == (2, 0, 20)
 
 
 def test_cat_does_not_gain_below_three_or_from_a_non_neighbour():
+    """R7.2 (I17)."""
     # two-two-two tie: active (p0, the Cat's neighbour) gains only 2 Love
     state, rng = game([H, H, S, S, SAD, SAD], n=4, abilities=["dragon", "cat", "knight", "unicorn"])
     stop(state, rng)
@@ -294,6 +327,7 @@ def test_cat_does_not_gain_below_three_or_from_a_non_neighbour():
 
 
 def test_cat_same_kind_both_kinds_in_a_tie():
+    """R7.2 (I17): both kinds in one tie."""
     # p1 active rolls 3 Heart + 3 Star (tie): p1 gains 3 Love and 3 Adventure; the Cat at p0 gains 1 of each
     state, rng = game([H, H, H, S, S, S], n=3, abilities=["cat", "knight", "unicorn"], start_player=1)
     stop(state, rng)
@@ -302,6 +336,7 @@ def test_cat_same_kind_both_kinds_in_a_tie():
 
 # ---------------------------------------------------------------------------- expansion: Dragon
 def test_dragon_reducing_neighbours_melt_chooses_two_love_or_adventure():
+    """R7.3 (I18, I22)."""
     state, rng = game([SAD, SAD, SAD, H, S, H], n=4, abilities=["dragon", "cat", "unicorn", "ninja"])
     stop(state, rng)
     assert state.phase == rules.PHASE_CHOOSE and state.pending == DRAGON and state.decider == 0
@@ -312,6 +347,7 @@ def test_dragon_reducing_neighbours_melt_chooses_two_love_or_adventure():
 
 
 def test_dragon_per_neighbour_option_triggers_twice():
+    """R7.3, R7.10 (I18): per_neighbour."""
     state, rng = game(
         [SAD, SAD, SAD, H, S, H], n=4, abilities=["dragon", "cat", "unicorn", "ninja"], per_neighbour=True
     )
@@ -323,6 +359,7 @@ def test_dragon_per_neighbour_option_triggers_twice():
 
 
 def test_dragon_no_trigger_without_neighbour_melt():
+    """R7.3 (I18)."""
     for dice in ([H, H, H, SAD, SAD, S], [SAD, SAD, H, H, S, S]):  # Heart most frequent; tie
         state, rng = game(dice, n=3, abilities=["dragon", "cat", "unicorn"])
         stop(state, rng)
@@ -335,6 +372,7 @@ def test_dragon_no_trigger_without_neighbour_melt():
 
 # ---------------------------------------------------------------------------- expansion: Knight
 def test_knight_off_turn_converts_one_melt():
+    """R7.4, R7.7 (I19): the Knight's off-turn conversion."""
     state, rng = game([SAD, SAD, SAD, H, S, H], n=3, abilities=["cat", "knight", "unicorn"])
     stop(state, rng)
     assert state.phase == rules.PHASE_CHOOSE and state.pending == KNIGHT
@@ -345,6 +383,7 @@ def test_knight_off_turn_converts_one_melt():
 
 
 def test_knight_active_with_sad_and_drooping_remaining():
+    """R7.4 (I8, I19)."""
     state, rng = game([H, H, H, H, SAD, D], n=3, abilities=["knight", "cat", "unicorn"])
     stop(state, rng)
     assert state.pending == KNIGHT and state.decider == 0
@@ -353,6 +392,7 @@ def test_knight_active_with_sad_and_drooping_remaining():
 
 
 def test_knight_needs_two_melt_and_can_save_itself():
+    """R7.4, R4.6 (I19)."""
     state, rng = game([H, H, H, H, SAD, S], n=3, abilities=["knight", "cat", "unicorn"])
     stop(state, rng)
     assert tracks(state, 0) == (0, 1, 19) and state.active == 1  # one Melt: no conversion
@@ -368,6 +408,7 @@ def test_knight_needs_two_melt_and_can_save_itself():
 
 # ---------------------------------------------------------------------------- expansion: Ninja
 def test_ninja_may_apply_five_of_a_face_to_itself():
+    """R7.5 (I20)."""
     state, rng = game([H, H, H, H, H, S], n=4, abilities=["ninja", "dragon", "cat", "unicorn"])
     stop(state, rng)
     assert state.phase == rules.PHASE_NINJA and state.decider == 0
@@ -377,6 +418,7 @@ def test_ninja_may_apply_five_of_a_face_to_itself():
 
 
 def test_ninja_decline_resolves_normally():
+    """R7.5 (I20)."""
     state, rng = game([SAD] * 5 + [S], n=3, abilities=["ninja", "cat", "dragon"])
     stop(state, rng)
     rules.apply(state, NINJA_DECLINE, rng)
@@ -384,6 +426,7 @@ def test_ninja_decline_resolves_normally():
 
 
 def test_ninja_targets_all_option_and_six_of_a_face():
+    """R7.5, R7.10 (I20): ninja_targets='all'."""
     state, rng = game(
         [S] * 5 + [H], n=5, abilities=["ninja", "cat", "dragon", "unicorn", "knight"], ninja_targets="all"
     )
@@ -398,6 +441,7 @@ def test_ninja_targets_all_option_and_six_of_a_face():
 
 
 def test_ninja_needs_five_and_its_own_turn():
+    """R7.5 (I20)."""
     state, rng = game([H, H, H, H, S, S], n=3, abilities=["ninja", "cat", "dragon"])
     stop(state, rng)
     assert state.active == 1 and state.phase == rules.PHASE_REROLL
@@ -408,6 +452,7 @@ def test_ninja_needs_five_and_its_own_turn():
 
 # ---------------------------------------------------------------------------- expansion: Unicorn
 def test_unicorn_all_four_faces_gains_two():
+    """R7.6 (I21, I22)."""
     state, rng = game([H, H, S, S, SAD, D], n=3, abilities=["unicorn", "cat", "dragon"])
     stop(state, rng)
     assert state.pending == UNICORN and state.decider == 0
@@ -416,6 +461,7 @@ def test_unicorn_all_four_faces_gains_two():
 
 
 def test_unicorn_needs_all_four_faces_on_its_own_turn():
+    """R7.6 (I21)."""
     state, rng = game([H, H, S, S, SAD, SAD], n=3, abilities=["unicorn", "cat", "dragon"])
     stop(state, rng)
     assert state.active == 1 and state.phase == rules.PHASE_REROLL
@@ -426,6 +472,7 @@ def test_unicorn_needs_all_four_faces_on_its_own_turn():
 
 # ---------------------------------------------------------------------------- expansion: trigger order
 def test_simultaneous_triggers_resolve_in_documented_order():
+    """R4.6: the order of one resolution."""
     # p0 Dragon rolls 3 Sad: p1 (Knight) and p3 (Cat) lose Melt. Knight first (before the
     # dice are applied), then the Dragon (after). The Unicorn (p2) is not active.
     state, rng = game([SAD, SAD, SAD, H, S, D], n=4, abilities=["dragon", "knight", "unicorn", "cat"])
@@ -439,6 +486,7 @@ def test_simultaneous_triggers_resolve_in_documented_order():
 
 
 def test_ninja_then_knight_then_unicorn_free_cat():
+    """R4.6: Ninja, Knight, dice, then triggered gains."""
     # p0 Ninja declines five Sad: the Knight (p1) converts; then next turn
     state, rng = game([SAD] * 5 + [H], n=3, abilities=["ninja", "knight", "cat"])
     stop(state, rng)
@@ -457,6 +505,7 @@ def test_ninja_then_knight_then_unicorn_free_cat():
 
 
 def test_ability_gains_can_win_and_are_capped():
+    """R4.6 step 5, R1.2 (I10, I11): ability gains count for the end check; tracks cap at 20."""
     state, rng = game([H, H, S, S, SAD, D], n=3, abilities=["unicorn", "cat", "dragon"], love=[17, 0, 0])
     stop(state, rng)
     rules.apply(state, CHOOSE_LOVE, rng)
@@ -464,6 +513,7 @@ def test_ability_gains_can_win_and_are_capped():
 
 
 def test_random_abilities_are_distinct_and_from_the_rng():
+    """R7.1 (house rule I15): distinct abilities dealt from the generator."""
     config = rules.CubeMeltConfig(num_players=5, expansion=True)
     a = rules.new_game(config, np.random.default_rng(3)).abilities
     b = rules.new_game(config, np.random.default_rng(3)).abilities
@@ -476,6 +526,7 @@ def test_random_abilities_are_distinct_and_from_the_rng():
 
 
 def test_bad_configs_are_refused():
+    """R1.1, R7.8-R7.10: bad options are refused."""
     with pytest.raises(ValueError, match="num_players"):
         rules.CubeMeltConfig(num_players=6)
     with pytest.raises(ValueError, match="faces"):
@@ -489,6 +540,7 @@ def test_bad_configs_are_refused():
 
 
 def test_custom_faces_are_rolled():
+    """R7.8 (I2): custom faces."""
     config = rules.CubeMeltConfig(num_players=2, faces=("star",))
     state = rules.new_game(config, np.random.default_rng(0))
     assert state.dice == [rules.STAR] * 6
@@ -497,6 +549,7 @@ def test_custom_faces_are_rolled():
 
 
 def test_random_play_invariants():
+    """R1.2, R5.6: track bounds and game length under random play."""
     rng = np.random.default_rng(5)
     for n in (2, 3, 4, 5):
         for expansion in (False, True):

@@ -1,4 +1,7 @@
-"""The meld-card catalogs: the default one (shape, every card playable, variety) and custom ones."""
+"""The meld-card catalogs: the default one (shape, every card playable, variety) and custom ones.
+
+Rule numbers (R2.5, I14, ...) refer to ``docs/rules/tip_of_the_diceberg.md``.
+"""
 
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ TEST_CATALOG_FILE = Path(__file__).parent / "data" / "test_catalog.json"
 
 
 def test_default_catalog_shape():
+    """R7.4: the default catalog."""
     cat = default_catalog()
     starters = [c for c in cat.cards if c.deck == "starter"]
     main = [c for c in cat.cards if c.deck == "main"]
@@ -47,6 +51,7 @@ def test_default_catalog_shape():
 
 
 def test_default_catalog_is_package_data_found_by_importlib_resources():
+    """R7.4."""
     from importlib import resources
 
     files = resources.files("ice_envs.tip_of_the_diceberg").joinpath("data")
@@ -78,7 +83,7 @@ def _witness(pattern, n):
 
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_every_default_card_is_playable_with_some_hand(n):
-    """For every card revealed with ``n`` players: a real position in which the engine offers a meld for it."""
+    """R7.4: For every card revealed with ``n`` players: a real position in which the engine offers a meld for it."""
     cat = default_catalog()
     for index, card in enumerate(cat.cards):
         if card.deck == "starter" and card.min_players > n:
@@ -122,6 +127,7 @@ def _play_rates(n, hands=150):
 
 
 def test_default_catalog_has_easy_and_hard_cards():
+    """R7.4: the playable-at-the-deal column."""
     rates = _play_rates(4)
     del rates["S7"]  # not revealed with 4 players
     easy = [cid for cid, r in rates.items() if r >= 0.9]
@@ -135,6 +141,7 @@ def test_default_catalog_has_easy_and_hard_cards():
 
 
 def test_load_custom_catalog_from_a_file_and_use_it_in_the_env():
+    """R7.3: a custom catalog."""
     cat = load_catalog(TEST_CATALOG_FILE)
     assert [c.id for c in cat.cards] == ["S1", "S2", "S3", "R1", "D1", "T1", "C1"]
     env = ice_envs.make("tip_of_the_diceberg", num_players=5, catalog=str(TEST_CATALOG_FILE))
@@ -150,6 +157,7 @@ def test_load_custom_catalog_from_a_file_and_use_it_in_the_env():
 
 
 def test_bad_catalogs_are_refused_clearly(tmp_path):
+    """R7.1, R7.3: catalog validation."""
     good = json.loads(TEST_CATALOG_FILE.read_text())
     cases = [
         ({"cards": good["cards"] + [good["cards"][0]]}, "duplicate card id"),

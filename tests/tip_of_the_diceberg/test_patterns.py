@@ -1,4 +1,7 @@
-"""The meld pattern language: parsing, matching, and the enumerator against brute force."""
+"""The meld pattern language: parsing, matching, and the enumerator against brute force.
+
+Rule numbers (R2.5, I14, ...) refer to ``docs/rules/tip_of_the_diceberg.md``.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ def die(suit: str, value: int) -> tuple[int, int, bool]:
 
 
 def test_card_ids_and_names():
+    """R1.2: the dice deck's cards."""
     assert P.NUM_CARDS == 60 and len(P.CARD_SUIT) == 60
     assert P.card_id("d4", 1) == 0 and P.card_id("d6", 1) == 4 and P.card_id("d20", 20) == 59
     assert [P.card_name(i) for i in (0, 3, 4, 59)] == ["d4:1", "d4:4", "d6:1", "d20:20"]
@@ -30,6 +34,7 @@ def test_card_ids_and_names():
 
 
 def test_parse_round_trip_and_errors():
+    """R7.2: the pattern language."""
     data = {"count": [2, 4], "same": "suit", "sum": [10, None], "parity": "even", "suits": ["d6", "d20"], "dice": 1}
     p = P.parse_pattern(data)
     assert (p.count_min, p.count_max, p.same_suit, p.sum_min, p.sum_max) == (2, 4, True, 10, P.NO_SUM_MAX)
@@ -55,6 +60,7 @@ def test_parse_round_trip_and_errors():
 
 
 def test_matches_examples():
+    """R7.2."""
     pair = P.parse_pattern({"count": 2, "same": "number"})
     assert P.matches(pair, [card("d4:3"), die("d20", 3)])
     assert not P.matches(pair, [card("d4:3"), card("d6:4")])
@@ -92,7 +98,7 @@ ALL_PATTERNS = [c.pattern for c in default_catalog().cards] + [
 
 @pytest.mark.parametrize("index", range(len(ALL_PATTERNS)))
 def test_enumeration_equals_brute_force(index):
-    """Every meld once (identical dice swapped count once), and nothing else."""
+    """R7.2, R3.1: Every meld once (identical dice swapped count once), and nothing else."""
     p = ALL_PATTERNS[index]
     rng = np.random.default_rng(index)
     for trial in range(25):
@@ -109,6 +115,7 @@ def test_enumeration_equals_brute_force(index):
 
 @pytest.mark.parametrize("index", range(0, len(ALL_PATTERNS), 3))
 def test_enumeration_with_a_required_item(index):
+    """R7.2."""
     p = ALL_PATTERNS[index]
     rng = np.random.default_rng(100 + index)
     for _ in range(15):

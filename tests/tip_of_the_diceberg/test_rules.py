@@ -1,4 +1,7 @@
-"""Tip of the Diceberg engine: setup, draft, tricks, going out, rounds, powers, hidden information."""
+"""Tip of the Diceberg engine: setup, draft, tricks, going out, rounds, powers, hidden information.
+
+Rule numbers (R2.5, I14, ...) refer to ``docs/rules/tip_of_the_diceberg.md``.
+"""
 
 from __future__ import annotations
 
@@ -60,6 +63,7 @@ def play(state, rng, items, slot):
 # ---------------------------------------------------------------------------- setup
 @pytest.mark.parametrize("n,top,deck_size,dice", [(3, 8, 42, 12), (4, 12, 52, 18), (5, 20, 60, 18)])
 def test_deck_reduction_and_dice_per_player_count(n, top, deck_size, dice):
+    """R1.2, R1.3, R1.5 (I3, I4, I25, I26)."""
     deck = rules.deck_cards(n)
     assert len(deck) == deck_size
     assert max(CARD_NUMBER[x] for x in deck) == top
@@ -75,6 +79,7 @@ def test_deck_reduction_and_dice_per_player_count(n, top, deck_size, dice):
 
 
 def test_setup_reveals_starters_and_one_card_per_power_deck():
+    """R1.7 (I2, I27)."""
     for n, starters in ((3, 6), (4, 6), (5, 7)):
         s = rules.new_game(rules.DicebergConfig(num_players=n), np.random.default_rng(n))
         cards = [s.config.catalog.cards[i] for i in s.slots]
@@ -97,6 +102,7 @@ def test_setup_reveals_starters_and_one_card_per_power_deck():
 
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_snake_draft_two_dice_each_keeping_their_numbers(n):
+    """R1.9, R1.10 (I5): the snake draft."""
     assert rules.snake_order(1, 4) == [1, 2, 3, 0, 0, 3, 2, 1]
     s = rules.new_game(rules.DicebergConfig(num_players=n, start_player=n - 1), np.random.default_rng(5))
     values = list(s.die_value)
@@ -119,6 +125,7 @@ def test_snake_draft_two_dice_each_keeping_their_numbers(n):
 
 # ---------------------------------------------------------------------------- tricks
 def test_play_pass_and_take_and_trick_clearing():
+    """R2.1, R2.4, R2.5, R3.4 (I13, I14)."""
     hands = [["d4:1", "d6:1", "d8:5"], ["d4:2", "d6:2", "d8:6"], ["d8:1", "d10:3", "d12:4"], ["d4:4", "d6:6", "d8:8"]]
     s, rng = position(hands=hands, pool=["d10:9", "d20:11"])
     assert s.current == 0 and s.phase == rules.PHASE_PLAY and s.last_player == -1
@@ -141,6 +148,7 @@ def test_play_pass_and_take_and_trick_clearing():
 
 
 def test_played_dice_return_to_the_pool_and_the_whole_pool_is_rerolled():
+    """R2.5 (I14)."""
     hands = [["d8:5", "d8:6"], ["d4:2"], ["d8:1"], ["d4:4"]]
     dice = [["d6:3"], [], [], []]
     s, rng = position(hands=hands, dice=dice, pool=["d20:20"])
@@ -156,6 +164,7 @@ def test_played_dice_return_to_the_pool_and_the_whole_pool_is_rerolled():
 
 
 def test_a_player_who_passed_may_play_later_in_the_same_trick():
+    """R2.4."""
     hands = [["d4:1", "d6:1"], ["d4:3", "d6:4", "d8:5"], ["d8:1", "d10:1", "d12:7"], ["d4:4", "d6:5"]]
     s, rng = position(hands=hands)
     play(s, rng, ["d4:1"], SINGLE)
@@ -171,6 +180,7 @@ def test_a_player_who_passed_may_play_later_in_the_same_trick():
 
 
 def test_pass_of_the_lead_with_a_take_and_the_empty_trick():
+    """R2.6, R2.7 (I13, I17)."""
     hands = [["d4:1"], ["d4:2"], ["d4:3"], ["d4:4"]]
     s, rng = position(hands=hands, pool=["d12:5", "d12:5", "d20:7"])
     legal = rules.legal_actions(s)
@@ -189,6 +199,7 @@ def test_pass_of_the_lead_with_a_take_and_the_empty_trick():
 
 
 def test_trick_clearing_with_a_player_out():
+    """R2.5, R2.6 (I14, I16)."""
     # player 1 goes out with its last card; the lead then goes clockwise from player 1
     hands = [["d4:1", "d6:2"], ["d8:8"], ["d4:3", "d6:3"], ["d4:4", "d6:4"]]
     s, rng = position(hands=hands, start=1)
@@ -202,6 +213,7 @@ def test_trick_clearing_with_a_player_out():
 
 
 def test_players_out_are_skipped_and_the_last_player_leads():
+    """R2.1, R2.6 (I15, I16)."""
     hands = [["d4:1", "d6:2"], ["d8:8"], ["d4:3", "d6:3", "d8:4"], ["d4:4", "d6:4"]]
     s, rng = position(hands=hands, start=1)
     play(s, rng, ["d8:8"], SINGLE)  # player 1 goes out
@@ -243,6 +255,7 @@ def _lone_cards(n, order):
     ],
 )
 def test_scoring_and_round_end_per_player_count(n, order, points):
+    """R4.2, R5.1 (I19, I20)."""
     s, rng = position(n=n, hands=_lone_cards(n, order), rounds=1)
     _go_out_in_order(s, rng, order[:-1])
     assert s.phase == rules.PHASE_PLAY, "the round goes on until only one (5 players: two) is left"
@@ -256,6 +269,7 @@ def test_scoring_and_round_end_per_player_count(n, order, points):
 
 
 def test_next_round_start_player_lowest_points_ties_to_the_later_finisher():
+    """R5.3 (I21)."""
     s, _ = position(n=4, hands=[["d4:1"], ["d4:2"], ["d4:3"], ["d4:4"]])
     s.points, s.out_order = [3, 2, 0, 0], [0, 1, 3]
     assert rules.next_start_player(s) == 2, "tied on 0: player 2 did not go out"
@@ -281,6 +295,7 @@ def _rig_round(s, cards):
 
 
 def test_three_rounds_new_deal_and_draft_and_winner():
+    """R5.2, R5.4, R5.5 (I22)."""
     s, _ = position(n=3, hands=[["d4:1"], ["d6:1"], ["d8:2", "d8:3"]], rounds=3)
     rng = np.random.default_rng(0)
     _go_out_in_order(s, rng, [0, 1])
@@ -300,6 +315,7 @@ def test_three_rounds_new_deal_and_draft_and_winner():
 
 
 def test_tie_on_points_goes_to_the_earliest_finisher_of_the_last_round():
+    """R6.1 (I23)."""
     s, _ = position(n=4, hands=[["d4:1"], ["d4:2"], ["d4:3"], ["d4:4"]])
     s.points = [5, 5, 2, 5]
     s.history = [[2, 3, 0], [3, 1, 0], [1, 3, 2]]
@@ -314,6 +330,7 @@ def test_tie_on_points_goes_to_the_earliest_finisher_of_the_last_round():
 
 # ---------------------------------------------------------------------------- powers
 def test_reroll_power_marks_dice_then_rerolls_them():
+    """R3.8 (house rule I9)."""
     hands = [["d8:1", "d8:2", "d10:5"], ["d4:2"], ["d4:3"], ["d4:4"]]
     dice = [["d6:4", "d6:4", "d20:3"], [], [], []]
     s, rng = position(hands=hands, dice=dice)
@@ -334,6 +351,7 @@ def test_reroll_power_marks_dice_then_rerolls_them():
 
 
 def test_reroll_power_may_be_declined_and_is_skipped_without_dice():
+    """R2.9, R3.8, R3.9 (I8, I9)."""
     hands = [["d8:1", "d8:2", "d10:5"], ["d4:2"], ["d4:3"], ["d4:4"]]
     s, rng = position(hands=hands, dice=[["d6:4"], [], [], []])
     play(s, rng, ["d8:1", "d8:2"], SUITED)
@@ -345,6 +363,7 @@ def test_reroll_power_may_be_declined_and_is_skipped_without_dice():
 
 
 def test_discard_power():
+    """R3.7 (house rule I10)."""
     hands = [["d12:11", "d6:3", "d8:4"], ["d4:2"], ["d4:3"], ["d4:4"]]
     s, rng = position(hands=hands)
     play(s, rng, ["d12:11"], HIGH)
@@ -355,6 +374,7 @@ def test_discard_power():
 
 
 def test_discard_power_can_make_the_player_go_out():
+    """R3.7, R4.1 (I10)."""
     hands = [["d12:11", "d6:3"], ["d4:2"], ["d4:3"], ["d4:4"]]
     s, rng = position(hands=hands)
     play(s, rng, ["d12:11"], HIGH)
@@ -363,6 +383,7 @@ def test_discard_power_can_make_the_player_go_out():
 
 
 def test_take_power():
+    """R3.6 (house rule I11)."""
     hands = [["d4:3", "d6:4", "d8:8"], ["d4:2"], ["d8:3"], ["d4:4"]]
     s, rng = position(hands=hands, pool=["d10:9", "d10:9", "d4:1"])
     play(s, rng, ["d4:3", "d6:4"], SEVEN)
@@ -383,6 +404,7 @@ def test_take_power():
 
 
 def test_clear_power_clears_the_trick_and_the_player_leads():
+    """R3.10 (house rule I12)."""
     hands = [["d4:1", "d6:2", "d8:3", "d10:9"], ["d4:2", "d6:1"], ["d4:3"], ["d4:4"]]
     s, rng = position(hands=hands, pool=["d20:5"])
     rules.apply(s, rules.PASS, rng)  # player 0 passes the lead
@@ -398,6 +420,7 @@ def test_clear_power_clears_the_trick_and_the_player_leads():
 
 
 def test_clear_power_when_the_player_goes_out():
+    """R2.9, R3.10 (I8, I12)."""
     hands = [["d4:1", "d6:2", "d8:3"], ["d4:2", "d6:1"], ["d4:3"], ["d4:4"]]
     s, rng = position(hands=hands)
     play(s, rng, ["d4:1", "d6:2", "d8:3"], RUN)
@@ -405,6 +428,7 @@ def test_clear_power_when_the_player_goes_out():
 
 
 def test_power_is_not_used_by_a_player_who_went_out():
+    """R2.9 (I8)."""
     hands = [["d8:1", "d8:2"], ["d4:2"], ["d4:3"], ["d4:4"]]
     s, rng = position(hands=hands, pool=["d4:1"])
     play(s, rng, ["d8:1", "d8:2"], SUITED)
@@ -413,6 +437,7 @@ def test_power_is_not_used_by_a_player_who_went_out():
 
 # ---------------------------------------------------------------------------- deadlock, caches, hidden info
 def test_deadlock_with_a_custom_catalog_ends_the_round():
+    """R2.8 (I18)."""
     catalog = load_catalog(
         {
             "name": "quads",
@@ -432,6 +457,7 @@ def test_deadlock_with_a_custom_catalog_ends_the_round():
 
 
 def test_seeded_meld_caches_equal_fresh_enumeration():
+    """R3.1: the cached melds behind the masks equal a fresh enumeration."""
     rng = np.random.default_rng(3)
     for game in range(3):
         s = rules.new_game(rules.DicebergConfig(num_players=4), rng)
@@ -449,6 +475,7 @@ def test_seeded_meld_caches_equal_fresh_enumeration():
 
 
 def test_resample_hidden_keeps_counts_and_own_view():
+    """R1.11 (I24)."""
     rng = np.random.default_rng(9)
     s = rules.new_game(rules.DicebergConfig(num_players=4), rng)
     for _ in range(60):
