@@ -183,3 +183,21 @@ def test_documented_command(command):
         if spec.submodule_search_locations is not None:  # a package: `python -m` runs its __main__
             assert importlib.util.find_spec(f"{module}.__main__") is not None, f"{module} has no __main__"
     _check_paths(words[1:])
+
+
+def test_nothing_cites_files_outside_the_repository():
+    """The repository stands alone: no page, docstring or test sends the reader to the design notes or rulebooks
+    kept outside it (the rules pages in docs/rules/ state the rules)."""
+    outside = ("shared/rules", "shared/DESIGN", "DESIGN.md", "../shared")
+    offenders = []
+    for path in sorted(REPO.rglob("*")):
+        if path.suffix not in (".py", ".md", ".yaml", ".toml", ".txt", ".json") or not path.is_file():
+            continue
+        rel = path.relative_to(REPO)
+        if rel.parts[0].startswith(".") or rel.parts[0] in ("runs", "build") or "egg-info" in rel.parts[0]:
+            continue
+        if rel == Path(__file__).relative_to(REPO):
+            continue
+        text = path.read_text(errors="replace")
+        offenders += [f"{rel}: {needle}" for needle in outside if needle in text]
+    assert not offenders, offenders
