@@ -1,6 +1,7 @@
 """Iceberg Rummy meld logic: cards, meld validity, meld values, every legal play, best play-out.
 
-Rulebook: ``shared/rules/iceberg_rummy.txt``; interpretations: ``docs/rules/iceberg_rummy.md``.
+Rules and interpretations: ``docs/rules/iceberg_rummy.md`` (melds R3.4, lay-offs R3.5,
+values R4.2-R4.5, end-of-hand penalty R4.6 and I12).
 
 Cards are integer ids ``suit * 13 + rank`` with ranks ``0 = A, 1 = 2, ..., 9 = 10, 10 = J,
 11 = Q, 12 = K`` and suits ``0 = C, 1 = D, 2 = H, 3 = S`` (clubs and spades black,
@@ -14,11 +15,12 @@ table; :func:`best_playout` finds the best set of plays a hand could still make 
 the end-of-hand penalties).
 
 Meld values: a meld of ``n`` cards is worth :func:`size_value` ``(n)`` — 10 for a pair and
-``5 n (n + 1) - 30`` for ``n >= 3`` (30, 70, 120, 180, ...): the rulebook's table with a meld
-laid at once scored as if built card by card (DESIGN.md): pair 10, third card 20 (so a
-three-card set, and a three-card run, is 30), k-th card ``10 k`` for ``k >= 4``. Laying
-``m`` cards off onto a meld of ``n`` earns ``size_value(n + m) - size_value(n)``. Special
-melds are laid whole for a fixed value and never extended.
+``5 n (n + 1) - 30`` for ``n >= 3`` (30, 70, 120, 180, ...): the value table (R4.2) with a
+meld laid at once scored as if built card by card (R4.3, house rule I1): pair 10, third
+card 20 (so a three-card set, and a three-card run, is 30), k-th card ``10 k`` for
+``k >= 4``. Laying ``m`` cards off onto a meld of ``n`` earns ``size_value(n + m) -
+size_value(n)`` (R4.4). Special melds are laid whole for a fixed value (R4.5) and never
+extended (I5).
 """
 
 from __future__ import annotations
@@ -113,7 +115,7 @@ def cards_of(counts: np.ndarray) -> list[int]:
 
 # ---------------------------------------------------------------------------- values and validity
 def size_value(n: int) -> int:
-    """Points of a pair/set/run of ``n`` cards built card by card (pair 10, 3: 30, 4: 70, 5: 120 ...)."""
+    """Points of a pair/set/run of ``n`` cards built card by card (R4.2, R4.3: pair 10, 3: 30, 4: 70 ...)."""
     if n < 2:
         return 0
     if n == 2:
@@ -122,7 +124,7 @@ def size_value(n: int) -> int:
 
 
 def group_valid(suit_counts: Sequence[int]) -> bool:
-    """Whether cards of one rank with these per-suit counts form a pair or a set.
+    """Whether cards of one rank with these per-suit counts form a pair or a set (R3.4.1, R3.4.2).
 
     Pair: two cards of different suits. Set of 3-4: all different suits. Set of 5+: at
     least one card of each suit.
@@ -153,7 +155,7 @@ _SUBS: dict[tuple[int, ...], list[tuple[int, int, int, int]]] = {
 
 
 def meld_kind(cards: Sequence[int]) -> int | None:
-    """The kind of the new meld ``cards`` (a multiset of ids), or ``None`` if it is not one."""
+    """The kind of the new meld ``cards`` (a multiset of ids, R3.4), or ``None`` if it is not one."""
     cards = sorted(int(c) for c in cards)
     n = len(cards)
     if n < 2:
@@ -180,13 +182,15 @@ def meld_kind(cards: Sequence[int]) -> int | None:
 
 
 def layoff_value(old_size: int, added: int) -> int:
-    """Points for adding ``added`` cards to a pair/set/run of ``old_size`` cards."""
+    """Points for adding ``added`` cards to a pair/set/run of ``old_size`` cards (R4.4)."""
     return size_value(old_size + added) - size_value(old_size)
 
 
 # ---------------------------------------------------------------------------- enumeration
 def enumerate_plays(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> list[Play]:
     """Every legal play of ``hand`` (count vector) against the table ``melds`` (card tuples).
+
+    New melds (R3.4) and lay-offs (R3.5), valued by R4.2-R4.5.
 
     Returns ``(cards, target, value)`` triples: new melds (target ``-1``) and lay-offs onto
     table slot ``target``; ``cards`` is sorted by card id.
@@ -424,7 +428,8 @@ def analyse(hand_bytes: bytes, table: tuple[tuple[int, ...], ...]) -> Analysis:
 # ---------------------------------------------------------------------------- best play-out
 #: States the exact play-out search may visit; beyond, :func:`best_playout` falls back to a
 #: greedy play-out (the most valuable play still possible, repeatedly). Hands possible with
-#: the rulebook's deck sizes (at most about 27 cards) stay far below it.
+#: the deck sizes of R1.2 (at most about 27 cards) stayed far below it in every measurement;
+#: the fallback may under-charge the penalty (a known limitation, ``docs/rules/iceberg_rummy.md`` I12).
 PLAYOUT_SEARCH_BUDGET = 5_000
 
 
@@ -434,6 +439,8 @@ def _rank_major(card: int) -> int:
 
 def best_playout(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> tuple[int, int]:
     """The most points ``hand`` could still score against ``melds``, and the cards it would play.
+
+    The end-of-hand penalty's play-out (``docs/rules/iceberg_rummy.md`` R4.6.1, R6.4, I12).
 
     A play-out is a set of plays made one after another: new melds from the hand and
     lay-offs onto the table (several cards laid off onto one table meld together, new

@@ -1,9 +1,9 @@
 """Iceberg Rummy — the pure game engine (no PettingZoo, no rendering).
 
-Rulebook: ``shared/rules/iceberg_rummy.txt``; house rules: ``shared/DESIGN.md``;
-interpretations: ``docs/rules/iceberg_rummy.md``. Meld logic lives in :mod:`.melds`.
+Rules, house rules and interpretations: ``docs/rules/iceberg_rummy.md`` (numbered rules
+R1-R7 and interpretations I1-I22, cited below by number). Meld logic lives in :mod:`.melds`.
 
-A turn: the player picks up the card passed face down by the right-hand neighbour,
+A turn (R2.2): the player picks up the card passed face down by the right-hand neighbour,
 draws from the stock and places every ace face up (all automatic), then makes any
 melds and lay-offs, one play at a time, and ends the turn by discarding one card face
 down to the left-hand neighbour. A play is composed card by card:
@@ -66,20 +66,20 @@ class IcebergRummyConfig:
         num_players: 2-5.
         single_hand: one hand is the whole game (default: hands until ``target_score``).
         target_score: a full game ends after the hand in which a player reaches it (5000).
-        ace_scoring: ``"multiplier"`` (rulebook: each placed ace adds 1 to the hand's
-            multiplier, x2, x3, ...); the rulebook's variants ``"fixed"`` (``ace_value``
+        ace_scoring: ``"multiplier"`` (R4.7: each placed ace adds 1 to the hand's
+            multiplier, x2, x3, ...); the rulebook's variants (R7.1) ``"fixed"`` (``ace_value``
             points per ace), ``"doubling"`` (first ace 20, second 40, each further ace
             double the previous) and ``"cats"`` (each ace worth 10 x the player's aces
             this hand: n aces score 10 n^2).
         ace_value: points per ace under ``ace_scoring="fixed"`` (20-50, default 30).
-        ace_holder_finishes: the original author's variant: when the last ace is placed,
-            its holder finishes the turn (melds and discard) before the hand ends.
-        max_hands: safety cap: a full game also ends after this many hands (highest
-            total wins); default 100. ``None``: no cap (random players lose points every
+        ace_holder_finishes: the original author's variant (R7.2): when the last ace is
+            placed, its holder finishes the turn (melds and discard) before the hand ends.
+        max_hands: safety cap (R7.4, I17): a full game also ends after this many hands
+            (highest total wins); default 100. ``None``: no cap (random players lose points every
             hand and never reach the target).
         allow_clear: offer the "clear the selection" action (default off: a selection
             can always be completed, so it is never needed).
-        num_decks: 1 or 2; ``None`` follows the rulebook (1 for 2-3 players, 2 for 4-5).
+        num_decks: 1 or 2; ``None`` follows R1.2 (1 for 2-3 players, 2 for 4-5).
     """
 
     num_players: int = 2
@@ -184,7 +184,7 @@ def new_game(
 ) -> IcebergRummyState:
     """A new game: deal the first hand and play the automatic start of the first turn.
 
-    ``dealer`` (default: random, the rulebook's draw for high card) deals; ``hands``
+    ``dealer`` (default: random, I18: the draw for high card is no decision) deals; ``hands``
     (card names or ids per seat) and ``stock`` (top first) fix the first deal; cards not
     given are shuffled into the stock after the given ones. ``melds`` (``(owner, cards)``
     pairs) puts melds on the table before the first turn (for puzzles and tests).
@@ -227,6 +227,7 @@ def _deal(
     stock: Sequence[str | int] | None = None,
     melds: Sequence[tuple[int, Sequence[str | int]]] | None = None,
 ) -> None:
+    """Deal a hand (R1.6, R1.7; given positions: R7.7); the dealer's left starts (R2.1)."""
     n = state.num_players
     deck_counts = full_deck_counts(state.config)
     state.hands[:] = 0
@@ -343,7 +344,7 @@ def hand_sizes(state: IcebergRummyState) -> np.ndarray:
 
 
 def ace_bonus_total(config: IcebergRummyConfig, n: int) -> int:
-    """Bonus points of ``n`` placed aces under the ace-scoring variants (0 for the multiplier)."""
+    """Bonus points of ``n`` placed aces under the ace-scoring variants, R7.1 (0 for the multiplier)."""
     if config.ace_scoring == "fixed":
         return config.ace_value * n
     if config.ace_scoring == "doubling":
@@ -366,7 +367,7 @@ def scores(state: IcebergRummyState) -> np.ndarray:
 
 
 def outcome(state: IcebergRummyState) -> np.ndarray:
-    """+1 for each player with the highest total (ties all win), -1 for the others."""
+    """+1 for each player with the highest total (ties all win), -1 for the others (R6.1-R6.3)."""
     out = np.zeros(state.num_players)
     if state.phase == PHASE_OVER and state.winners:
         out[:] = -1.0
@@ -398,6 +399,7 @@ def apply(state: IcebergRummyState, action: int, rng: np.random.Generator, *, ch
 
 
 def _commit(state: IcebergRummyState, p: int, target: int, rng: np.random.Generator) -> None:
+    """Lay the selection as a new meld (R3.4) or lay it off (R3.5); it scores at once (R4.1)."""
     sel = tuple(state.selection)
     value = analysis(state).commits[sel][target]
     for c in sel:
@@ -419,6 +421,7 @@ def _commit(state: IcebergRummyState, p: int, target: int, rng: np.random.Genera
 
 
 def _discard(state: IcebergRummyState, card: int, rng: np.random.Generator) -> None:
+    """Pass ``card`` face down to the left (R3.6); the last card goes out (R5.1, I9)."""
     p = state.current
     n = state.num_players
     state.hands[p, card] -= 1
@@ -441,6 +444,7 @@ def _discard(state: IcebergRummyState, card: int, rng: np.random.Generator) -> N
 
 
 def _place_aces(state: IcebergRummyState, p: int) -> None:
+    """Step 3 of a turn (R3.3): every ace in hand face up; variant bonuses at once (R7.1)."""
     hand = state.hands[p]
     if not (hand[0] or hand[13] or hand[26] or hand[39]):  # no ace in hand (ids: ACE_IDS)
         return
@@ -457,7 +461,11 @@ def _place_aces(state: IcebergRummyState, p: int) -> None:
 
 
 def _begin_turn(state: IcebergRummyState, rng: np.random.Generator) -> None:
-    """Steps 1-3 of a turn (pick up, draw, place aces), then the melding phase."""
+    """Steps 1-3 of a turn (R3.1-R3.3: pick up, draw, place aces), then the melding phase.
+
+    The hand ends here when the stock is empty (R5.3, I11) or the last ace is placed
+    (R5.2, I10; ``ace_holder_finishes``: after the turn, R7.2).
+    """
     p = state.current
     state.selection = []
     if state.pending >= 0 and state.pending_to == p:
@@ -484,7 +492,7 @@ def _begin_turn(state: IcebergRummyState, rng: np.random.Generator) -> None:
 
 
 def hand_penalty(state: IcebergRummyState, p: int) -> tuple[int, int, int]:
-    """End-of-hand penalty of player ``p``: ``(penalty, playable_points, dead_cards)``.
+    """End-of-hand penalty (R4.6, I12, I13) of player ``p``: ``(penalty, playable_points, dead_cards)``.
 
     Cards that could still be played (best play-out against the final table) cost the
     points playing them would have earned; every other card costs 10. An unplaced ace
@@ -505,6 +513,7 @@ def hand_penalty(state: IcebergRummyState, p: int) -> tuple[int, int, int]:
 
 
 def _end_hand(state: IcebergRummyState, reason: int, rng: np.random.Generator) -> None:
+    """Settle the hand (R5.4: R4.6-R4.8), then end the game (R5.6, R6) or deal the next hand (R5.5)."""
     n = state.num_players
     cfg = state.config
     penalties = [hand_penalty(state, p)[0] for p in range(n)]

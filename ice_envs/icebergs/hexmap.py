@@ -1,5 +1,8 @@
 """The Icebergs map: hex geometry and the readable text format of a map file.
 
+Map rules: ``docs/rules/icebergs.md`` R1.2, R1.3 and I28 (the section "Maps" documents
+the default map and this format).
+
 Geometry: flat-topped hexes in ``rows`` x ``cols`` offset coordinates ("odd-q"): odd
 columns sit half a space lower than even ones. Row 0 is the north edge, column 0 the
 west edge (toward Alaska) and column ``cols - 1`` the east edge (toward Newfoundland).

@@ -1,6 +1,7 @@
 """Icebergs — the pure game engine (no PettingZoo, no rendering).
 
-Rulebook: ``shared/rules/icebergs.txt``; interpretations: ``docs/rules/icebergs.md``.
+Rules, house rules and interpretations: ``docs/rules/icebergs.md`` (numbered rules R1-R7
+and interpretations I1-I28, cited below by number).
 
 Ships sail from Newfoundland (east edge) to Alaska (off the west edge), load 8 Fuel
 and 8 Cargo there, and sail back. Each turn the ship's owner rolls one die for Moves
@@ -298,8 +299,8 @@ class IcebergsState:
 def turn_order(num_players: int, ships_per_player: int, start_player: int) -> list[int]:
     """Ship ids in turn order: every player's first ship, then every second ship...
 
-    The fleet game's rule: "players alternate moving and no player may move two Ships
-    in a row" — ship ``j`` of each player in seat order from the start player.
+    The fleet game's order (R7.1.1, I17): players alternate and nobody moves two ships
+    in a row — ship ``j`` of each player in seat order from the start player.
     """
     return [
         ((start_player + i) % num_players) * ships_per_player + j
@@ -325,7 +326,7 @@ def new_game(
 ) -> IcebergsState:
     """Set up the map and start the first turn (the start player's first ship rolls).
 
-    ``start_player`` defaults to a random seat (the rulebook's roll-off). The position
+    ``start_player`` defaults to a random seat (R1.5, I1: the roll-off). The position
     keys set a custom position: ``icebergs`` (space per iceberg), ``floes`` (space per
     floe, repeated for several), ``spare_floes``, and ``ships``: one dict per ship (in
     ship id order) with ``status`` (a name: start, at_sea, alaska_loading,
@@ -406,7 +407,7 @@ def _place_ship(state: IcebergsState, k: int, spec: dict[str, Any]) -> None:
 
 # ------------------------------------------------------------------------------ queries
 def penalty(state: IcebergsState, space: int, exclude_ship: int = -1) -> int:
-    """Movement penalty of a space: 3 per iceberg, 1 per floe, 1 per ship (but ``exclude_ship``)."""
+    """Movement penalty of a space (R3.5.1): 3 per iceberg, 1 per floe, 1 per ship (but ``exclude_ship``)."""
     pen = state.floes[space] * FLOE_PENALTY + state.berg_count[space] * ICEBERG_PENALTY
     for k, p in enumerate(state.pos):
         if p == space and k != exclude_ship:
@@ -415,17 +416,17 @@ def penalty(state: IcebergsState, space: int, exclude_ship: int = -1) -> int:
 
 
 def move_cost(state: IcebergsState, ship: int, target: int) -> int:
-    """Moves a ship at sea pays to move to the adjacent ``target``: 1 + both penalties."""
+    """Moves a ship at sea pays to move to the adjacent ``target``: 1 + both penalties (R3.5, I27)."""
     return 1 + penalty(state, state.pos[ship], ship) + penalty(state, target, ship)
 
 
 def enter_cost(state: IcebergsState, ship: int, target: int) -> int:
-    """Moves to enter the map at edge space ``target``: 1 + its penalties."""
+    """Moves to enter the map at edge space ``target``: 1 + its penalties (R3.4, I2)."""
     return 1 + penalty(state, target, ship)
 
 
 def exit_cost(state: IcebergsState, ship: int) -> int:
-    """Moves to leave the map by an edge: 1 (+ the penalties of the space left, by option)."""
+    """Moves to leave the map by an edge: 1 (+ the penalties of the space left, by option; R3.6, I9)."""
     if state.config.exit_penalties:
         return 1 + penalty(state, state.pos[ship], ship)
     return 1
@@ -439,7 +440,7 @@ def entry_edge(state: IcebergsState, ship: int) -> list[int]:
 
 
 def can_use_fuel(state: IcebergsState, ship: int) -> bool:
-    """The ship may make a (non-drift) move now: solo, fuel already paid this turn, or fuel left."""
+    """The ship may make a (non-drift) move now: solo, fuel already paid this turn, or fuel left (R2.6)."""
     return state.config.solo or state.fuel_paid or state.fuel[ship] > 0
 
 
@@ -470,6 +471,7 @@ def _drift_actions(state: IcebergsState, lay: ActionLayout, k: int, out: list[in
 
 
 def _one_actions(state: IcebergsState, lay: ActionLayout) -> list[int]:
+    # rolled a one (R3.9, I11): place a spare floe, drift, or neither
     m = state.config.hexmap
     out: list[int] = []
     if state.spare_floes > 0:
@@ -483,7 +485,7 @@ def _one_actions(state: IcebergsState, lay: ActionLayout) -> list[int]:
 
 
 def _move_actions(state: IcebergsState, lay: ActionLayout) -> list[int]:
-    """Legal actions while moving, built in ascending id order.
+    """Legal actions while moving (R3.1-R3.8; solo drift R7.2.4), built in ascending id order.
 
     Penalties are inlined (``floes + 3 * icebergs + ships``, counting ships with
     ``list.count``) and the ice moves are gathered from the per-space action tables.
@@ -651,6 +653,7 @@ def _roll(rng: IntegerRng) -> int:
 
 
 def _pay_ship_move(state: IcebergsState, k: int, cost: int) -> None:
+    # R2.5 / I7: one Fuel per turn with a non-drift ship move (solo: none, R7.2.4)
     state.moves_left -= cost
     if not state.fuel_paid:
         state.fuel_paid = True
@@ -659,7 +662,7 @@ def _pay_ship_move(state: IcebergsState, k: int, cost: int) -> None:
 
 
 def _ship_to(state: IcebergsState, k: int, target: int) -> None:
-    """Put ship ``k`` in ``target`` (it is at sea) and queue a hazard roll per iceberg there."""
+    """Put ship ``k`` in ``target`` (it is at sea) and queue a hazard roll per iceberg there (R3.10.1)."""
     state.pos[k] = target
     state.faced[k] = 0
     if state.berg_count[target]:
@@ -669,6 +672,7 @@ def _ship_to(state: IcebergsState, k: int, target: int) -> None:
 
 
 def _leave_map(state: IcebergsState, k: int, *, to_alaska: bool) -> None:
+    # R3.6: to Alaska (loading next turn, R3.7) or home (R4.1)
     state.pos[k] = -1
     state.faced[k] = 0
     if to_alaska:
@@ -681,7 +685,7 @@ def _leave_map(state: IcebergsState, k: int, *, to_alaska: bool) -> None:
 def _arrive_home(state: IcebergsState, k: int) -> None:
     state.status[k] = HOME
     if state.first_home >= 0 and state.cargo[k] > 0:
-        state.cargo[k] -= 1  # "including the turn when they reach Newfoundland"
+        state.cargo[k] -= 1  # R4.2 / I15: a ship home after the first with Cargo loses 1 on arrival
     elif state.first_home < 0 and state.cargo[k] > 0:
         state.first_home = k
     state.home_rank[k] = state.home_count
@@ -693,7 +697,7 @@ def _arrive_home(state: IcebergsState, k: int) -> None:
 def _drift(state: IcebergsState, k: int, code: int, rng: IntegerRng) -> None:
     m = state.config.hexmap
     solo_turn = state.phase == PHASE_MOVE
-    if solo_turn:  # the solo game: drifting costs 1 Fuel, once a turn
+    if solo_turn:  # the solo game: drifting costs 1 Fuel, once a turn (R7.2.4); otherwise R3.9.2
         state.drifted = True
         state.fuel[k] -= 1
     if code < 6:
@@ -725,7 +729,7 @@ def _berg_at(state: IcebergsState, s: int) -> int:
 
 
 def _move_berg(state: IcebergsState, i: int, d: int) -> None:
-    """Move iceberg ``i`` one space; ships in the new space must roll for it."""
+    """Move iceberg ``i`` one space (R3.2, R3.3); ships in the new space must roll for it (R3.10.1, I12)."""
     m = state.config.hexmap
     s = state.bergs[i]
     state.berg_count[s] -= 1
@@ -751,7 +755,7 @@ def _move_berg(state: IcebergsState, i: int, d: int) -> None:
 
 # ------------------------------------------------------------------------------ hazards
 def _resolve_hazards(state: IcebergsState, rng: IntegerRng) -> bool:
-    """Roll the pending hazards in order; False when one waits for the owner's choice."""
+    """Roll the pending hazards in order (R3.10.2, I13, I24); False when one waits for the owner's choice."""
     while state.hazards:
         k, i = state.hazards[0]
         if state.status[k] != AT_SEA:
@@ -806,13 +810,14 @@ def _second_roll(state: IcebergsState, k: int, rng: IntegerRng) -> None:
 
 
 def _sink(state: IcebergsState, k: int) -> None:
+    # R3.11 / I14 (restart: R7.3)
     state.pos[k] = -1
     state.faced[k] = 0
     state.hazards[:] = [h for h in state.hazards if h[0] != k]
     if k == state.current:
         state.turn_over = True
     if state.config.restart_on_sink:
-        # "start again from the last map edge you entered with a full load"
+        # R7.3 / I14: start again off the last map edge entered, with a full load
         state.status[k] = ALASKA_READY if state.loaded[k] else START
         state.fuel[k] = FULL_FUEL
         state.cargo[k] = FULL_CARGO if state.loaded[k] else 0
@@ -823,6 +828,7 @@ def _sink(state: IcebergsState, k: int) -> None:
 
 
 def _solo_out_of_fuel(state: IcebergsState) -> None:
+    # R7.2.6 / I21
     _log(state, "the ship is out of fuel: the solo game is lost")
     state.result = [-1.0]
     _set_over(state)
@@ -871,6 +877,7 @@ def _advance(state: IcebergsState, rng: IntegerRng) -> None:
 
 
 def _end_turn(state: IcebergsState, rng: IntegerRng) -> None:
+    # R2.7: Cargo loss at sea (R4.2, I15); solo ice movement (R7.2.5)
     k = state.current
     if state.first_home >= 0 and state.status[k] == AT_SEA and state.cargo[k] > 0:
         state.cargo[k] -= 1
@@ -880,6 +887,7 @@ def _end_turn(state: IcebergsState, rng: IntegerRng) -> None:
 
 
 def _next_turn(state: IcebergsState, rng: IntegerRng) -> None:
+    # R2.1-R2.3: next ship in order (home or sunk skipped), loading in Alaska (R3.7), the roll
     cfg = state.config
     order = state.order
     while not state.over:
@@ -921,13 +929,13 @@ def _next_turn(state: IcebergsState, rng: IntegerRng) -> None:
 
 
 def _solo_ice_movement(state: IcebergsState, rng: IntegerRng) -> None:
-    """The Ice Movement Table: random ice moves one or two spaces after each solo turn."""
+    """The Ice Movement Table (R7.2.5, I20, I25): random ice moves after each solo turn."""
     roll = _roll(rng)
     floes, bergs, berg_steps = {1: (1, 0, 1), 2: (2, 0, 1), 3: (3, 0, 1), 4: (1, 1, 1), 5: (2, 1, 1)}.get(
         roll, (0, 1, 2)
     )
     if roll == 6 and int(rng.integers(0, 2)) == 1:
-        bergs, berg_steps = 2, 1  # "*Or Move 2 Icebergs 1 Space Each", chosen at random
+        bergs, berg_steps = 2, 1  # the table's alternative on a 6 (two icebergs), chosen at random (I20)
     _log(state, f"ice movement roll {roll}")
     for i in _pick_distinct(rng, [i for i, b in enumerate(state.bergs) if b >= 0], bergs):
         for _ in range(berg_steps):
@@ -961,6 +969,7 @@ def _random_sea_direction(state: IcebergsState, s: int, rng: IntegerRng) -> int:
 
 # ------------------------------------------------------------------------------ the end
 def _check_end(state: IcebergsState) -> None:
+    # R5.1 (I16), fleet R5.2 / R7.1.2 (I18), solo R7.2.6 (I21)
     if state.over:
         return
     cfg = state.config
@@ -988,10 +997,10 @@ def _check_end(state: IcebergsState) -> None:
 
 
 def _decide(state: IcebergsState) -> None:
-    """Most Cargo home wins (fleet: summed over the player's ships); ties to the first home.
+    """Most Cargo home wins (fleet: summed over the player's ships); ties to the first home (R6.1, R6.2).
 
     A player with no Cargo home cannot win; if nobody has Cargo home, nobody wins and
-    every seat gets -1.
+    every seat gets -1 (R6.3, I16). Solo: R7.2.6.
     """
     cfg = state.config
     if cfg.solo:
@@ -1029,6 +1038,7 @@ def winner(state: IcebergsState) -> int:
 
 
 def _end_by_max_turns(state: IcebergsState) -> None:
+    # R5.4 / R7.5, I22
     _log(state, f"max_turns={state.config.max_turns} reached")
     if state.config.max_turns_end == "decide":
         _decide(state)

@@ -1,9 +1,10 @@
 """The multi-step composition reaches exactly the legal plays, checked by brute force.
 
-The brute force here is written from the rulebook independently of ``melds.py``: every
-sub-multiset of the hand is tried as a new meld and as a lay-off onto every table meld,
-and its value is computed card by card from the rulebook's table (DESIGN.md). The
-engine's plays are collected by walking the action masks (select cards, then commit).
+The brute force here is written from the rules independently of ``melds.py``: every
+sub-multiset of the hand is tried as a new meld (R3.4) and as a lay-off onto every table
+meld (R3.5), and its value is computed card by card from the value table (R4.2, with the
+house rule I1 / R4.3). The engine's plays are collected by walking the action masks
+(select cards, then commit). Rule numbers refer to ``docs/rules/iceberg_rummy.md``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ RED = {1, 2}
 
 
 def bf_kind(cards: list[int]) -> str | None:
-    """Rulebook meld test: 'pair', 'set', 'run', or a special meld name; None if not a meld."""
+    """Meld test (R3.4): 'pair', 'set', 'run', or a special meld name; None if not a meld."""
     n = len(cards)
     ranks = [c % 13 for c in cards]
     suits = [c // 13 for c in cards]
@@ -52,8 +53,8 @@ SPECIAL = {"odds-suit": 700, "evens-suit": 700, "odds-colour": 300, "evens-colou
 
 
 def card_points(k: int) -> int:
-    """Points for the k-th card of a set or sequence: 'Adding third card to an existing pair 20',
-    'Fourth card ... 40', ..., 'Twelfth card in a Sequence 120'."""
+    """Points for the k-th card of a set or sequence (R4.2): the third card added to a pair 20,
+    the fourth 40, ..., the twelfth card of a run 120."""
     return 20 if k == 3 else 10 * k
 
 
@@ -68,7 +69,7 @@ def bf_new_value(kind: str, n: int) -> int:
 
 
 def bf_layoff(meld: tuple[int, ...], add: list[int]) -> int | None:
-    """Value of laying ``add`` off onto ``meld``, or None when illegal."""
+    """Value of laying ``add`` off onto ``meld`` (R3.5, R4.4), or None when illegal."""
     old = bf_kind(list(meld))
     if old not in ("pair", "set", "run"):
         return None
@@ -183,6 +184,7 @@ def _rich_position(rng: np.random.Generator, decks: int) -> R.IcebergRummyState:
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_reachable_plays_equal_brute_force_in_random_games(n):
+    """R3.4, R3.5, R4.2-R4.5: the plays reached through the masks equal the brute force."""
     for state in _random_play_positions(n, seed=10 + n, count=40):
         hand = state.hands[state.current]
         expected = bf_plays(hand, state.table())
@@ -191,6 +193,7 @@ def test_reachable_plays_equal_brute_force_in_random_games(n):
 
 @pytest.mark.parametrize("decks", [1, 2])
 def test_reachable_plays_equal_brute_force_in_meld_rich_positions(decks):
+    """R3.4, R3.5, R4.2-R4.5 on positions dense in melds, one deck and two."""
     rng = np.random.default_rng(100 + decks)
     checked = 0
     seen: Counter = Counter()
@@ -214,6 +217,7 @@ def test_reachable_plays_equal_brute_force_in_meld_rich_positions(decks):
 
 
 def test_every_special_meld_and_colour_mix_is_reachable():
+    """R3.4.4-R3.4.7 (I5): the suit melds and every mixed colour meld."""
     # all six odd black cards of both decks: odds in clubs, in spades, and every mixed colour meld
     odds = [s * 13 + r for s in (0, 3) for r in ODD]
     config = R.IcebergRummyConfig(num_players=4, single_hand=True)
@@ -243,6 +247,7 @@ def sequential_best(hand: Counter, table: list[tuple[int, ...]]) -> tuple[int, i
 
 
 def test_best_playout_matches_exhaustive_sequential_search():
+    """R4.6.1, R6.4 (I12): the best play-out equals an exhaustive sequential search."""
     rng = np.random.default_rng(5)
     nontrivial = 0
     for _ in range(80):
@@ -257,6 +262,7 @@ def test_best_playout_matches_exhaustive_sequential_search():
 
 
 def test_best_playout_falls_back_to_a_greedy_play_out_for_huge_hands(monkeypatch):
+    """I12 (known limitation): past the search cap a greedy play-out, never more than the exact one."""
     rng = np.random.default_rng(9)
     for _ in range(30):
         state = _rich_position(rng, 2)

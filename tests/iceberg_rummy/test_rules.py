@@ -1,6 +1,9 @@
 """Engine unit tests on hand-built positions: every line of the rulebook's scoring table,
 each special meld, the ace multiplier and variants, the end-of-hand penalties, the turn
-structure, the three ways a hand ends, and the game end."""
+structure, the three ways a hand ends, and the game end.
+
+Rule numbers (R4.2, I12, ...) refer to ``docs/rules/iceberg_rummy.md``.
+"""
 
 from __future__ import annotations
 
@@ -67,6 +70,7 @@ FILLER = "2C 4D 9H"  # cards that meld with nothing below
 # ---------------------------------------------------------------------------- deal and turn
 @pytest.mark.parametrize("n,decks", [(2, 1), (3, 1), (4, 2), (5, 2)])
 def test_deal_seven_cards_one_or_two_decks_left_of_dealer_starts(n, decks):
+    """R1.2, R1.6, R2.1, R3.1: seven cards each from one deck or two; the dealer's left starts, with nothing to pick up."""
     config = R.IcebergRummyConfig(num_players=n)
     assert config.decks == decks
     s = R.new_game(config, np.random.default_rng(n), dealer=1)
@@ -82,6 +86,7 @@ def test_deal_seven_cards_one_or_two_decks_left_of_dealer_starts(n, decks):
 
 
 def test_discard_is_passed_face_down_to_the_left_and_picked_up_next_turn():
+    """R3.6, R3.1 (I7): the discard goes face down to the left and is picked up next turn."""
     s = game(3, hands=["5S 6S 9H 2C 4D 10H QC", "3D 5C 7H 9C JD KH 2H", "3S 4S 8D 8H JC QS KS"], stock=["7C", "8C"])
     assert R.hand_sizes(s).tolist() == [8, 7, 7]
     discard(s, "QC")
@@ -95,6 +100,7 @@ def test_discard_is_passed_face_down_to_the_left_and_picked_up_next_turn():
 
 
 def test_aces_are_placed_face_up_at_once_and_never_selectable():
+    """R3.3 (I8): aces, dealt or drawn, are placed at once and never selected."""
     s = game(2, hands=["AS AH 5S 6S 9H 2C 4D", "3D 5C 7H 9C JD KH 2H"], stock=["AD"])
     assert s.aces.tolist() == [3, 0]
     assert s.table_aces.tolist() == [0, 1, 1, 1]
@@ -126,6 +132,7 @@ for _k in range(5, 13):  # runs up to twelve cards (2 to K)
 
 @pytest.mark.parametrize("line,position,cards,target,points", SCORING_TABLE, ids=[t[0] for t in SCORING_TABLE])
 def test_every_line_of_the_scoring_table(line, position, cards, target, points):
+    """R4.2: every line of the value table; R3.5 (I6): a lay-off keeps the meld's owner."""
     decks = position.get("decks")
     s = game(2, hands=[cards + " " + FILLER, ""], stock=["JD"], melds=position.get("melds"), decks=decks)
     assert play(s, cards, target) == points
@@ -135,6 +142,7 @@ def test_every_line_of_the_scoring_table(line, position, cards, target, points):
 
 
 def test_a_meld_laid_at_once_scores_as_if_built_card_by_card():
+    """R4.3 (house rule I1); R3.4.2: a five-card set has every suit."""
     s = game(2, decks=2, hands=["7C 7D 7H 7S 7C 5S 6S 7S 8S 2D 3D 4D 5D 6D 7D 8D 9D 10D JD QD KD", ""], stock=["9C"])
     assert play(s, "7C 7D 7H 7S") == 10 + 20 + 40  # four at once = 30 + 40
     assert play(s, "5S 6S 7S 8S") == 30 + 40  # a four-card run at once
@@ -144,6 +152,7 @@ def test_a_meld_laid_at_once_scores_as_if_built_card_by_card():
 
 
 def test_multi_card_lay_offs_score_card_by_card():
+    """R4.4, R3.5 (I2): several cards at once, a run extended at both ends, a set made whole."""
     s = game(2, decks=2, hands=["7D 7H 4S 8S 9C 9D " + FILLER, ""], stock=["JD"],
              melds=[(1, "7S 7C"), (1, "5S 6S 7S"), (1, "9S 9H 9D")])  # fmt: skip
     assert play(s, "7D 7H", 0) == 20 + 40  # pair -> four-card set
@@ -154,6 +163,7 @@ def test_multi_card_lay_offs_score_card_by_card():
 
 
 def test_special_melds_score_their_fixed_values_and_are_never_extended():
+    """R3.4.4-R3.4.7, R4.5 and I5: fixed values, no lay-offs onto special melds."""
     hands = [
         "3S 5S 7S 9S JS KS 2H 4H 6H 8H 10H QH 3C 5S 7C 9C JS KC 2D 4H 6D 8H 10D QD",
         "",
@@ -170,6 +180,7 @@ def test_special_melds_score_their_fixed_values_and_are_never_extended():
 
 
 def test_mixed_colours_and_wrong_ranks_are_not_special_melds():
+    """R3.4.4-R3.4.7 (I5): exactly the six ranks, one colour."""
     assert M.meld_kind(M.parse_cards("3S 5H 7S 9S JS KS")) is None
     assert M.meld_kind(M.parse_cards("3S 5S 7S 9S JS QS")) is None
     assert M.meld_kind(M.parse_cards("2D 4D 6D 8D 10D QD")) == M.EVENS_SUIT
@@ -206,16 +217,19 @@ def _all_commits(state):
     ],
 )
 def test_illegal_melds_cannot_be_composed(hand, cards, decks):
+    """R3.4.1-R3.4.3 (I3, I4): suit conditions of pairs and sets, runs consecutive, no wrap-around."""
     s = game(2, decks=decks, hands=[hand + " " + FILLER, ""], stock=["JD"])
     assert not can_commit(s, cards)
 
 
 def test_aces_are_never_in_melds():
+    """R1.3, R3.4 (I4): no meld contains an ace."""
     assert M.meld_kind(M.parse_cards("AS 2S 3S")) is None
     assert M.meld_kind(M.parse_cards("AS AH")) is None
 
 
 def test_lay_off_onto_another_players_meld_scores_for_the_player():
+    """R3.5 (I6): lay-offs onto any player's meld score for the player who lays off."""
     s = game(3, hands=["8S 9S " + FILLER, "", ""], stock=["JD"], melds=[(2, "5S 6S 7S")])
     assert play(s, "8S 9S", 0) == 40 + 50
     assert s.melds[0] == (M.RUN, 2, tuple(M.parse_cards("5S 6S 7S 8S 9S")))
@@ -224,6 +238,7 @@ def test_lay_off_onto_another_players_meld_scores_for_the_player():
 
 # ---------------------------------------------------------------------------- end of the hand
 def test_going_out_by_the_last_meld_ends_the_hand_at_once():
+    """R5.1 (I9), R4.6.2, R6.3: going out by a meld ends the hand at once."""
     s = game(2, hands=["5S 6S", "2C 4D 6H 8C 10D QH KC"], stock=["7S"])
     assert play(s, "5S 6S 7S") == 30
     assert R.is_over(s)
@@ -234,6 +249,7 @@ def test_going_out_by_the_last_meld_ends_the_hand_at_once():
 
 
 def test_going_out_by_the_last_discard():
+    """R3.6, R5.1 (I9): going out by discarding the last card."""
     s = game(2, hands=["5S 6S 9H", "2C 4D 6H 8C 10D QH KC"], stock=["7S"])
     play(s, "5S 6S 7S")
     discard(s, "9H")
@@ -251,6 +267,7 @@ def _last_ace_position(**cfg):
 
 
 def test_the_last_ace_placed_ends_the_hand_at_once_and_multiplies():
+    """R5.2 (I10), R4.7: the last ace ends the hand in step 3; aces multiply."""
     s = _last_ace_position()
     assert s.aces.tolist() == [1, 0]
     discard(s, "QH")
@@ -264,6 +281,7 @@ def test_the_last_ace_placed_ends_the_hand_at_once_and_multiplies():
 
 
 def test_variant_the_ace_holder_finishes_the_turn():
+    """R7.2 (I10, I21): the ace holder melds and discards, then the hand ends."""
     s = _last_ace_position(ace_holder_finishes=True)
     discard(s, "QH")
     assert not R.is_over(s) and s.current == 1 and s.end_after_turn
@@ -276,6 +294,7 @@ def test_variant_the_ace_holder_finishes_the_turn():
 
 
 def test_the_hand_ends_when_a_player_cannot_draw():
+    """R5.3 (house rule I11): the card passed is picked up before the failed draw."""
     s = game(2, hands=["5S 6S 9H 2C", "3D 5C 7H JS"], stock=["KD"])
     s.stock = s.stock[: s.stock_pos]  # the stock is now empty
     discard(s, "9H")
@@ -301,11 +320,13 @@ def _end_position(hand_1, melds=None, decks=None, **cfg):
     ],
 )
 def test_end_of_hand_penalties(hand, melds, penalty):
+    """R4.6.1, R4.6.2 (I12 and its examples): the best play-out, 10 per dead card."""
     s = _end_position(hand, melds)
     assert R.hand_penalty(s, 1)[0] == penalty
 
 
 def test_penalties_and_the_ace_multiplier_apply_when_the_hand_ends():
+    """R5.4, R4.6, R4.7 (I14): penalties and the multiplier at the end of the hand."""
     # player 0 has placed two aces, melds 30 and goes out by discarding; player 1 (no turn yet)
     # keeps 8S, which fits the new run (-40), and a dead 9H (-10)
     s = game(2, hands=["AS AH 5S 6S 10C", "8S 9H"], stock=["7S", "KD"])
@@ -318,6 +339,7 @@ def test_penalties_and_the_ace_multiplier_apply_when_the_hand_ends():
 
 
 def test_negative_hand_scores_are_multiplied_too():
+    """R4.7 (I14): a negative hand score is multiplied too."""
     s = game(2, hands=["AS 2C 4D", "5S 6S"], stock=["9H", "7S"])
     discard(s, "2C")
     play(s, "5S 6S 7S")
@@ -332,6 +354,7 @@ def test_negative_hand_scores_are_multiplied_too():
     [("fixed", 2, 60), ("doubling", 3, 20 + 40 + 80), ("cats", 3, 3 * 30), ("cats", 5, 250)],
 )
 def test_ace_scoring_variants_give_a_bonus_when_placed(scoring, aces, bonus):
+    """R7.1.1-R7.1.3 (I15), R4.1: ace bonuses recorded when placed, no multiplier."""
     cards = " ".join(["AS", "AH", "AD", "AC", "AS"][:aces])
     s = game(2, decks=2, hands=[cards + " 5S 6S 9H", "2C 4D"], stock=["7S"], ace_scoring=scoring)
     assert s.ace_bonus[0] == bonus  # recorded at once
@@ -343,6 +366,7 @@ def test_ace_scoring_variants_give_a_bonus_when_placed(scoring, aces, bonus):
 
 
 def test_unplaced_aces_cost_10_or_their_variant_value():
+    """R4.6.3 (I13): an unplaced ace costs 10, or its variant value."""
     # player 1 has not had a turn yet when player 0 goes out: its ace was never placed
     s = game(2, hands=["5S 6S", "AC 9H"], stock=["7S"])
     play(s, "5S 6S 7S")
@@ -354,6 +378,7 @@ def test_unplaced_aces_cost_10_or_their_variant_value():
 
 # ---------------------------------------------------------------------------- the game
 def test_a_full_game_deals_again_with_the_next_dealer_until_5000():
+    """R5.5: the next hand is dealt by the next dealer to the left."""
     s = game(2, hands=["5S 6S", "2C 4D 6H 8C 10D QH KC"], stock=["7S"], single_hand=False)
     play(s, "5S 6S 7S")
     assert not R.is_over(s)
@@ -363,6 +388,7 @@ def test_a_full_game_deals_again_with_the_next_dealer_until_5000():
 
 
 def test_the_game_ends_when_a_player_reaches_5000_and_the_highest_total_wins():
+    """R5.6, R6.1 (I16): the game ends at 5000 and the highest total wins."""
     s = game(2, hands=["5S 6S", "2C 4D 6H 8C 10D QH KC"], stock=["7S"], single_hand=False)
     s.totals[:] = [4980, 0]
     play(s, "5S 6S 7S")
@@ -374,6 +400,7 @@ def test_the_game_ends_when_a_player_reaches_5000_and_the_highest_total_wins():
 
 
 def test_max_hands_caps_a_full_game_and_ties_all_win():
+    """R7.4 (I17), R6.2 (I16): the hand cap decides the game; tied leaders all win."""
     s = game(2, hands=["5S 6S", "3D 3H 4C"], stock=["7S"], single_hand=False, max_hands=1)
     s.totals[:] = [0, 30 + 10 + 10]
     play(s, "5S 6S 7S")  # player 1 keeps a pair (-10) and a dead card (-10)
@@ -383,6 +410,7 @@ def test_max_hands_caps_a_full_game_and_ties_all_win():
 
 
 def test_bad_options_are_refused():
+    """R1.1, R7.1.1, R1.2: player count, ace scoring, ace value and card counts are checked."""
     with pytest.raises(ValueError, match="num_players"):
         R.IcebergRummyConfig(num_players=6)
     with pytest.raises(ValueError, match="ace_scoring"):

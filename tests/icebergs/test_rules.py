@@ -1,4 +1,7 @@
-"""Icebergs engine: every example of the rulebook and every rule of issue 6 on hand-built positions."""
+"""Icebergs engine: every example of the rulebook and every rule of issue 6 on hand-built positions.
+
+Rule numbers (R3.5, I12, ...) refer to ``docs/rules/icebergs.md``.
+"""
 
 from __future__ import annotations
 
@@ -50,6 +53,7 @@ def berg(s, d):
 
 # ------------------------------------------------------------------ moving ice
 def test_roll_three_moves_three_floes_one_space_each():
+    """R3.1, R2.5, R2.7 (I26): the rulebook's roll-of-3 example, three floes one space each; no Fuel used."""
     st, rng = game([3, 2], ships=[at(0, 0), at(4, 5)], floes=[sp(2, 2), sp(2, 4), sp(3, 3)])
     assert st.phase == rules.PHASE_MOVE and st.moves_left == 3
     rules.apply(st, floe(sp(2, 2), N), rng)
@@ -62,6 +66,7 @@ def test_roll_three_moves_three_floes_one_space_each():
 
 
 def test_roll_three_moves_one_floe_three_spaces():
+    """R3.1, R3.3 (I4): the same example, one floe three spaces (the last one off the map)."""
     st, rng = game([3, 2], ships=[at(0, 0), at(4, 5)], floes=[sp(2, 2)])
     for r in (1, 0):
         rules.apply(st, floe(sp(r + 1, 2), N), rng)
@@ -71,6 +76,7 @@ def test_roll_three_moves_one_floe_three_spaces():
 
 
 def test_an_iceberg_needs_three_moves_left():
+    """R3.2 (I5): an iceberg moves only with 3 Moves left."""
     st, _ = game([2], ships=[at(0, 0), at(4, 5)], icebergs=[sp(2, 2)], floes=[sp(3, 3)])
     assert not any(LAY.berg <= a < LAY.place for a in rules.legal_actions(st))
     st, rng = game([4, 2], ships=[at(0, 0), at(4, 5)], icebergs=[sp(2, 2)], floes=[sp(3, 3), sp(3, 3)])
@@ -82,6 +88,7 @@ def test_an_iceberg_needs_three_moves_left():
 
 
 def test_ice_never_enters_an_island_and_leaves_only_from_the_border():
+    """R1.2, R3.1, R3.3 (I3, I4): never onto an island; off the map only from the border."""
     m = parse_map("grid:\n. . .\n. # .\n. . .")
     cfg = rules.IcebergsConfig(num_players=2, hexmap=m)
     st = rules.new_game(cfg, ScriptedRng([6]), start_player=0, floes=[m.space(0, 1)], icebergs=[], spare_floes=0)
@@ -96,6 +103,7 @@ def test_ice_never_enters_an_island_and_leaves_only_from_the_border():
 
 
 def test_moving_ice_off_the_map_and_reusing_floes():
+    """R3.3 (I4), R3.9.1: ice off the map; a floe taken off is placed again on a one."""
     st, rng = game([4, 1, 3], ships=[at(2, 2), at(4, 4)], icebergs=[sp(0, 3)], floes=[sp(4, 0)], spare=0)
     rules.apply(st, berg(sp(0, 3), OFF), rng)  # 3 Moves
     assert st.bergs == [-1] and st.berg_count[sp(0, 3)] == 0 and st.moves_left == 1
@@ -110,6 +118,7 @@ def test_moving_ice_off_the_map_and_reusing_floes():
 
 # ------------------------------------------------------------------ moving ships
 def test_ship_costs_one_plus_penalties_and_one_fuel_per_turn():
+    """R3.5, R2.5 (house rule I7): one Fuel per moving turn, not per space."""
     st, rng = game([6, 2], ships=[at(2, 2), at(4, 5)])
     assert rules.move_cost(st, 0, sp(1, 2)) == 1
     rules.apply(st, N, rng)
@@ -120,6 +129,7 @@ def test_ship_costs_one_plus_penalties_and_one_fuel_per_turn():
 
 
 def test_penalties_of_left_and_entered_spaces_add_up():
+    """R3.5, R3.5.1 (I6, house rule I27): penalties of the space left and entered add up."""
     ships = [at(2, 2), at(2, 3), at(4, 5)]
     st, _ = game([6], ships=ships, icebergs=[sp(1, 2)], floes=[sp(2, 2), sp(1, 3), sp(1, 3)], n=3)
     # leaving (2,2): 1 floe = 1; entering (1,2): iceberg 3 -> 1 + 1 + 3 = 5
@@ -135,6 +145,7 @@ def test_penalties_of_left_and_entered_spaces_add_up():
 
 
 def test_penalty_example_one_five_floes_cost_six_or_move_the_floes_first():
+    """R3.5.1 (I27): the rulebook's first penalty example."""
     # "You move your Ship into a Space containing 3 Ice Floes. ... the other players move 2 more"
     st, rng = game([5, 2], ships=[at(2, 2), at(4, 5)], floes=[sp(2, 2)] * 3 + [sp(1, 1)] * 2)
     assert st.floes[sp(2, 2)] == 3
@@ -158,6 +169,7 @@ def test_penalty_example_one_five_floes_cost_six_or_move_the_floes_first():
 
 
 def test_penalty_example_two_iceberg_and_three_floes_cost_seven():
+    """R3.5.1 (I27): the second penalty example; only drifting (R3.9.2) frees the ship."""
     # "A Space contains 1 Iceberg and 3 Ice Floes. The total cost in Moves to enter this Space would be 7"
     st, rng = game([6, 1, 4], ships=[at(2, 1), at(4, 5)], icebergs=[sp(2, 2)], floes=[sp(2, 2)] * 3)
     assert rules.move_cost(st, 0, sp(2, 2)) == 7
@@ -176,12 +188,14 @@ def test_penalty_example_two_iceberg_and_three_floes_cost_seven():
 
 
 def test_a_ship_penalty_counts_every_other_ship():
+    """R3.5.1 (I6): every other ship counts."""
     st, _ = game([6], ships=[at(2, 2), at(1, 2), at(1, 2), at(2, 2)], n=4)
     # leaving: one other ship (1); entering: two ships (2)
     assert rules.move_cost(st, 0, sp(1, 2)) == 4
 
 
 def test_entering_from_newfoundland_costs_one_plus_penalties_and_fuel():
+    """R3.4 (house rule I2), R2.5: entering costs 1 + the penalties, and Fuel."""
     st, rng = game([3, 2], ships=[WAITING, WAITING], floes=[sp(0, 5), sp(0, 5)], icebergs=[sp(1, 5)])
     legal = rules.legal_actions(st)
     assert LAY.enter + 0 in legal  # 1 + 2 floes = 3
@@ -192,6 +206,7 @@ def test_entering_from_newfoundland_costs_one_plus_penalties_and_fuel():
 
 
 def test_combining_moves_example_one():
+    """R2.4, R2.5: the rulebook's first example of combined moves."""
     # roll 6: an iceberg 1 space (3), a floe 1 space (1), the ship 2 spaces (2); fuel -1; turn over
     st, rng = game([6, 3], ships=[at(2, 2), at(4, 5)], icebergs=[sp(0, 0)], floes=[sp(4, 0)])
     rules.apply(st, berg(sp(0, 0), S), rng)
@@ -204,6 +219,7 @@ def test_combining_moves_example_one():
 
 
 def test_combining_moves_example_two_no_fuel_without_ship_move():
+    """R2.5: the second example of combined moves: no ship move, no Fuel."""
     st, rng = game([4, 3], ships=[at(2, 2), at(4, 5)], icebergs=[sp(0, 0)], floes=[sp(4, 0)])
     rules.apply(st, berg(sp(0, 0), S), rng)
     rules.apply(st, floe(sp(4, 0), N), rng)
@@ -212,6 +228,7 @@ def test_combining_moves_example_two_no_fuel_without_ship_move():
 
 # ------------------------------------------------------------------ rolling a one
 def test_rolling_a_one_drift_ignores_penalties_uses_no_fuel_then_rolls_again():
+    """R3.9 (house rule I11): drift or place a floe, then roll again, without limit."""
     st, rng = game([1, 1, 3], ships=[at(2, 2), at(4, 5)], icebergs=[sp(1, 2)], floes=[sp(2, 2)] * 4)
     assert st.phase == rules.PHASE_ONE
     legal = rules.legal_actions(st)
@@ -228,6 +245,7 @@ def test_rolling_a_one_drift_ignores_penalties_uses_no_fuel_then_rolls_again():
 
 
 def test_no_fuel_only_drifting():
+    """R2.6: without Fuel the ship cannot move, but its player may move ice."""
     st, rng = game([6, 1, 4], ships=[at(2, 2, fuel=0), at(4, 5)], floes=[sp(0, 0)])
     legal = rules.legal_actions(st)
     assert not any(a < 9 for a in legal if a != LAY.end_turn)  # no ship move, no exit
@@ -237,6 +255,7 @@ def test_no_fuel_only_drifting():
 
 
 def test_no_fuel_ship_drifts_on_a_one():
+    """R2.6, R3.9.2, R2.7 (I26): a ship without Fuel drifts on a one."""
     st, rng = game([1, 2, 3], ships=[at(2, 2, fuel=0), at(4, 5)])
     assert LAY.drift + N in rules.legal_actions(st)
     rules.apply(st, LAY.drift + N, rng)
@@ -246,6 +265,7 @@ def test_no_fuel_ship_drifts_on_a_one():
 
 
 def test_waiting_ship_cannot_drift_onto_the_map():
+    """R3.9.2 (I11): a ship off the map cannot drift onto it."""
     st, _ = game([1], ships=[WAITING, WAITING])
     legal = rules.legal_actions(st)
     assert not any(LAY.drift <= a < LAY.decline for a in legal) and LAY.decline in legal
@@ -253,6 +273,7 @@ def test_waiting_ship_cannot_drift_onto_the_map():
 
 # ------------------------------------------------------------------ iceberg hazards
 def test_hazard_example_one_roll_only_for_the_new_iceberg():
+    """R3.10.1 (house rule I12): the rulebook's first hazard example."""
     # player_0's ship is in a space with iceberg 0; player_1 moves iceberg 1 in: one roll only
     ships = [at(2, 2, fuel=5), at(4, 5)]
     st, rng = game([3, 6, 3, 1, 4, 2, 5], ships=ships, icebergs=[sp(2, 2), sp(1, 2), sp(0, 2)])
@@ -274,6 +295,7 @@ def test_hazard_example_one_roll_only_for_the_new_iceberg():
 
 
 def test_hazard_example_two_both_ships_roll_owner_chooses_off_turn():
+    """R3.10.2 (I13, I24): the second hazard example; the owner chooses off-turn."""
     ships = [at(0, 0), at(2, 2, fuel=6, cargo=5, loaded=True), at(2, 2, fuel=6, cargo=5, loaded=True)]
     st, rng = game([6, 3, 5, 1], ships=ships, icebergs=[sp(1, 2)], n=3)
     rules.apply(st, berg(sp(1, 2), S), rng)
@@ -288,6 +310,7 @@ def test_hazard_example_two_both_ships_roll_owner_chooses_off_turn():
 
 @pytest.mark.parametrize("restart", [False, True])
 def test_second_roll_of_six_sinks_the_ship(restart):
+    """R3.10.2, R3.11, R7.3 (I14): a second 6 sinks; the restart option."""
     ships = [at(0, 0), at(2, 2, fuel=6, cargo=5, loaded=True)]
     st, rng = game([6, 6, 6], ships=ships, icebergs=[sp(1, 2)], restart_on_sink=restart)
     rules.apply(st, berg(sp(1, 2), S), rng)
@@ -303,6 +326,7 @@ def test_second_roll_of_six_sinks_the_ship(restart):
 
 
 def test_forced_loss_when_only_fuel_is_left():
+    """R3.10.2 (I13): without Cargo the Fuel is lost without a choice."""
     # before Alaska a ship has no Cargo: a 5-6 costs Fuel without a choice
     st, rng = game([6, 5, 2, 2], ships=[at(2, 2, fuel=4), at(4, 5)], icebergs=[sp(1, 2)])
     rules.apply(st, N, rng)  # enters the iceberg space: 1 + 3 = 4 Moves, fuel 3; hazard 5 -> fuel 2; 2: afloat
@@ -311,6 +335,7 @@ def test_forced_loss_when_only_fuel_is_left():
 
 
 def test_no_roll_while_staying_or_leaving():
+    """R3.10.1 (I12): no roll for staying in or leaving an iceberg's space."""
     st, rng = game([6, 3, 6], ships=[at(1, 2), at(4, 5)], icebergs=[sp(1, 2)], floes=[sp(4, 0)])
     assert st.faced[0] == 1
     rules.apply(st, floe(sp(4, 0), N), rng)  # staying: no roll
@@ -319,6 +344,7 @@ def test_no_roll_while_staying_or_leaving():
 
 
 def test_own_iceberg_moved_onto_own_ship_rolls_too():
+    """R3.10.1 (I12): the mover's own iceberg onto its own ship."""
     st, rng = game([3, 2, 4], ships=[at(2, 2), at(4, 5)], icebergs=[sp(1, 2)])
     rules.apply(st, berg(sp(1, 2), S), rng)  # hazard roll 2: no harm; the turn is over
     assert rng.remaining == [] and st.faced[0] == 1 and st.current == 1 and st.moves_left == 4
@@ -326,6 +352,7 @@ def test_own_iceberg_moved_onto_own_ship_rolls_too():
 
 # ------------------------------------------------------------------ Alaska and home
 def test_alaska_trip_load_and_reenter_from_the_west():
+    """R3.6, R3.7, R3.4 (I8, I10): to Alaska, a loading turn, re-entry from the west."""
     ships = [at(2, 0, fuel=1), at(4, 5)]
     st, rng = game([2, 2, 3, 2], ships=ships, floes=[sp(4, 4)])
     assert LAY.to_alaska in rules.legal_actions(st)
@@ -347,6 +374,7 @@ def test_alaska_trip_load_and_reenter_from_the_west():
 
 
 def test_no_home_before_alaska_and_no_second_trip():
+    """R3.6 (I8): home only after loading, Alaska only before."""
     st, _ = game([6], ships=[at(2, 5), at(2, 0, loaded=True, cargo=8)])
     assert LAY.to_home not in rules.legal_actions(st)
     st, _ = game([6], ships=[at(2, 0, loaded=True, cargo=8), at(2, 5)])
@@ -354,6 +382,7 @@ def test_no_home_before_alaska_and_no_second_trip():
 
 
 def test_exit_penalties_option():
+    """R3.6, R7.4 (I9): leaving pays the penalties of the space left, or a flat 1 Move."""
     ships = [at(2, 0), at(4, 5)]
     st, _ = game([2], ships=ships, floes=[sp(2, 0)] * 2)
     assert rules.exit_cost(st, 0) == 3 and LAY.to_alaska not in rules.legal_actions(st)
@@ -362,6 +391,7 @@ def test_exit_penalties_option():
 
 
 def test_home_cargo_loss_win_and_ties():
+    """R4.2 (I15): Cargo lost at sea and on arrival once a ship is home with Cargo."""
     ships = [at(2, 5, cargo=5, loaded=True), at(2, 4, cargo=6, loaded=True), at(3, 5, cargo=6, loaded=True)]
     st, rng = game([2, 2, 2, 2], ships=ships, n=3)
     rules.apply(st, LAY.to_home, rng)  # player_0 home with 5: first home with cargo
@@ -377,6 +407,7 @@ def test_home_cargo_loss_win_and_ties():
 
 
 def test_tie_goes_to_the_first_home_and_game_ends_when_no_ship_at_sea():
+    """R5.1, R6.2 (I16): a tie goes to the first ship home."""
     ships = [{"status": "home", "cargo": 5}, at(2, 5, cargo=6, loaded=True)]
     st, rng = game([2], ships=ships, n=2)
     assert st.current == 1
@@ -386,6 +417,7 @@ def test_tie_goes_to_the_first_home_and_game_ends_when_no_ship_at_sea():
 
 
 def test_a_ship_home_without_cargo_cannot_win():
+    """R4.3, R6.3 (I16): no Cargo, no win; nobody with Cargo: everyone -1."""
     ships = [{"status": "home", "cargo": 0}, {"status": "sunk"}, at(2, 5, cargo=1, loaded=True)]
     st, rng = game([2], ships=ships, n=3)
     rules.apply(st, LAY.to_home, rng)
@@ -398,6 +430,7 @@ def test_a_ship_home_without_cargo_cannot_win():
 
 # ------------------------------------------------------------------ fleet game
 def test_fleet_order_interleaves_the_ships():
+    """R7.1.1 (I17): the rulebook's fleet order example."""
     assert rules.turn_order(2, 3, 0) == [0, 3, 1, 4, 2, 5]
     assert rules.turn_order(3, 2, 1) == [2, 4, 0, 3, 5, 1]
     cfg = rules.IcebergsConfig(num_players=2, ships_per_player=3, hexmap=OPEN)
@@ -411,6 +444,7 @@ def test_fleet_order_interleaves_the_ships():
 
 
 def test_fleet_ends_when_the_first_fleet_is_home_and_totals_decide():
+    """R5.2, R7.1.2, R6.1 (I18): the first fleet home ends the game; totals decide."""
     home = {"status": "home", "cargo": 3}
     ships = [home, at(2, 5, cargo=4, loaded=True), WAITING, {"status": "home", "cargo": 8}, WAITING, WAITING]
     st, rng = game([2, 2], ships=ships, n=2, ships_per_player=3, start_player=None) if False else (None, None)
@@ -433,6 +467,7 @@ def test_fleet_ends_when_the_first_fleet_is_home_and_totals_decide():
 
 # ------------------------------------------------------------------ solo game
 def test_solo_five_moves_no_fuel_drift_costs_one_and_ice_moves_after_the_turn():
+    """R7.2.2-R7.2.5 (I19, I20): five Moves, no Fuel, drift 1 Fuel once, the ice table."""
     cfg = rules.IcebergsConfig(num_players=1, solo=True, hexmap=OPEN)
     # ice movement roll 1: move 1 floe (the only one, index 0) in sea direction index 0 (N)
     rng = ScriptedRng([1, 0, 0])
@@ -454,6 +489,7 @@ def test_solo_five_moves_no_fuel_drift_costs_one_and_ice_moves_after_the_turn():
 
 @pytest.mark.parametrize("cargo,result", [(6, 1.0), (5, 0.0), (4, -1.0)])
 def test_solo_win_with_six_cargo_lose_under_five(cargo, result):
+    """R7.2.6 (I21): 6+ wins, 5 draws, under 5 loses."""
     cfg = rules.IcebergsConfig(num_players=1, solo=True, hexmap=OPEN)
     rng = ScriptedRng([])
     st = rules.new_game(cfg, rng, start_player=0, ships=[at(2, 5, cargo=cargo, loaded=True)], icebergs=[], floes=[])
@@ -462,6 +498,7 @@ def test_solo_win_with_six_cargo_lose_under_five(cargo, result):
 
 
 def test_solo_lost_when_out_of_fuel():
+    """R7.2.6 (I21): running out of Fuel loses at once."""
     cfg = rules.IcebergsConfig(num_players=1, solo=True, hexmap=OPEN)
     st = rules.new_game(cfg, ScriptedRng([]), start_player=0, ships=[at(2, 2, fuel=1)], icebergs=[], floes=[])
     rules.apply(st, LAY.drift + N, ScriptedRng([]))
@@ -469,6 +506,7 @@ def test_solo_lost_when_out_of_fuel():
 
 
 def test_solo_ice_table_six_moves_one_iceberg_two_spaces_with_hazards():
+    """R7.2.5 (I20, I25): a 6, one iceberg two spaces, into the ship's space."""
     cfg = rules.IcebergsConfig(num_players=1, solo=True, hexmap=OPEN)
     # end of turn: table roll 6, coin 0 (one iceberg two spaces), iceberg pick 0,
     # direction index 1 of (0,2)'s sea directions [SE, S, SW] = S -> (1,2),
@@ -481,6 +519,7 @@ def test_solo_ice_table_six_moves_one_iceberg_two_spaces_with_hazards():
 
 
 def test_solo_ice_table_six_or_two_icebergs_one_space_each():
+    """R7.2.5 (I20): a 6, the alternative of two icebergs one space each."""
     cfg = rules.IcebergsConfig(num_players=1, solo=True, hexmap=OPEN)
     # coin 1: two icebergs one space each: picks 1 then 0; each one direction (index 0 = N from row 2)
     rng = ScriptedRng([6, 1, 1, 0, 0, 0])
@@ -491,6 +530,7 @@ def test_solo_ice_table_six_or_two_icebergs_one_space_each():
 
 @pytest.mark.parametrize("roll,floes,bergs", [(1, 1, 0), (2, 2, 0), (3, 3, 0), (4, 1, 1), (5, 2, 1)])
 def test_solo_ice_table_counts(roll, floes, bergs):
+    """R7.2.5: the lines 1-5 of the ice movement table."""
     cfg = rules.IcebergsConfig(num_players=1, solo=True, hexmap=OPEN)
     rng = np.random.default_rng(roll)
     start_floes = [sp(2, 1), sp(2, 3), sp(2, 5), sp(3, 3)]
@@ -516,6 +556,7 @@ def test_solo_ice_table_counts(roll, floes, bergs):
 
 # ------------------------------------------------------------------ max_turns
 def test_max_turns_truncates_or_decides():
+    """R5.4, R7.5 (I22): truncated, or decided on the Cargo home."""
     cfg = rules.IcebergsConfig(num_players=2, hexmap=OPEN, max_turns=2)
     rng = ScriptedRng([2, 2, 2, 2])
     st = rules.new_game(cfg, rng, start_player=0)
@@ -532,6 +573,7 @@ def test_max_turns_truncates_or_decides():
 
 
 def test_random_play_keeps_invariants():
+    """R1.3, R1.4: floes are conserved; Fuel and Cargo stay within 0-8."""
     cfg = rules.IcebergsConfig(num_players=3, max_turns=30)
     rng = np.random.default_rng(5)
     total_floes = len(cfg.hexmap.floe_starts) + cfg.hexmap.spare_floes
