@@ -39,19 +39,19 @@ may end the turn at any time). `render_mode`: `"ansi"`, `"rgb_array"`, `"human"`
 
 A dict with `"observation"` (float32, shape (104,), in [0, 1]) and `"action_mask"`
 (int8, shape (10,)). The observation is from the observing player's seat; seats are
-in relative order (self, the next player to the left, ...).
+in relative order (self, the next player to the left, ...). The pieces, in order
+(`layout_for(config)` declares them; a test keeps this table equal to it):
 
-| Index   | Description                                                         |
-|---------|---------------------------------------------------------------------|
-| 0-14    | own cards of value 1..15 (count / 4)                                |
-| 15-29   | cards of value 1..15 discarded so far by anyone (count / 4)        |
-| 30-65   | die values, one-hot: d4 (30-41), d8 (42-53), d12 (54-65), value 1..12 |
-| 66-74   | die status, per die (d4, d8, d12): fresh roll, locked from the middle, used this turn |
-| 75-89   | totals 1..15 that the available dice can make                       |
-| 90-95   | hand size of each relative seat (count / hand_size), 0 for empty seats |
-| 96-101  | relative seat is at the table                                       |
-| 102     | phase: the "No play" choice (keep or re-roll the middle dice)       |
-| 103     | phase: discarding                                                   |
+| Piece        | Offsets | Size      | Range  | Meaning                                                                   |
+|--------------|---------|-----------|--------|---------------------------------------------------------------------------|
+| `hand`       | 0-14    | 15        | [0, 1] | own cards of value 1..15 (count / 4)                                      |
+| `discarded`  | 15-29   | 15        | [0, 1] | cards of value 1..15 discarded so far by anyone (count / 4)               |
+| `die_values` | 30-65   | 36 (3x12) | [0, 1] | die values one-hot, per die (d4, d8, d12): value 1..12                    |
+| `die_status` | 66-74   | 9 (3x3)   | [0, 1] | per die: fresh roll, locked from the middle, used this turn               |
+| `totals`     | 75-89   | 15        | [0, 1] | totals 1..15 that the available dice can make                             |
+| `hand_sizes` | 90-95   | 6         | [0, 1] | hand size per relative seat (count / hand_size), 0 for empty seats        |
+| `seated`     | 96-101  | 6         | [0, 1] | relative seat is at the table                                             |
+| `phase`      | 102-103 | 2         | [0, 1] | phase: the "No play" choice (keep or re-roll the middle dice), discarding |
 
 Die values and statuses are public; other hands and the set-aside cards are not
 observed.
@@ -98,14 +98,29 @@ from ice_envs.cardiceo.spec import SPEC
 from ice_envs.core.aec import IceAECEnv, float32_vector
 from ice_envs.core.cards import relative_seats
 from ice_envs.core.errors import OptionError
+from ice_envs.core.layout import ObservationLayout, Piece
 from ice_envs.core.wrapping import make_factories
 
 MAX_SEATS = 6
-OBS_SIZE = 104
-_DIE_OFFSETS = (30, 42, 54)
 _QUARTER = 1.0 / rules.COPIES_PER_VALUE
-_ZEROS_AFTER_COUNTS = [0.0] * (OBS_SIZE - 2 * rules.NUM_VALUES)
 _ONES = [[1.0] * n for n in range(MAX_SEATS + 1)]
+
+
+def layout_for(config: rules.CardiceoConfig) -> ObservationLayout:
+    """The observation layout (the same for every configuration)."""
+    v = rules.NUM_VALUES
+    return ObservationLayout(
+        [
+            Piece("hand", v, 0, 1, "own cards of value 1..15 (count / 4)"),
+            Piece("discarded", v, 0, 1, "cards of value 1..15 discarded so far by anyone (count / 4)"),
+            Piece("die_values", (3, 12), 0, 1, "die values one-hot, per die (d4, d8, d12): value 1..12"),
+            Piece("die_status", (3, 3), 0, 1, "per die: fresh roll, locked from the middle, used this turn"),
+            Piece("totals", v, 0, 1, "totals 1..15 that the available dice can make"),
+            Piece("hand_sizes", MAX_SEATS, 0, 1, "hand size per relative seat (count / hand_size), 0 for empty seats"),
+            Piece("seated", MAX_SEATS, 0, 1, "relative seat is at the table"),
+            Piece("phase", 2, 0, 1, 'phase: the "No play" choice (keep or re-roll the middle dice), discarding'),
+        ]
+    )
 
 
 class CardiceoEnv(IceAECEnv):
@@ -131,15 +146,26 @@ class CardiceoEnv(IceAECEnv):
             )
         except ValueError as exc:
             raise OptionError(str(exc)) from None
+        #: The observation layout; the encoder's offsets below are read from it once.
+        self.obs_layout = lay = layout_for(self.config)
         super().__init__(num_players, **common)
         self._order = [relative_seats(seat, self.num_players).tolist() for seat in range(self.num_players)]
+        assert lay.offset("hand") == 0 and lay.offset("discarded") == rules.NUM_VALUES, "written first, in order"
+        self._zeros_after_counts = [0.0] * (lay.size - lay.offset("die_values"))
+        #: index of "die i shows 0" (its one-hot is at + value) and of die i's "fresh roll" column
+        self._die_value_at = tuple(lay.offset("die_values") + 12 * i - 1 for i in range(3))
+        self._die_status_at = tuple(lay.offset("die_status") + 3 * i for i in range(3))
+        self._totals_at = lay.offset("totals")
+        self._sizes_at = lay.offset("hand_sizes")
+        self._seated_at = lay.offset("seated")
+        self._phase_at = lay.offset("phase")
 
     # -- encoding
     def _num_actions(self) -> int:
         return rules.NUM_ACTIONS
 
     def _observation_box(self) -> spaces.Box:
-        return spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        return self.obs_layout.box()
 
     def _encode(self, seat: int) -> np.ndarray:
         s: rules.CardiceoState = self.state
@@ -147,28 +173,32 @@ class CardiceoEnv(IceAECEnv):
         # own cards and the discards, count / 4 (exact in float32, as numpy's float32 product)
         buf = [c * _QUARTER for c in hands[seat]]
         buf += [c * _QUARTER for c in s.discarded.tolist()]
-        buf += _ZEROS_AFTER_COUNTS
+        buf += self._zeros_after_counts
         d4, d8, d12 = s.dice.tolist()
-        buf[_DIE_OFFSETS[0] - 1 + d4] = 1.0
-        buf[_DIE_OFFSETS[1] - 1 + d8] = 1.0
-        buf[_DIE_OFFSETS[2] - 1 + d12] = 1.0
+        v4, v8, v12 = self._die_value_at
+        buf[v4 + d4] = 1.0
+        buf[v8 + d8] = 1.0
+        buf[v12 + d12] = 1.0
         phase = s.phase
         if phase != rules.PHASE_OVER:
             u4, u8, u12 = s.used.tolist()
             l4, l8, l12 = s.locked.tolist()
             # status per die: fresh roll (+0), locked from the middle (+1), used this turn (+2)
-            buf[68 if u4 else 67 if l4 else 66] = 1.0
-            buf[71 if u8 else 70 if l8 else 69] = 1.0
-            buf[74 if u12 else 73 if l12 else 72] = 1.0
+            s4, s8, s12 = self._die_status_at
+            buf[s4 + (2 if u4 else 1 if l4 else 0)] = 1.0
+            buf[s8 + (2 if u8 else 1 if l8 else 0)] = 1.0
+            buf[s12 + (2 if u12 else 1 if l12 else 0)] = 1.0
             free = (() if u4 else (d4,)) + (() if u8 else (d8,)) + (() if u12 else (d12,))
             if free:
-                for i in _reachable_list(free):
+                for i in _reachable_list(free, self._totals_at):
                     buf[i] = 1.0
-            buf[102 + phase] = 1.0
+            buf[self._phase_at + phase] = 1.0
         n = self.num_players
         scale = 1.0 / s.config.hand_size
-        buf[90 : 90 + n] = [sum(hands[p]) * scale for p in self._order[seat]]
-        buf[96 : 96 + n] = _ONES[n]
+        at = self._sizes_at
+        buf[at : at + n] = [sum(hands[p]) * scale for p in self._order[seat]]
+        at = self._seated_at
+        buf[at : at + n] = _ONES[n]
         return float32_vector(buf)
 
     # -- engine
@@ -233,10 +263,11 @@ class CardiceoEnv(IceAECEnv):
 
 
 @lru_cache(maxsize=4096)
-def _reachable_list(free_dice: tuple[int, ...]) -> tuple[int, ...]:
-    """Observation indices of the card totals that ``free_dice`` can make."""
+def _reachable_list(free_dice: tuple[int, ...], totals_at: int) -> tuple[int, ...]:
+    """Observation indices of the card totals that ``free_dice`` can make (``totals_at``: the
+    offset of the ``totals`` piece)."""
     totals = sorted(t for t in rules.reachable_totals(free_dice) if t <= rules.NUM_VALUES)
-    return tuple(75 + t - 1 for t in totals)
+    return tuple(totals_at + t - 1 for t in totals)
 
 
 env, raw_env = make_factories(CardiceoEnv)

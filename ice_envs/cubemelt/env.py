@@ -54,27 +54,27 @@ given position (the dice are the start player's first roll).
 
 A dict with `"observation"` (float32, shape (107,), in [0, 1]) and `"action_mask"`
 (int8, shape (68,)). Everything in CubeMelt is public. Seats are in relative order:
-block r describes the player r seats to the observer's left (r = 0 is the observer);
-blocks beyond the table are zero.
+row r of `seats` and of `plan` describes the player r seats to the observer's left
+(r = 0 is the observer); rows beyond the table are zero. The pieces, in order
+(`layout_for(config)` declares them; a test keeps this table equal to it):
 
-| Index   | Description                                                         |
-|---------|---------------------------------------------------------------------|
-| 0-54    | 5 seat blocks of 11: Love/20, Adventure/20, Melt/20, at the table, is the active player, is deciding now, ability one-hot (Cat, Dragon, Knight, Ninja, Unicorn) |
-| 55-78   | the six dice, one-hot face each (Heart, Star, Sad, Drooping)         |
-| 79-82   | dice showing Heart, Star, Sad, Drooping (count / 6)                 |
-| 83      | re-rolling and the next re-roll is free                             |
-| 84      | re-rolling and the next re-roll costs 1 Melt                        |
-| 85      | paid re-rolls left this turn / `paid_rerolls` (0 when none are allowed) |
-| 86-90   | pending decision: re-roll, Ninja apply/decline, Knight, Dragon, Unicorn Love-or-Adventure |
-| 91-105  | the resolution in progress, per relative seat: Love gained, Adventure gained, Melt lost by the dice (each / 6); zero while re-rolling |
-| 106     | expansion rules in play                                             |
+| Piece         | Offsets | Size      | Range  | Meaning                                                                                                                                                       |
+|---------------|---------|-----------|--------|---------------------------------------------------------------------------------------------------------------------------------------------------------------|
+| `seats`       | 0-54    | 55 (5x11) | [0, 1] | per relative seat: Love/20, Adventure/20, Melt/20, at the table, is the active player, is deciding now, ability one-hot (Cat, Dragon, Knight, Ninja, Unicorn) |
+| `dice`        | 55-78   | 24 (6x4)  | [0, 1] | the six dice, one-hot face each (Heart, Star, Sad, Drooping)                                                                                                  |
+| `face_counts` | 79-82   | 4         | [0, 1] | dice showing Heart, Star, Sad, Drooping (count / 6)                                                                                                           |
+| `reroll_cost` | 83-84   | 2         | [0, 1] | re-rolling and the next re-roll is free / costs 1 Melt                                                                                                        |
+| `paid_left`   | 85      | 1         | [0, 1] | paid re-rolls left this turn / `paid_rerolls` (0 when none are allowed)                                                                                       |
+| `decision`    | 86-90   | 5         | [0, 1] | pending decision: re-roll, Ninja apply/decline, Knight, Dragon, Unicorn Love-or-Adventure                                                                     |
+| `plan`        | 91-105  | 15 (5x3)  | [0, 1] | the resolution in progress, per relative seat: Love gained, Adventure gained, Melt lost by the dice (each / 6); zero while re-rolling                         |
+| `expansion`   | 106     | 1         | [0, 1] | expansion rules in play                                                                                                                                       |
 
 ## Action Space
 
 | Action | Meaning                                                            |
 |--------|--------------------------------------------------------------------|
 | 0      | stop re-rolling and resolve the dice                               |
-| 1-63   | re-roll exactly the dice whose bits are set (bit i = die i, dice 0-5); free as the turn's first re-roll, otherwise it costs 1 Melt (obs 83/84 say which) |
+| 1-63   | re-roll exactly the dice whose bits are set (bit i = die i, dice 0-5); free as the turn's first re-roll, otherwise it costs 1 Melt (observation piece `reroll_cost` says which) |
 | 64     | take Love (Knight conversion, Dragon or Unicorn gain)              |
 | 65     | take Adventure (same choices)                                      |
 | 66     | Ninja: apply the five-or-more face to yourself, the rest to the others |
@@ -109,21 +109,56 @@ from gymnasium import spaces
 from ice_envs.core.aec import IceAECEnv, float32_vector
 from ice_envs.core.cards import relative_seats
 from ice_envs.core.errors import OptionError
+from ice_envs.core.layout import ObservationLayout, Piece
 from ice_envs.core.wrapping import make_factories
 from ice_envs.cubemelt import rules
 from ice_envs.cubemelt.spec import SPEC
 
 MAX_SEATS = 5
+#: Width of a row of the ``seats`` piece (see :func:`layout_for`).
 SEAT_BLOCK = 11
-OBS_SIZE = 107
-_DICE_OFF = 55
-_COUNTS_OFF = 79
-_PHASE_OFF = 86
-_PLAN_OFF = 91
+#: Column of the ``decision`` piece of each ability's Love-or-Adventure choice.
 _DECISION_SLOT = {rules.KNIGHT: 2, rules.DRAGON: 3, rules.UNICORN: 4}
 # rules constants as module globals (read in the encoder's loops)
 _GOAL, _START_MELT, _NUM_DICE = rules.GOAL, rules.START_MELT, rules.NUM_DICE
 _REROLL, _NINJA, _CHOOSE, _OVER = rules.PHASE_REROLL, rules.PHASE_NINJA, rules.PHASE_CHOOSE, rules.PHASE_OVER
+
+
+def layout_for(config: rules.CubeMeltConfig) -> ObservationLayout:
+    """The observation layout (the same for every configuration)."""
+    n_dice, n_faces = rules.NUM_DICE, 4
+    return ObservationLayout(
+        [
+            Piece(
+                "seats",
+                (MAX_SEATS, SEAT_BLOCK),
+                0,
+                1,
+                "per relative seat: Love/20, Adventure/20, Melt/20, at the table, is the active player, "
+                "is deciding now, ability one-hot (Cat, Dragon, Knight, Ninja, Unicorn)",
+            ),
+            Piece("dice", (n_dice, n_faces), 0, 1, "the six dice, one-hot face each (Heart, Star, Sad, Drooping)"),
+            Piece("face_counts", n_faces, 0, 1, "dice showing Heart, Star, Sad, Drooping (count / 6)"),
+            Piece("reroll_cost", 2, 0, 1, "re-rolling and the next re-roll is free / costs 1 Melt"),
+            Piece("paid_left", 1, 0, 1, "paid re-rolls left this turn / `paid_rerolls` (0 when none are allowed)"),
+            Piece(
+                "decision",
+                5,
+                0,
+                1,
+                "pending decision: re-roll, Ninja apply/decline, Knight, Dragon, Unicorn Love-or-Adventure",
+            ),
+            Piece(
+                "plan",
+                (MAX_SEATS, 3),
+                0,
+                1,
+                "the resolution in progress, per relative seat: Love gained, Adventure gained, "
+                "Melt lost by the dice (each / 6); zero while re-rolling",
+            ),
+            Piece("expansion", 1, 0, 1, "expansion rules in play"),
+        ]
+    )
 
 
 class CubeMeltEnv(IceAECEnv):
@@ -161,26 +196,37 @@ class CubeMeltEnv(IceAECEnv):
             )
         except (ValueError, TypeError) as exc:
             raise OptionError(str(exc)) from None
+        #: The observation layout; the encoder's offsets below are read from it once.
+        self.obs_layout = lay = layout_for(self.config)
         super().__init__(num_players, **common)
         #: Seats in relative order (self, then to the left) for each observer.
         self._orders = [relative_seats(seat, self.num_players).tolist() for seat in range(self.num_players)]
+        self._obs_size = lay.size
+        self._seats_at = lay.offset("seats")
+        self._dice_at = lay.offset("dice")
+        self._counts_at = lay.offset("face_counts")
+        self._reroll_at = lay.offset("reroll_cost")
+        self._paid_at = lay.offset("paid_left")
+        self._decision_at = lay.offset("decision")
+        self._plan_at = lay.offset("plan")
+        self._expansion_at = lay.offset("expansion")
 
     # -- encoding
     def _num_actions(self) -> int:
         return rules.NUM_ACTIONS
 
     def _observation_box(self) -> spaces.Box:
-        return spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        return self.obs_layout.box()
 
     def _encode(self, seat: int) -> np.ndarray:
         s: rules.CubeMeltState = self.state
-        buf = [0.0] * OBS_SIZE  # filled as a list, converted once (cheaper than item-wise numpy writes)
+        buf = [0.0] * self._obs_size  # filled as a list, converted once (cheaper than item-wise numpy writes)
         phase = s.phase
         over = phase == _OVER
         order = self._orders[seat]
         love, adventure, melt, abilities = s.love, s.adventure, s.melt, s.abilities
         active, decider = s.active, s.decider
-        base = 0
+        base = self._seats_at
         for p in order:
             buf[base] = love[p] / _GOAL
             buf[base + 1] = adventure[p] / _GOAL
@@ -194,29 +240,30 @@ class CubeMeltEnv(IceAECEnv):
                 buf[base + 6 + ability] = 1.0
             base += SEAT_BLOCK
         counts = [0, 0, 0, 0]
-        i = _DICE_OFF
+        i = self._dice_at
         for face in s.dice:
             buf[i + face] = 1.0
             counts[face] += 1
             i += 4
-        buf[_COUNTS_OFF : _COUNTS_OFF + 4] = [c / _NUM_DICE for c in counts]
+        i = self._counts_at
+        buf[i : i + 4] = [c / _NUM_DICE for c in counts]
         if phase == _REROLL:
             rerolls = s.rerolls
-            buf[83 if rerolls == 0 else 84] = 1.0
-            buf[_PHASE_OFF] = 1.0
+            buf[self._reroll_at + (0 if rerolls == 0 else 1)] = 1.0
+            buf[self._decision_at] = 1.0
             paid = s.config.paid_rerolls
             if paid:
-                buf[85] = max(0, paid - max(0, rerolls - 1)) / paid
+                buf[self._paid_at] = max(0, paid - max(0, rerolls - 1)) / paid
         elif phase == _NINJA or phase == _CHOOSE:
-            buf[_PHASE_OFF + (1 if phase == _NINJA else _DECISION_SLOT[s.pending])] = 1.0
+            buf[self._decision_at + (1 if phase == _NINJA else _DECISION_SLOT[s.pending])] = 1.0
             plan_love, plan_adventure, plan_melt = s.plan_love, s.plan_adventure, s.plan_melt
-            base = _PLAN_OFF
+            base = self._plan_at
             for p in order:
                 buf[base] = plan_love[p] / _NUM_DICE
                 buf[base + 1] = plan_adventure[p] / _NUM_DICE
                 buf[base + 2] = plan_melt[p] / _NUM_DICE
                 base += 3
-        buf[106] = float(s.config.expansion)
+        buf[self._expansion_at] = float(s.config.expansion)
         return float32_vector(buf)
 
     # -- engine

@@ -53,32 +53,33 @@ table) to start from a given position.
 
 A dict with `"observation"` (float32, shape (1746,)) and `"action_mask"` (int8, shape
 (154,)). Seats are in relative order (self, then to the left). Cards are indexed
-`suit * 13 + rank` (suits C, D, H, S; ranks A, 2, ..., 10, J, Q, K).
+`suit * 13 + rank` (suits C, D, H, S; ranks A, 2, ..., 10, J, Q, K). The pieces, in
+order (`layout_for(config)` declares them; a test keeps this table equal to it):
 
-| Index     | Description                                                              |
-|-----------|--------------------------------------------------------------------------|
-| 0-51      | own hand, copies of each card / 2                                        |
-| 52-103    | the play being composed by the acting player (cards laid face up) / 2    |
-| 104-155   | cards in table melds / 2                                                 |
-| 156-207   | the card I passed most recently this hand (one-hot)                      |
-| 208-259   | the card I picked up from my right-hand neighbour most recently (one-hot)|
-| 260-264   | hand size per relative seat / 10 (0-10.4)                                |
-| 265-269   | aces placed this hand per relative seat / 8                              |
-| 270-274   | points recorded this hand per relative seat / 1000 (unbounded)           |
-| 275-279   | game total per relative seat / 1000 (unbounded)                          |
-| 280-284   | relative seat has begun a turn this hand                                 |
-| 285-289   | relative seat is at the table                                            |
-| 290-294   | relative seat is the dealer                                              |
-| 295-299   | relative seat is acting                                                  |
-| 300       | stock size / deck size                                                   |
-| 301       | aces not yet placed / aces in the deck                                   |
-| 302       | two decks are in play                                                    |
-| 303       | the card I passed is known to be still in my left neighbour's hand       |
-| 304       | a play is being composed (selection non-empty)                           |
-| 305       | the hand ends after this turn (ace-holder variant)                       |
-| 306-1745  | 48 table meld slots x 30, in the order laid (see below)                  |
+| Piece          | Offsets  | Size         | Range       | Meaning                                                                   |
+|----------------|----------|--------------|-------------|---------------------------------------------------------------------------|
+| `hand`         | 0-51     | 52           | [0, 1]      | own hand, copies of each card / 2                                         |
+| `selection`    | 52-103   | 52           | [0, 1]      | the play being composed by the acting player (cards laid face up) / 2     |
+| `table_cards`  | 104-155  | 52           | [0, 1]      | cards in table melds / 2                                                  |
+| `passed`       | 156-207  | 52           | [0, 1]      | the card I passed most recently this hand (one-hot)                       |
+| `received`     | 208-259  | 52           | [0, 1]      | the card I picked up from my right-hand neighbour most recently (one-hot) |
+| `hand_sizes`   | 260-264  | 5            | [0, 10.4]   | hand size per relative seat / 10                                          |
+| `aces`         | 265-269  | 5            | [0, 1]      | aces placed this hand per relative seat / 8                               |
+| `hand_points`  | 270-274  | 5            | (-inf, inf) | points recorded this hand per relative seat / 1000                        |
+| `totals`       | 275-279  | 5            | (-inf, inf) | game total per relative seat / 1000                                       |
+| `begun`        | 280-284  | 5            | [0, 1]      | relative seat has begun a turn this hand                                  |
+| `seated`       | 285-289  | 5            | [0, 1]      | relative seat is at the table                                             |
+| `dealer`       | 290-294  | 5            | [0, 1]      | relative seat is the dealer                                               |
+| `acting`       | 295-299  | 5            | [0, 1]      | relative seat is acting                                                   |
+| `stock`        | 300      | 1            | [0, 1]      | stock size / deck size                                                    |
+| `aces_hidden`  | 301      | 1            | [0, 1]      | aces not yet placed / aces in the deck                                    |
+| `two_decks`    | 302      | 1            | [0, 1]      | two decks are in play                                                     |
+| `passed_known` | 303      | 1            | [0, 1]      | the card I passed is known to be still in my left neighbour's hand        |
+| `composing`    | 304      | 1            | [0, 1]      | a play is being composed (selection non-empty)                            |
+| `last_turn`    | 305      | 1            | [0, 1]      | the hand ends after this turn (ace-holder variant)                        |
+| `melds`        | 306-1745 | 1440 (48x30) | [0, 1]      | 48 table meld slots x 30, in the order laid                               |
 
-Meld slot (30 values): 0 present; 1-6 kind one-hot (pair/set, run, odds in one suit,
+Meld slot (a row of `melds`, 30 values): 0 present; 1-6 kind one-hot (pair/set, run, odds in one suit,
 evens in one suit, odds in one colour, evens in one colour); 7-11 owner (relative seat)
 one-hot; 12-24 ranks in the meld (A..K); 25-28 cards per suit (C, D, H, S), min(count, 2)
 / 2; 29 size / 12. Other hands, the stock order and the cards passed between other
@@ -125,25 +126,49 @@ from gymnasium import spaces
 from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.cards import relative_seats
 from ice_envs.core.errors import OptionError
+from ice_envs.core.layout import ObservationLayout, Piece
 from ice_envs.core.wrapping import make_factories
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
 from ice_envs.iceberg_rummy.spec import SPEC
 
 MAX_SEATS = 5
+#: Width of a row of the ``melds`` piece (one table meld slot; see the module docstring).
 SLOT_SIZE = 30
-MELDS_OFFSET = 306
-OBS_SIZE = MELDS_OFFSET + rules.MAX_MELDS * SLOT_SIZE  # 1746
 DEFAULT_MAX_HANDS = rules.IcebergRummyConfig.max_hands
-
-_OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
-_OBS_HIGH = np.ones(OBS_SIZE, dtype=np.float32)
-_OBS_HIGH[260:265] = 10.4
-_OBS_LOW[270:280] = -np.inf
-_OBS_HIGH[270:280] = np.inf
+_INF = float("inf")
 _RANKS_OF = np.arange(M.NUM_CARDS) % M.NUM_RANKS
 _SUITS_OF = np.arange(M.NUM_CARDS) // M.NUM_RANKS
 _HALF = np.float32(0.5)
+
+
+def layout_for(config: rules.IcebergRummyConfig) -> ObservationLayout:
+    """The observation layout (the same for every configuration)."""
+    c, k = M.NUM_CARDS, MAX_SEATS
+    return ObservationLayout(
+        [
+            Piece("hand", c, 0, 1, "own hand, copies of each card / 2"),
+            Piece("selection", c, 0, 1, "the play being composed by the acting player (cards laid face up) / 2"),
+            Piece("table_cards", c, 0, 1, "cards in table melds / 2"),
+            Piece("passed", c, 0, 1, "the card I passed most recently this hand (one-hot)"),
+            Piece("received", c, 0, 1, "the card I picked up from my right-hand neighbour most recently (one-hot)"),
+            Piece("hand_sizes", k, 0, 10.4, "hand size per relative seat / 10"),
+            Piece("aces", k, 0, 1, "aces placed this hand per relative seat / 8"),
+            Piece("hand_points", k, -_INF, _INF, "points recorded this hand per relative seat / 1000"),
+            Piece("totals", k, -_INF, _INF, "game total per relative seat / 1000"),
+            Piece("begun", k, 0, 1, "relative seat has begun a turn this hand"),
+            Piece("seated", k, 0, 1, "relative seat is at the table"),
+            Piece("dealer", k, 0, 1, "relative seat is the dealer"),
+            Piece("acting", k, 0, 1, "relative seat is acting"),
+            Piece("stock", 1, 0, 1, "stock size / deck size"),
+            Piece("aces_hidden", 1, 0, 1, "aces not yet placed / aces in the deck"),
+            Piece("two_decks", 1, 0, 1, "two decks are in play"),
+            Piece("passed_known", 1, 0, 1, "the card I passed is known to be still in my left neighbour's hand"),
+            Piece("composing", 1, 0, 1, "a play is being composed (selection non-empty)"),
+            Piece("last_turn", 1, 0, 1, "the hand ends after this turn (ace-holder variant)"),
+            Piece("melds", (rules.MAX_MELDS, SLOT_SIZE), 0, 1, "48 table meld slots x 30, in the order laid"),
+        ]
+    )
 
 
 class IcebergRummyEnv(IceAECEnv):
@@ -185,7 +210,36 @@ class IcebergRummyEnv(IceAECEnv):
         if not isinstance(score_scale, (int, float)) or not score_scale > 0:
             raise OptionError(f"iceberg_rummy: score_scale={score_scale!r} must be a positive number")
         self.score_scale = float(score_scale)
+        #: The observation layout; the encoder's offsets below are read from it once.
+        self.obs_layout = lay = layout_for(self.config)
         super().__init__(num_players, **common)
+        self._obs_size = lay.size
+        self._hand_slice = lay.slice("hand")
+        self._table_slice = lay.slice("table_cards")
+        self._melds_slice = lay.slice("melds")
+        #: the offsets of :meth:`_encode`, in the order it unpacks them
+        self._offsets = tuple(
+            lay.offset(name)
+            for name in (
+                "selection",
+                "passed",
+                "received",
+                "hand_sizes",
+                "aces",
+                "hand_points",
+                "totals",
+                "begun",
+                "seated",
+                "dealer",
+                "acting",
+                "stock",
+                "aces_hidden",
+                "two_decks",
+                "passed_known",
+                "composing",
+                "last_turn",
+            )
+        )
         #: The table last encoded and its encoding per seat (see :meth:`_table_view`).
         self._tbl_melds: list[tuple[int, int, tuple[int, ...]]] = []
         self._tbl_cards = np.zeros(M.NUM_CARDS, dtype=np.float32)
@@ -197,51 +251,53 @@ class IcebergRummyEnv(IceAECEnv):
         return rules.NUM_ACTIONS
 
     def _observation_box(self) -> spaces.Box:
-        return spaces.Box(_OBS_LOW, _OBS_HIGH, (OBS_SIZE,), np.float32)
+        return self.obs_layout.box()
 
     def _encode(self, seat: int) -> np.ndarray:
         """The observation of ``seat``: array blocks copied in, single values written through a
         ``memoryview`` (each Python float rounded once to float32, as numpy assignment does)."""
         s: rules.IcebergRummyState = self.state
-        obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        np.multiply(s.hands[seat], _HALF, out=obs[0:52])
+        (o_sel, o_passed, o_received, o_sizes, o_aces, o_points, o_totals, o_begun, o_seated, o_dealer,
+         o_acting, o_stock, o_aces_hidden, o_decks, o_known, o_composing, o_last) = self._offsets  # fmt: skip
+        obs = np.zeros(self._obs_size, dtype=np.float32)
+        np.multiply(s.hands[seat], _HALF, out=obs[self._hand_slice])
         table_cards, slots = self._table_view(s.melds, seat)
-        obs[104:156] = table_cards
-        obs[MELDS_OFFSET:] = slots
+        obs[self._table_slice] = table_cards
+        obs[self._melds_slice] = slots
         mv = memoryview(obs)
         for c in s.selection:
-            mv[52 + c] += 0.5  # halves: exact in float32
+            mv[o_sel + c] += 0.5  # halves: exact in float32
         seats, rel = _relative(seat, self.num_players)
         passed, received = int(s.last_passed[seat]), int(s.last_received[seat])
         if passed >= 0:
-            mv[156 + passed] = 1.0
+            mv[o_passed + passed] = 1.0
         if received >= 0:
-            mv[208 + received] = 1.0
+            mv[o_received + received] = 1.0
         sizes = s.hands.sum(axis=1).tolist()
         aces, points, bonus = s.aces.tolist(), s.hand_points.tolist(), s.ace_bonus.tolist()
         totals, turns = s.totals.tolist(), s.turns_taken.tolist()
         for i, q in enumerate(seats):
-            mv[260 + i] = sizes[q] * 0.1
-            mv[265 + i] = aces[q] * 0.125
-            mv[270 + i] = (points[q] + bonus[q]) * 0.001
-            mv[275 + i] = totals[q] * 0.001
+            mv[o_sizes + i] = sizes[q] * 0.1
+            mv[o_aces + i] = aces[q] * 0.125
+            mv[o_points + i] = (points[q] + bonus[q]) * 0.001
+            mv[o_totals + i] = totals[q] * 0.001
             if turns[q]:
-                mv[280 + i] = 1.0
-            mv[285 + i] = 1.0
-        mv[290 + rel[s.dealer]] = 1.0
+                mv[o_begun + i] = 1.0
+            mv[o_seated + i] = 1.0
+        mv[o_dealer + rel[s.dealer]] = 1.0
         if s.phase != rules.PHASE_OVER:
-            mv[295 + rel[s.current]] = 1.0
+            mv[o_acting + rel[s.current]] = 1.0
         decks = s.config.decks
-        mv[300] = (s.stock.size - s.stock_pos) / (52 * decks)
-        mv[301] = 1.0 - sum(s.table_aces.tolist()) / (4 * decks)
+        mv[o_stock] = (s.stock.size - s.stock_pos) / (52 * decks)
+        mv[o_aces_hidden] = 1.0 - sum(s.table_aces.tolist()) / (4 * decks)
         if decks == 2:
-            mv[302] = 1.0
+            mv[o_decks] = 1.0
         if s.known_left[seat] >= 0:
-            mv[303] = 1.0
+            mv[o_known] = 1.0
         if s.selection:
-            mv[304] = 1.0
+            mv[o_composing] = 1.0
         if s.end_after_turn:
-            mv[305] = 1.0
+            mv[o_last] = 1.0
         mv.release()
         return obs
 

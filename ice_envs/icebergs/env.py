@@ -56,32 +56,38 @@ position; the start player's first ship then rolls.
 A dict with `"observation"` (float32, shape `(13*S + 18*16 + 17,)`, S = spaces of the
 map, 91 by default: 1488) and `"action_mask"` (int8). The observation is the observing
 player's view (the game has no hidden information); seats are in relative order
-(self, the next player to the left, ...).
+(self, the next player to the left, ...). The first 13 pieces are planes of S spaces
+(together `obs[:13*S].reshape(13, rows, cols)`), then the ship slots, then 17 global
+features. The pieces, in order, for the default 7x13 map (`layout_for(config)` declares
+them for any map; a test keeps this table equal to it):
 
-| Index (default map) | Description                                                       |
-|---------------------|-------------------------------------------------------------------|
-| 0-1182              | 13 planes of S spaces (`obs[:13*S].reshape(13, rows, cols)`)       |
-|   plane 0           | sea space                                                         |
-|   plane 1           | ice island space                                                  |
-|   plane 2 / 3       | west edge (to Alaska) / east edge (to Newfoundland) sea space     |
-|   plane 4           | ice floes in the space / 4                                        |
-|   plane 5           | icebergs in the space / 3                                         |
-|   planes 6-11       | ships of relative seat 0 (own) .. 5 in the space / 3              |
-|   plane 12          | the ship whose turn it is                                         |
-| 1183-1470           | 18 ship slots x 16 features: slot = relative seat * 3 + ship index |
-| 1471-1487           | 17 global features                                                |
+| Piece             | Offsets   | Size         | Range  | Meaning                                                      |
+|-------------------|-----------|--------------|--------|--------------------------------------------------------------|
+| `sea`             | 0-90      | 91 (7x13)    | [0, 1] | plane: sea space                                             |
+| `island`          | 91-181    | 91 (7x13)    | [0, 1] | plane: ice island space                                      |
+| `west_edge`       | 182-272   | 91 (7x13)    | [0, 1] | plane: west edge (to Alaska) sea space                       |
+| `east_edge`       | 273-363   | 91 (7x13)    | [0, 1] | plane: east edge (to Newfoundland) sea space                 |
+| `floes`           | 364-454   | 91 (7x13)    | [0, 9] | plane: ice floes in the space / 4                            |
+| `icebergs`        | 455-545   | 91 (7x13)    | [0, 2] | plane: icebergs in the space / 3                             |
+| `ships`           | 546-1091  | 546 (6x7x13) | [0, 1] | planes: ships of relative seat 0 (own) .. 5 in the space / 3 |
+| `turn_ship`       | 1092-1182 | 91 (7x13)    | [0, 1] | plane: the ship whose turn it is                             |
+| `ship_slots`      | 1183-1470 | 288 (6x3x16) | [0, 1] | ship slots: relative seat x ship index x 16 features (below) |
+| `moves_left`      | 1471      | 1            | [0, 1] | Moves left / 6                                               |
+| `die`             | 1472-1477 | 6            | [0, 1] | die value one-hot (1..6; none in solo)                       |
+| `phase`           | 1478-1480 | 3            | [0, 1] | phase one-hot (moving, rolled a one, hazard choice)          |
+| `fuel_paid`       | 1481      | 1            | [0, 1] | Fuel already paid this turn                                  |
+| `drifted`         | 1482      | 1            | [0, 1] | solo drift used this turn                                    |
+| `spare_floes`     | 1483      | 1            | [0, 1] | spare floes / all floes                                      |
+| `home_with_cargo` | 1484      | 1            | [0, 1] | a ship is home with Cargo (the others lose 1 Cargo a turn)   |
+| `round`           | 1485      | 1            | [0, 1] | round / max_turns                                            |
+| `solo`            | 1486      | 1            | [0, 1] | solo game                                                    |
+| `fleet`           | 1487      | 1            | [0, 1] | fleet game                                                   |
 
-Ship features (offset in the slot): 0 the ship exists, 1 Fuel / 8, 2 Cargo / 8,
+Ship features (the last axis of `ship_slots`): 0 the ship exists, 1 Fuel / 8, 2 Cargo / 8,
 3-8 status one-hot (in Newfoundland, at sea, in Alaska loading, in Alaska loaded,
 home, sunk), 9 has loaded in Alaska, 10 row / (rows-1) and 11 column / (cols-1) when
 at sea, 12 its turn now, 13 must make the hazard choice now, 14 arrival order home
 (rank / ships, 0 if not home), 15 first ship home with Cargo.
-
-Global features: 0 Moves left / 6, 1-6 die value one-hot (1..6; none in solo),
-7-9 phase one-hot (moving, rolled a one, hazard choice), 10 Fuel already paid this
-turn, 11 solo drift used this turn, 12 spare floes / all floes, 13 a ship is home
-with Cargo (the others lose 1 Cargo a turn), 14 round / max_turns, 15 solo game,
-16 fleet game.
 
 ## Action Space
 
@@ -128,16 +134,16 @@ from gymnasium import spaces
 
 from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.errors import OptionError
+from ice_envs.core.layout import ObservationLayout, Piece
 from ice_envs.core.wrapping import make_factories
 from ice_envs.icebergs import rules
 from ice_envs.icebergs.hexmap import DIRECTIONS, SEA, HexMap, MapError, load_map, packaged_map, parse_map
 from ice_envs.icebergs.spec import SPEC
 
 MAX_SEATS = 6
-NUM_PLANES = 13
 SHIP_SLOTS = MAX_SEATS * rules.MAX_SHIPS_PER_PLAYER
+#: Features per ship slot (the last axis of the ``ship_slots`` piece; see the module docstring).
 SHIP_FEATURES = 16
-NUM_GLOBAL = 17
 
 
 def _f32_thirds(limit: int) -> dict[float, float]:
@@ -159,9 +165,41 @@ def _f32_thirds(limit: int) -> dict[float, float]:
 _NEXT_THIRD = _f32_thirds(SHIP_SLOTS + 1)
 
 
-def observation_size(hexmap: HexMap) -> int:
-    """Length of the observation vector for a map."""
-    return NUM_PLANES * hexmap.num_spaces + SHIP_SLOTS * SHIP_FEATURES + NUM_GLOBAL
+def layout_for(config: rules.IcebergsConfig) -> ObservationLayout:
+    """The observation layout of a configuration (its map sets the planes and the ice bounds)."""
+    m = config.hexmap
+    grid = (m.rows, m.cols)
+    floes_high = max(1.0, (len(m.floe_starts) + m.spare_floes) / 4)
+    bergs_high = max(1.0, len(m.iceberg_starts) / 3)
+    return ObservationLayout(
+        [
+            Piece("sea", grid, 0, 1, "plane: sea space"),
+            Piece("island", grid, 0, 1, "plane: ice island space"),
+            Piece("west_edge", grid, 0, 1, "plane: west edge (to Alaska) sea space"),
+            Piece("east_edge", grid, 0, 1, "plane: east edge (to Newfoundland) sea space"),
+            Piece("floes", grid, 0, floes_high, "plane: ice floes in the space / 4"),
+            Piece("icebergs", grid, 0, bergs_high, "plane: icebergs in the space / 3"),
+            Piece("ships", (MAX_SEATS, *grid), 0, 1, "planes: ships of relative seat 0 (own) .. 5 in the space / 3"),
+            Piece("turn_ship", grid, 0, 1, "plane: the ship whose turn it is"),
+            Piece(
+                "ship_slots",
+                (MAX_SEATS, rules.MAX_SHIPS_PER_PLAYER, SHIP_FEATURES),
+                0,
+                1,
+                "ship slots: relative seat x ship index x 16 features (below)",
+            ),
+            Piece("moves_left", 1, 0, 1, "Moves left / 6"),
+            Piece("die", 6, 0, 1, "die value one-hot (1..6; none in solo)"),
+            Piece("phase", 3, 0, 1, "phase one-hot (moving, rolled a one, hazard choice)"),
+            Piece("fuel_paid", 1, 0, 1, "Fuel already paid this turn"),
+            Piece("drifted", 1, 0, 1, "solo drift used this turn"),
+            Piece("spare_floes", 1, 0, 1, "spare floes / all floes"),
+            Piece("home_with_cargo", 1, 0, 1, "a ship is home with Cargo (the others lose 1 Cargo a turn)"),
+            Piece("round", 1, 0, 1, "round / max_turns"),
+            Piece("solo", 1, 0, 1, "solo game"),
+            Piece("fleet", 1, 0, 1, "fleet game"),
+        ]
+    )
 
 
 def _resolve_map(map_name: str, map_text: str | None) -> HexMap:
@@ -221,10 +259,11 @@ class IcebergsEnv(IceAECEnv):
         except ValueError as exc:
             raise OptionError(str(exc).replace("icebergs:", f"{SPEC.env_name}:", 1)) from None
         self.hexmap = hexmap
+        #: The action layout (``rules.ActionLayout``).
         self.layout = self.config.layout
-        self._static_planes = self._make_static_planes()
-        self._obs_template = np.zeros(observation_size(hexmap), dtype=np.float32)
-        self._obs_template[: self._static_planes.size] = self._static_planes
+        #: The observation layout; the encoder's offsets are read from it once.
+        self.obs_layout = layout_for(self.config)
+        self._obs_template = np.zeros(self.obs_layout.size, dtype=np.float32)
         self._total_floes = max(1, len(hexmap.floe_starts) + hexmap.spare_floes)
         self._make_encoding_tables()
         super().__init__(n, **common)
@@ -235,27 +274,12 @@ class IcebergsEnv(IceAECEnv):
         return self.layout.size
 
     def _observation_box(self) -> spaces.Box:
-        m = self.hexmap
-        s = m.num_spaces
-        high = np.ones(observation_size(m), dtype=np.float32)
-        total_floes = len(m.floe_starts) + m.spare_floes
-        high[4 * s : 5 * s] = max(1.0, total_floes / 4)
-        high[5 * s : 6 * s] = max(1.0, len(m.iceberg_starts) / 3)
-        return spaces.Box(np.zeros_like(high), high, dtype=np.float32)
-
-    def _make_static_planes(self) -> np.ndarray:
-        m = self.hexmap
-        planes = np.zeros((4, m.rows, m.cols), dtype=np.float32)
-        terrain = np.asarray(m.terrain).reshape(m.rows, m.cols)
-        planes[0] = terrain == SEA
-        planes[1] = terrain != SEA
-        planes[2, :, 0] = planes[0, :, 0]
-        planes[3, :, -1] = planes[0, :, -1]
-        return planes.reshape(-1)
+        return self.obs_layout.box()
 
     # -- encoding
     def _make_encoding_tables(self) -> None:
-        """Constants of :meth:`_encode`: the ship offsets per observing seat and per-space features.
+        """Constants of :meth:`_encode`, all offsets read from :attr:`obs_layout`: the ship
+        offsets per observing seat, per-space features and the template.
 
         The template already holds everything that never changes in a game: the four
         terrain planes, feature 0 ("the ship exists") of every ship slot in use, and the
@@ -263,12 +287,17 @@ class IcebergsEnv(IceAECEnv):
         """
         cfg = self.config
         m = self.hexmap
+        lay = self.obs_layout
         S = m.num_spaces
         n = cfg.num_players
         kps = cfg.ships_per_player
-        base = NUM_PLANES * S
-        self._ship_base = base
-        self._glob_base = base + SHIP_SLOTS * SHIP_FEATURES
+        template = self._obs_template
+        terrain = np.asarray(m.terrain).reshape(m.rows, m.cols)
+        lay.view(template, "sea")[:] = terrain == SEA
+        lay.view(template, "island")[:] = terrain != SEA
+        lay.view(template, "west_edge")[:, 0] = terrain[:, 0] == SEA
+        lay.view(template, "east_edge")[:, -1] = terrain[:, -1] == SEA
+        ships_at, slots_at = lay.offset("ships"), lay.offset("ship_slots")
         #: per observing seat, per ship: (offset of its ship plane, offset of its feature slot)
         self._ship_offsets: list[tuple[tuple[int, int], ...]] = []
         for seat in range(n):
@@ -276,21 +305,37 @@ class IcebergsEnv(IceAECEnv):
             for k in range(cfg.num_ships):
                 owner, j = divmod(k, kps)
                 rel = (owner - seat) % n
-                offsets.append(((6 + rel) * S, base + (rel * rules.MAX_SHIPS_PER_PLAYER + j) * SHIP_FEATURES))
+                offsets.append((ships_at + rel * S, slots_at + (rel * rules.MAX_SHIPS_PER_PLAYER + j) * SHIP_FEATURES))
             self._ship_offsets.append(tuple(offsets))
         for k in range(cfg.num_ships):
-            self._obs_template[self._ship_offsets[0][k][1]] = 1.0
+            template[self._ship_offsets[0][k][1]] = 1.0
         rows1 = max(1, m.rows - 1)
         cols1 = max(1, m.cols - 1)
         #: per space: (row / (rows - 1), col / (cols - 1)) as features 10 and 11 take them
         self._space_rc = tuple((s // m.cols / rows1, s % m.cols / cols1) for s in range(S))
-        g = self._glob_base
-        self._obs_template[g + 15] = 1.0 if cfg.solo else 0.0
-        self._obs_template[g + 16] = 1.0 if cfg.fleet else 0.0
-        #: scale of the floe and iceberg planes (4 and 5), as float32 like the observation
+        template[lay.offset("solo")] = 1.0 if cfg.solo else 0.0
+        template[lay.offset("fleet")] = 1.0 if cfg.fleet else 0.0
+        #: the floe and iceberg planes (adjacent) and their scale, as float32 like the observation
+        assert lay.slice("floes").stop == lay.offset("icebergs")
+        self._ice_slice = slice(lay.offset("floes"), lay.slice("icebergs").stop)
         self._ice_scale = np.empty(2 * S, dtype=np.float32)
         self._ice_scale[:S] = 0.25
         self._ice_scale[S:] = 1.0 / 3.0
+        self._turn_at = lay.offset("turn_ship")
+        #: the global offsets of :meth:`_encode`, in the order it unpacks them
+        self._glob_offsets = tuple(
+            lay.offset(name)
+            for name in (
+                "moves_left",
+                "die",
+                "phase",
+                "fuel_paid",
+                "drifted",
+                "spare_floes",
+                "home_with_cargo",
+                "round",
+            )
+        )
 
     def _encode(self, seat: int) -> np.ndarray:
         """The observation of ``seat``, written element by element into a copy of the template.
@@ -303,9 +348,8 @@ class IcebergsEnv(IceAECEnv):
         """
         st: rules.IcebergsState = self.state
         cfg = self.config
-        S = self.hexmap.num_spaces
         obs = self._obs_template.copy()
-        ice = obs[4 * S : 6 * S]
+        ice = obs[self._ice_slice]
         counts = st.floes + st.berg_count
         try:
             pieces = np.frombuffer(bytes(counts), dtype=np.uint8)  # every count in 0..255: fast
@@ -328,6 +372,7 @@ class IcebergsEnv(IceAECEnv):
         loaded = st.loaded
         home_rank = st.home_rank
         space_rc = self._space_rc
+        turn_at = self._turn_at
         for k, (plane, f) in enumerate(self._ship_offsets[seat]):
             p = pos[k]
             # feature 0 (the ship exists) is in the template
@@ -342,28 +387,28 @@ class IcebergsEnv(IceAECEnv):
             if k == current:
                 mv[f + 12] = 1.0
                 if p >= 0:
-                    mv[12 * S + p] = 1.0
+                    mv[turn_at + p] = 1.0
             if k == deciding:
                 mv[f + 13] = 1.0
             if home_rank[k] >= 0:
                 mv[f + 14] = (home_rank[k] + 1) / num_ships
             if k == first_home:
                 mv[f + 15] = 1.0
-        g = self._glob_base
+        o_moves, o_die, o_phase, o_fuel_paid, o_drifted, o_spare, o_home, o_round = self._glob_offsets
         if not over:
-            mv[g] = min(st.moves_left, 6) / 6.0
+            mv[o_moves] = min(st.moves_left, 6) / 6.0
             if 1 <= st.die <= 6:
-                mv[g + st.die] = 1.0
-            mv[g + 7 + st.phase] = 1.0
+                mv[o_die - 1 + st.die] = 1.0
+            mv[o_phase + st.phase] = 1.0
             if st.fuel_paid:
-                mv[g + 10] = 1.0
+                mv[o_fuel_paid] = 1.0
             if st.drifted:
-                mv[g + 11] = 1.0
-        mv[g + 12] = min(1.0, st.spare_floes / self._total_floes)
+                mv[o_drifted] = 1.0
+        mv[o_spare] = min(1.0, st.spare_floes / self._total_floes)
         if first_home >= 0:
-            mv[g + 13] = 1.0
-        mv[g + 14] = min(1.0, st.round / cfg.max_turns)
-        # globals 15 / 16 (solo, fleet) are in the template
+            mv[o_home] = 1.0
+        mv[o_round] = min(1.0, st.round / cfg.max_turns)
+        # the solo and fleet flags are in the template
         mv.release()
         np.minimum(obs, self._obs_high, out=obs)
         return obs

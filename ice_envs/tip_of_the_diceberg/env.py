@@ -49,22 +49,32 @@ A dict with `"observation"` (float32, shape (2047,), in [0, 1]) and `"action_mas
 (int8, shape (225,)). The observation is from the observing player's seat; seats are
 in relative order (self, the next player clockwise, ...). Cards are indexed 0-59 (d4
 1-4, d6 1-6, d8 1-8, d10 1-10, d12 1-12, d20 1-20); dice by slot 0-17 (three of each
-type in the same suit order).
+type in the same suit order). The pieces, in order (`layout_for(config)` declares them;
+a test keeps this table equal to it):
 
-| Index      | Description                                                                  |
-|------------|------------------------------------------------------------------------------|
-| 0-59       | own hand                                                                     |
-| 60-119     | cards on the Diceberg slots this trick                                       |
-| 120-179    | cards out of the round (cleared tricks, discards)                            |
-| 180-539    | die values: die d, value v at 180 + 20 d + v - 1                             |
-| 540-683    | die locations: die d at 540 + 8 d + [own, pool, on a slot, seat +1, +2, +3, +4, not in game] |
-| 684-1883   | 12 slots x 100: present, taken this trick, taken by relative seat (5), power (none/reroll/discard/take/clear), pattern features (24, below), catalog card one-hot (64) |
-| 1884-1938  | 5 relative seats x 11: present, cards / 12, dice / 18, points / (3 x rounds), out this round, went out 1st / 2nd / 3rd, to act, played last this trick, passed since the last play |
-| 1939-1940  | round / rounds, last round                                                   |
-| 1941-1947  | phase: draft, lead (nothing played this trick), play, composing a meld (own), take power, discard power, reroll power |
-| 1948-2025  | own meld being composed: cards 0-59, dice 60-77                              |
-| 2026-2043  | own dice marked for the reroll power                                         |
-| 2044-2046  | passes in succession / players, pool dice / 18, draft picks left / 10        |
+| Piece           | Offsets   | Size          | Range  | Meaning                                                                                                               |
+|-----------------|-----------|---------------|--------|-----------------------------------------------------------------------------------------------------------------------|
+| `hand`          | 0-59      | 60            | [0, 1] | own hand                                                                                                              |
+| `table`         | 60-119    | 60            | [0, 1] | cards on the Diceberg slots this trick                                                                                |
+| `removed`       | 120-179   | 60            | [0, 1] | cards out of the round (cleared tricks, discards)                                                                     |
+| `die_values`    | 180-539   | 360 (18x20)   | [0, 1] | per die: its value v one-hot (column v - 1)                                                                           |
+| `die_locations` | 540-683   | 144 (18x8)    | [0, 1] | per die: own, pool, on a slot, seat +1, +2, +3, +4, not in game                                                       |
+| `slots`         | 684-1883  | 1200 (12x100) | [0, 1] | the Diceberg slots (row below)                                                                                        |
+| `seats`         | 1884-1938 | 55 (5x11)     | [0, 1] | per relative seat (row below)                                                                                         |
+| `round`         | 1939      | 1             | [0, 1] | round / rounds                                                                                                        |
+| `last_round`    | 1940      | 1             | [0, 1] | last round                                                                                                            |
+| `phase`         | 1941-1947 | 7             | [0, 1] | phase: draft, lead (nothing played this trick), play, composing a meld (own), take power, discard power, reroll power |
+| `selection`     | 1948-2025 | 78            | [0, 1] | own meld being composed: cards 0-59, dice 60-77                                                                       |
+| `marks`         | 2026-2043 | 18            | [0, 1] | own dice marked for the reroll power                                                                                  |
+| `passes`        | 2044      | 1             | [0, 1] | passes in succession / players                                                                                        |
+| `pool`          | 2045      | 1             | [0, 1] | pool dice / 18                                                                                                        |
+| `draft_left`    | 2046      | 1             | [0, 1] | draft picks left / 10                                                                                                 |
+
+A row of `slots` (100 values): 0 present, 1 taken this trick, 2-6 taken by relative
+seat, 7-11 power (none, reroll, discard, take, clear), 12-35 pattern features, 36-99
+catalog card one-hot. A row of `seats` (11 values): 0 present, 1 cards / 12, 2 dice /
+18, 3 points / (3 x rounds), 4 out this round, 5-7 went out 1st / 2nd / 3rd, 8 to act,
+9 played last this trick, 10 passed since the last play.
 
 Pattern features per slot: count min / 8, count max / 8, same number, same suit,
 distinct numbers, distinct suits, run, sum min / 160, sum max / 160, value min / 20,
@@ -118,6 +128,7 @@ from gymnasium import spaces
 
 from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.errors import OptionError
+from ice_envs.core.layout import ObservationLayout, Piece
 from ice_envs.core.wrapping import make_factories
 from ice_envs.tip_of_the_diceberg import rules
 from ice_envs.tip_of_the_diceberg.catalog import MAX_CATALOG, MAX_SLOTS, POWERS, load_catalog
@@ -139,28 +150,51 @@ from ice_envs.tip_of_the_diceberg.patterns import (
 from ice_envs.tip_of_the_diceberg.spec import SPEC
 
 MAX_SEATS = 5
-# observation offsets
-O_HAND = 0
-O_TABLE = 60
-O_REMOVED = 120
-O_DIE_VALUE = 180
-O_DIE_LOC = O_DIE_VALUE + NUM_DICE * MAX_NUMBER  # 540
 DIE_LOC_SIZE = 8
-O_SLOTS = O_DIE_LOC + NUM_DICE * DIE_LOC_SIZE  # 684
 PATTERN_FEATURES = 24
+#: Width of a row of the ``slots`` piece (see the module docstring).
 SLOT_SIZE = 2 + MAX_SEATS + 1 + len(POWERS) + PATTERN_FEATURES + MAX_CATALOG  # 100
-O_SEATS = O_SLOTS + MAX_SLOTS * SLOT_SIZE  # 1884
+#: Width of a row of the ``seats`` piece.
 SEAT_SIZE = 11
-O_ROUND = O_SEATS + MAX_SEATS * SEAT_SIZE  # 1939
-O_PHASE = O_ROUND + 2  # 1941
-O_SELECTION = O_PHASE + 7  # 1948
-O_MARKS = O_SELECTION + NUM_CARDS + NUM_DICE  # 2026
-O_MISC = O_MARKS + NUM_DICE  # 2044
-OBS_SIZE = O_MISC + 3  # 2047
-#: Index of "die d shows value 0" (add the value for the die's one-hot).
-_DIE_VALUE_AT: tuple[int, ...] = tuple(O_DIE_VALUE + MAX_NUMBER * d - 1 for d in range(NUM_DICE))
-#: Index of die d's first location column.
-_DIE_LOC_AT: tuple[int, ...] = tuple(O_DIE_LOC + DIE_LOC_SIZE * d for d in range(NUM_DICE))
+NUM_PHASES = 7
+
+
+def layout_for(config: rules.DicebergConfig) -> ObservationLayout:
+    """The observation layout (the same for every configuration)."""
+    return ObservationLayout(
+        [
+            Piece("hand", NUM_CARDS, 0, 1, "own hand"),
+            Piece("table", NUM_CARDS, 0, 1, "cards on the Diceberg slots this trick"),
+            Piece("removed", NUM_CARDS, 0, 1, "cards out of the round (cleared tricks, discards)"),
+            Piece("die_values", (NUM_DICE, MAX_NUMBER), 0, 1, "per die: its value v one-hot (column v - 1)"),
+            Piece(
+                "die_locations",
+                (NUM_DICE, DIE_LOC_SIZE),
+                0,
+                1,
+                "per die: own, pool, on a slot, seat +1, +2, +3, +4, not in game",
+            ),
+            Piece("slots", (MAX_SLOTS, SLOT_SIZE), 0, 1, "the Diceberg slots (row below)"),
+            Piece("seats", (MAX_SEATS, SEAT_SIZE), 0, 1, "per relative seat (row below)"),
+            Piece("round", 1, 0, 1, "round / rounds"),
+            Piece("last_round", 1, 0, 1, "last round"),
+            Piece(
+                "phase",
+                NUM_PHASES,
+                0,
+                1,
+                "phase: draft, lead (nothing played this trick), play, composing a meld (own), "
+                "take power, discard power, reroll power",
+            ),
+            Piece("selection", NUM_CARDS + NUM_DICE, 0, 1, "own meld being composed: cards 0-59, dice 60-77"),
+            Piece("marks", NUM_DICE, 0, 1, "own dice marked for the reroll power"),
+            Piece("passes", 1, 0, 1, "passes in succession / players"),
+            Piece("pool", 1, 0, 1, "pool dice / 18"),
+            Piece("draft_left", 1, 0, 1, "draft picks left / 10"),
+        ]
+    )
+
+
 _LOC_CODES: dict[tuple[int, int], dict[int, int]] = {}
 
 
@@ -238,14 +272,29 @@ class TipOfTheDicebergEnv(IceAECEnv):
             raise OptionError(str(exc)) from None
         self._slot_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._base_cache: dict[tuple[int, ...], np.ndarray] = {}
+        #: The observation layout; the encoder's offsets below are read from it once.
+        self.obs_layout = lay = layout_for(self.config)
         super().__init__(n, **common)
+        self._obs_size = lay.size
+        self._slots_slice = lay.slice("slots")
+        #: Index of "die d shows value 0" (add the value for the die's one-hot).
+        self._die_value_at = tuple(lay.offset("die_values") + MAX_NUMBER * d - 1 for d in range(NUM_DICE))
+        #: Index of die d's first location column.
+        self._die_loc_at = tuple(lay.offset("die_locations") + DIE_LOC_SIZE * d for d in range(NUM_DICE))
+        #: the offsets of :meth:`_encode`, in the order it unpacks them
+        self._offsets = tuple(
+            lay.offset(name)
+            for name in ("hand", "table", "removed", "slots", "seats", "round", "phase", "selection", "marks", "passes")
+        )
+        assert lay.offset("last_round") == lay.offset("round") + 1
+        assert lay.offset("draft_left") == lay.offset("pool") + 1 == lay.offset("passes") + 2
 
     # -- encoding
     def _num_actions(self) -> int:
         return rules.NUM_ACTIONS
 
     def _observation_box(self) -> spaces.Box:
-        return spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        return self.obs_layout.box()
 
     def _static_slots(self, slots: list[int]) -> np.ndarray:
         """The parts of the slot block that are fixed for a game (present, power, pattern, card id)."""
@@ -270,8 +319,8 @@ class TipOfTheDicebergEnv(IceAECEnv):
         key = tuple(slots)
         base = self._base_cache.get(key)
         if base is None:
-            base = np.zeros(OBS_SIZE, dtype=np.float32)
-            base[O_SLOTS:O_SEATS] = self._static_slots(slots).reshape(-1)
+            base = np.zeros(self._obs_size, dtype=np.float32)
+            base[self._slots_slice] = self._static_slots(slots).reshape(-1)
             self._base_cache[key] = base
         return base
 
@@ -280,19 +329,21 @@ class TipOfTheDicebergEnv(IceAECEnv):
         every 1.0 and one write of every other value (indices gathered in plain Python)."""
         s: rules.DicebergState = self.state
         n = self.num_players
+        o_hand, o_table, o_removed, o_slots, o_seats, o_round, o_phase, o_selection, o_marks, o_misc = self._offsets
         obs = self._base_obs(s.slots).copy()
-        ones = [O_HAND + c for c in s.hands[seat]]
-        ones += [O_REMOVED + c for c in s.removed]
-        ones += [O_TABLE + it for meld in s.slot_meld for it in meld if it < ITEM_DIE0]
+        ones = [o_hand + c for c in s.hands[seat]]
+        ones += [o_removed + c for c in s.removed]
+        ones += [o_table + it for meld in s.slot_meld for it in meld if it < ITEM_DIE0]
         die_loc = s.die_loc
         codes = _loc_codes(seat, n)
+        die_value_at, die_loc_at = self._die_value_at, self._die_loc_at
         for d, (loc, val) in enumerate(zip(die_loc, s.die_value)):
             if loc != rules.UNUSED:
-                ones.append(_DIE_VALUE_AT[d] + val)
-            ones.append(_DIE_LOC_AT[d] + codes[loc])
+                ones.append(die_value_at[d] + val)
+            ones.append(die_loc_at[d] + codes[loc])
         for k, p in enumerate(s.slot_player):
             if p >= 0:
-                at = O_SLOTS + SLOT_SIZE * k
+                at = o_slots + SLOT_SIZE * k
                 ones.append(at + 1)
                 ones.append(at + 2 + (p - seat) % n)
         over = s.phase == rules.PHASE_OVER
@@ -302,7 +353,7 @@ class TipOfTheDicebergEnv(IceAECEnv):
         at_val: list[int] = []
         vals: list[float] = []
         for p in range(n):
-            row = O_SEATS + SEAT_SIZE * ((p - seat) % n)
+            row = o_seats + SEAT_SIZE * ((p - seat) % n)
             ones.append(row)
             at_val += (row + 1, row + 2, row + 3)
             vals += (len(s.hands[p]) / rules.HAND_SIZE, die_loc.count(p) / NUM_DICE, min(1.0, s.points[p] / top))
@@ -317,24 +368,24 @@ class TipOfTheDicebergEnv(IceAECEnv):
                 ones.append(row + 9)
             if p in passed:
                 ones.append(row + 10)
-        at_val.append(O_ROUND)
+        at_val.append(o_round)
         vals.append((s.round + 1) / s.config.num_rounds)
         if s.round + 1 == s.config.num_rounds:
-            ones.append(O_ROUND + 1)
+            ones.append(o_round + 1)  # last_round
         if not over:
             if s.phase == rules.PHASE_DRAFT:
-                ones.append(O_PHASE)
+                ones.append(o_phase)
             elif s.phase == rules.PHASE_PLAY:
                 if s.selection and seat == s.current:
-                    ones.append(O_PHASE + 3)
+                    ones.append(o_phase + 3)
                 else:
-                    ones.append(O_PHASE + (1 if s.last_player < 0 else 2))
+                    ones.append(o_phase + (1 if s.last_player < 0 else 2))
             else:
-                ones.append(O_PHASE + 4 + (s.phase - rules.PHASE_TAKE))
+                ones.append(o_phase + 4 + (s.phase - rules.PHASE_TAKE))
             if seat == s.current:
-                ones += [O_SELECTION + it for it in s.selection]
-                ones += [O_MARKS + d for d in s.marks]
-        at_val += (O_MISC, O_MISC + 1, O_MISC + 2)
+                ones += [o_selection + it for it in s.selection]
+                ones += [o_marks + d for d in s.marks]
+        at_val += (o_misc, o_misc + 1, o_misc + 2)  # passes, pool, draft_left
         vals += (s.passes / n, die_loc.count(rules.POOL) / NUM_DICE, len(s.draft_order) / (2 * MAX_SEATS))
         obs[np.fromiter(ones, np.intp, len(ones))] = 1.0
         obs[at_val] = vals

@@ -8,7 +8,6 @@ import pytest
 
 import ice_envs
 from ice_envs.core.errors import OptionError
-from ice_envs.cubemelt import env as cm_env
 from ice_envs.cubemelt import rules
 
 
@@ -34,11 +33,13 @@ def test_knight_choice_selects_its_owner_off_turn():
     assert np.flatnonzero(mask).tolist() == [rules.CHOOSE_LOVE, rules.CHOOSE_ADVENTURE]
     assert not env.observe("player_0")["action_mask"].any()
     obs = env.observe("player_1")["observation"]
-    assert obs[cm_env._PHASE_OFF + 2] == 1.0  # Knight decision
+    layout = env.unwrapped.obs_layout
+    assert layout.view(obs, "decision")[2] == 1.0  # Knight decision
     # own block (relative seat 0) is deciding, not active; the active player is relative seat 2
-    assert obs[5] == 1.0 and obs[4] == 0.0 and obs[2 * cm_env.SEAT_BLOCK + 4] == 1.0
+    seats = layout.view(obs, "seats")
+    assert seats[0, 5] == 1.0 and seats[0, 4] == 0.0 and seats[2, 4] == 1.0
     # planned Melt loss of 3 for the observer (relative seat 0) is shown before it is applied
-    assert obs[cm_env._PLAN_OFF + 2] == pytest.approx(3 / 6)
+    assert layout.view(obs, "plan")[0, 2] == pytest.approx(3 / 6)
     env.step(rules.CHOOSE_ADVENTURE)
     assert env.agent_selection == "player_1"  # now its own turn
     state = env.unwrapped.state

@@ -31,7 +31,8 @@ def ids(text):
 def test_action_and_observation_sizes():
     env = make()
     assert env.action_space("player_0").n == R.NUM_ACTIONS == 154
-    assert env.observation_space("player_0")["observation"].shape == (E.OBS_SIZE,) == (1746,)
+    layout = env.unwrapped.obs_layout
+    assert env.observation_space("player_0")["observation"].shape == (layout.size,) == (1746,)
 
 
 def test_observation_layout_from_the_observers_seat():
@@ -50,18 +51,20 @@ def test_observation_layout_from_the_observers_seat():
     assert obs[290:295].tolist() == [0, 0, 1, 0, 0]  # the dealer is two seats to my left
     assert obs[295] == 1.0  # I am acting
     assert obs[300] == pytest.approx((52 - 21 - 5 - 1) / 52)
-    slot0 = obs[E.MELDS_OFFSET : E.MELDS_OFFSET + E.SLOT_SIZE]
+    melds = env.unwrapped.obs_layout.offset("melds")
+    slot0 = obs[melds : melds + E.SLOT_SIZE]
     assert slot0[0] == 1 and slot0[1 + M.RUN] == 1
     assert slot0[7:12].tolist() == [0, 1, 0, 0, 0]  # owned by player_1, one seat to my left
     assert slot0[12 + 8] == slot0[12 + 9] == slot0[12 + 10] == 1  # 9, 10, J
     assert slot0[25:29].tolist() == [0, 0, 0, 1]  # spades
     # player_1 sees player_0 one seat to its right (relative seat 2) as the actor
     obs1 = env.observe("player_1")["observation"]
-    assert obs1[295 + 2] == 1.0 and obs1[E.MELDS_OFFSET + 7] == 1.0  # its own run
+    assert obs1[295 + 2] == 1.0 and obs1[melds + 7] == 1.0  # its own run
     assert not obs1[0:52][ids("5S 6S 7S")].any()  # nothing of player_0's hand
 
 
 def test_composition_through_the_env_and_score_rewards():
+    """R3.4 and R7.8: a meld composed card by card; score rewards / score_scale."""
     env = make(reward_mode="score")
     env.reset(seed=0, options=POSITION)
     mask = env.action_mask()
@@ -90,6 +93,7 @@ def test_describe_actions():
 
 
 def test_allow_clear_offers_clearing_the_selection():
+    """R7.6: the clear action exists only with allow_clear=True."""
     env = make(allow_clear=True)
     env.reset(seed=0, options=POSITION)
     env.step(ids("5S")[0])
@@ -103,6 +107,7 @@ def test_allow_clear_offers_clearing_the_selection():
 
 
 def test_two_decks_for_four_and_five_players():
+    """R1.2 (I19): one deck for 2-3 players, two for 4-5."""
     for n, decks in ((2, 1), (3, 1), (4, 2), (5, 2)):
         env = make(n)
         env.reset(seed=1)
@@ -111,6 +116,7 @@ def test_two_decks_for_four_and_five_players():
 
 
 def test_bad_options_are_refused():
+    """R7.1, R7.4, R7.8, R7.7: bad options and positions raise OptionError."""
     with pytest.raises(OptionError, match="ace_scoring"):
         make(ace_scoring="nope")
     with pytest.raises(OptionError, match="max_hands"):

@@ -8,7 +8,7 @@ import pytest
 import ice_envs
 from ice_envs.core.errors import OptionError
 from ice_envs.icebergs import rules
-from ice_envs.icebergs.env import NUM_PLANES, SHIP_FEATURES, SHIP_SLOTS, observation_size
+from ice_envs.icebergs.env import layout_for
 from ice_envs.icebergs.hexmap import MapError, default_map, parse_map
 
 
@@ -33,11 +33,13 @@ def make(**kw):
     ],
 )
 def test_bad_options(kwargs, match):
+    """R1.1, R7.1, R7.2, R7.5, R7.6: bad options raise OptionError."""
     with pytest.raises(OptionError, match=match):
         make(**kwargs)
 
 
 def test_variant_player_counts():
+    """R1.1, R7.1, R7.2: player and ship counts of the variants."""
     assert make(num_players=6).num_players == 6
     assert make(num_players=3, fleet=True).config.num_ships == 9
     assert make(num_players=2, ships_per_player=2).config.num_ships == 4
@@ -46,6 +48,7 @@ def test_variant_player_counts():
 
 # ------------------------------------------------------------------ maps
 def test_default_map_matches_the_rulebook():
+    """R1.2, R1.3 (I28): the default map has the rulebook's numbers."""
     m = default_map()
     assert (m.rows, m.cols) == (7, 13)
     assert len(m.iceberg_starts) == 6 and len(m.floe_starts) == 20 and m.spare_floes == 16
@@ -65,6 +68,7 @@ def test_default_map_matches_the_rulebook():
     ],
 )
 def test_bad_map_names_the_line(text, line, match):
+    """R7.6 (the map file format): a bad map names the line."""
     with pytest.raises(MapError, match=rf"line {line}: .*{match}"):
         parse_map(text, source="bad.txt")
 
@@ -78,7 +82,7 @@ def test_bad_map_file_through_the_env(tmp_path):
     env = make(num_players=2, map=str(path))
     assert env.hexmap.name == "mine" and env.layout.size == env.action_space("player_0").n
     env.reset(seed=0)
-    assert env.observe("player_0")["observation"].shape == (observation_size(env.hexmap),)
+    assert env.observe("player_0")["observation"].shape == (layout_for(env.unwrapped.config).size,)
 
 
 def test_map_round_trips_through_text():
@@ -103,24 +107,26 @@ def test_observation_layout():
     m = env.hexmap
     S = m.num_spaces
     obs = env.observe("player_1")["observation"]
-    planes = obs[: NUM_PLANES * S].reshape(NUM_PLANES, m.rows, m.cols)
+    lay = env.unwrapped.obs_layout
+    planes = obs[: 13 * S].reshape(13, m.rows, m.cols)  # the documented plane view
+    assert np.array_equal(planes[6:12], lay.view(obs, "ships")) and np.array_equal(planes[4], lay.view(obs, "floes"))
     assert planes[0].sum() + planes[1].sum() == S and planes[1].sum() == 11
     assert planes[4].sum() * 4 == 20 and planes[5].sum() * 3 == 6
     # player_0's ship is relative seat 2 for player_1
     assert planes[6 + 2][2, 3] == pytest.approx(1 / 3) and planes[6].sum() == 0
-    ships = obs[NUM_PLANES * S : NUM_PLANES * S + SHIP_SLOTS * SHIP_FEATURES].reshape(6, 3, SHIP_FEATURES)
+    ships = lay.view(obs, "ship_slots")
     assert ships[0, 0, 0] == 1 and ships[0, 0, 3 + rules.START] == 1 and ships[0, 0, 12] == 1  # own ship, its turn
     assert ships[2, 0, 1] == pytest.approx(4 / 8) and ships[2, 0, 3 + rules.AT_SEA] == 1
     assert ships[1, 0, 3 + rules.HOME] == 1 and ships[1, 0, 2] == pytest.approx(6 / 8) and ships[1, 0, 15] == 1
     assert ships[3:].sum() == 0 and ships[:, 1:].sum() == 0
-    glob = obs[-17:]
-    assert glob[13] == 1  # a ship is home with cargo
+    assert lay.view(obs, "home_with_cargo")[0] == 1  # a ship is home with cargo
     die = env.state.die
     if die > 1:
-        assert glob[die] == 1 and glob[7] == 1
+        assert lay.view(obs, "die")[die - 1] == 1 and lay.view(obs, "phase")[0] == 1
 
 
 def test_off_turn_hazard_choice_goes_to_the_ship_owner():
+    """R3.10.2 (house rule I13): the hazard choice goes to the ship's owner, off-turn."""
     env = ice_envs.make("icebergs", num_players=3)
     for seed in range(200):
         env.reset(
@@ -157,6 +163,7 @@ def test_off_turn_hazard_choice_goes_to_the_ship_owner():
 
 
 def test_truncation_by_max_turns_and_decided_end():
+    """R7.5 (I22), R6.3: truncation by max_turns, or a decided end."""
     env = ice_envs.make("icebergs", num_players=2, max_turns=3)
     env.reset(seed=0)
     rng = np.random.default_rng(0)

@@ -124,22 +124,24 @@ def test_spaces_and_observation_layout():
     env = ice_envs.make("tip_of_the_diceberg", num_players=4, main_cards=["R1", "D1", "T1", "C1"])
     env.reset(seed=0, options={"start_player": 1})
     assert env.action_space("player_0").n == rules.NUM_ACTIONS == 225
-    assert env.observation_space("player_0")["observation"].shape == (E.OBS_SIZE,) == (2047,)
     raw = env.unwrapped
+    lay = raw.obs_layout
+    assert env.observation_space("player_0")["observation"].shape == (lay.size,) == (2047,)
     s = raw.state
     obs = raw.observe("player_2")["observation"]
-    assert np.flatnonzero(obs[E.O_HAND : E.O_HAND + 60]).tolist() == s.hands[2]
+    assert np.flatnonzero(lay.view(obs, "hand")).tolist() == s.hands[2]
     # pool dice: location "pool", one value each
     for d in rules.pool_dice(s):
-        assert obs[E.O_DIE_LOC + 8 * d + 1] == 1.0
-        assert obs[E.O_DIE_VALUE + 20 * d + s.die_value[d] - 1] == 1.0
+        assert lay.view(obs, "die_locations")[d, 1] == 1.0
+        assert lay.view(obs, "die_values")[d, s.die_value[d] - 1] == 1.0
     # slot 6 is R1 (catalog index 7): present, power "reroll", catalog one-hot
-    slot = obs[E.O_SLOTS + 6 * E.SLOT_SIZE : E.O_SLOTS + 7 * E.SLOT_SIZE]
+    slot = lay.view(obs, "slots")[6]
+    assert slot.size == E.SLOT_SIZE
     assert slot[0] == 1 and slot[1] == 0 and slot[7 + 1] == 1 and slot[12 + 24 + 7] == 1
-    assert obs[E.O_SLOTS + 10 * E.SLOT_SIZE] == 0, "no eleventh slot with 4 players"
+    assert lay.view(obs, "slots")[10, 0] == 0, "no eleventh slot with 4 players"
     # the draft: player 1 acts; it is seat +3 for player 2
-    assert obs[E.O_PHASE] == 1 and obs[E.O_SEATS + 3 * E.SEAT_SIZE + 8] == 1
-    assert obs[E.O_MISC + 2] == pytest.approx(8 / 10)
+    assert lay.view(obs, "phase")[0] == 1 and lay.view(obs, "seats")[3, 8] == 1
+    assert lay.view(obs, "draft_left")[0] == pytest.approx(8 / 10)
 
 
 def test_observation_hides_the_meld_being_composed_from_others():
@@ -153,7 +155,8 @@ def test_observation_hides_the_meld_being_composed_from_others():
     for a in ("player_1", "player_2", "player_3"):
         assert np.array_equal(before[a], after[a]), "others cannot see the meld being composed"
     own = after["player_0"]
-    assert own[E.O_SELECTION + parse_card("d4:1")] == 1 and own[E.O_PHASE + 3] == 1
+    lay = raw.obs_layout
+    assert lay.view(own, "selection")[parse_card("d4:1")] == 1 and lay.view(own, "phase")[3] == 1
     legal = raw.legal_actions()
     assert parse_card("d6:1") in legal and rules.ADD_DIE + raw.state.die_loc.index(0) in legal
     assert rules.PASS not in legal, "a started meld is finished, not abandoned"
