@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -30,8 +31,23 @@ def _run(args: list[str], cwd: Path, timeout: float = 120) -> subprocess.Complet
 
 def test_the_wheel_installs_one_top_level_name(tmp_path: Path):
     """``top_level.txt`` of the built wheel names only ``ice_envs``; every folder is inside it."""
+    source = tmp_path / "src"  # a copy, so that the build leaves nothing in the checkout
+    shutil.copytree(
+        ROOT, source, ignore=shutil.ignore_patterns(".*", "build", "runs", "*.egg-info", "__pycache__", "*venv*")
+    )
     out = _run(
-        ["-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", str(tmp_path), str(ROOT)],
+        [
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(source),
+        ],
         cwd=tmp_path,
         timeout=300,
     )

@@ -611,7 +611,7 @@ class IcebergsEnv(IceAECEnv):
         return "\n".join(lines)
 
     def _render_rgb(self, viewer: int | None) -> np.ndarray:
-        from ice_envs.icebergs.render import render_rgb
+        from ice_envs.icebergs.picture import render_rgb
 
         return render_rgb(self, viewer)
 
