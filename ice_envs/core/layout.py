@@ -115,6 +115,10 @@ class ObservationLayout:
         self.piece(name)
         return self._slices[name].start
 
+    def offsets(self, *names: str) -> tuple[int, ...]:
+        """The :meth:`offset` of each of ``names``, in that order (for encoders that unpack them once)."""
+        return tuple(self.offset(name) for name in names)
+
     def slice(self, name: str) -> slice:
         """The entries of piece ``name`` in the flat vector."""
         self.piece(name)

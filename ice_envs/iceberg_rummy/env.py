@@ -218,27 +218,24 @@ class IcebergRummyEnv(IceAECEnv):
         self._table_slice = lay.slice("table_cards")
         self._melds_slice = lay.slice("melds")
         #: the offsets of :meth:`_encode`, in the order it unpacks them
-        self._offsets = tuple(
-            lay.offset(name)
-            for name in (
-                "selection",
-                "passed",
-                "received",
-                "hand_sizes",
-                "aces",
-                "hand_points",
-                "totals",
-                "begun",
-                "seated",
-                "dealer",
-                "acting",
-                "stock",
-                "aces_hidden",
-                "two_decks",
-                "passed_known",
-                "composing",
-                "last_turn",
-            )
+        self._offsets = lay.offsets(
+            "selection",
+            "passed",
+            "received",
+            "hand_sizes",
+            "aces",
+            "hand_points",
+            "totals",
+            "begun",
+            "seated",
+            "dealer",
+            "acting",
+            "stock",
+            "aces_hidden",
+            "two_decks",
+            "passed_known",
+            "composing",
+            "last_turn",
         )
         #: The table last encoded and its encoding per seat (see :meth:`_table_view`).
         self._tbl_melds: list[tuple[int, int, tuple[int, ...]]] = []

@@ -323,18 +323,8 @@ class IcebergsEnv(IceAECEnv):
         self._ice_scale[S:] = 1.0 / 3.0
         self._turn_at = lay.offset("turn_ship")
         #: the global offsets of :meth:`_encode`, in the order it unpacks them
-        self._glob_offsets = tuple(
-            lay.offset(name)
-            for name in (
-                "moves_left",
-                "die",
-                "phase",
-                "fuel_paid",
-                "drifted",
-                "spare_floes",
-                "home_with_cargo",
-                "round",
-            )
+        self._glob_offsets = lay.offsets(
+            "moves_left", "die", "phase", "fuel_paid", "drifted", "spare_floes", "home_with_cargo", "round"
         )
 
     def _encode(self, seat: int) -> np.ndarray:

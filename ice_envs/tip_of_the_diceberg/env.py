@@ -282,9 +282,8 @@ class TipOfTheDicebergEnv(IceAECEnv):
         #: Index of die d's first location column.
         self._die_loc_at = tuple(lay.offset("die_locations") + DIE_LOC_SIZE * d for d in range(NUM_DICE))
         #: the offsets of :meth:`_encode`, in the order it unpacks them
-        self._offsets = tuple(
-            lay.offset(name)
-            for name in ("hand", "table", "removed", "slots", "seats", "round", "phase", "selection", "marks", "passes")
+        self._offsets = lay.offsets(
+            "hand", "table", "removed", "slots", "seats", "round", "phase", "selection", "marks", "passes"
         )
         assert lay.offset("last_round") == lay.offset("round") + 1
         assert lay.offset("draft_left") == lay.offset("pool") + 1 == lay.offset("passes") + 2
