@@ -167,12 +167,12 @@ def _check_no_leak(env, rng) -> None:
     for agent in raw.agents:
         seat = raw.possible_agents.index(agent)
         before = raw.observe(agent)
-        original = raw.state
+        original = raw.game_state
         for _ in range(2):
-            raw.state = raw.resample_hidden(seat, rng)
+            raw.game_state = raw.resample_hidden(seat, rng)
             raw._mask = None
             after = raw.observe(agent)
-            raw.state = original
+            raw.game_state = original
             raw._mask = None
             assert _obs_equal(before, after), f"{agent}'s observation changes when hidden information is re-dealt"
 

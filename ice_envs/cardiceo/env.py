@@ -168,7 +168,7 @@ class CardiceoEnv(IceAECEnv):
         return self.obs_layout.box()
 
     def _encode(self, seat: int) -> np.ndarray:
-        s: rules.CardiceoState = self.state
+        s: rules.CardiceoState = self.game_state
         hands = s.hands.tolist()
         # own cards and the discards, count / 4 (exact in float32, as numpy's float32 product)
         buf = [c * _QUARTER for c in hands[seat]]
@@ -212,17 +212,17 @@ class CardiceoEnv(IceAECEnv):
         )
 
     def _current_seat(self) -> int:
-        return self.state.current
+        return self.game_state.current
 
     def _game_over(self) -> bool:
-        return self.state.phase == rules.PHASE_OVER
+        return self.game_state.phase == rules.PHASE_OVER
 
     def _apply_action(self, action: int) -> None:
-        rules.apply(self.state, action, self.np_random, check=False)
+        rules.apply(self.game_state, action, self.np_random, check=False)
 
     # -- text
     def _describe(self, action: int) -> str:
-        s: rules.CardiceoState = self.state
+        s: rules.CardiceoState = self.game_state
         if action < rules.NUM_SUBSETS:
             dice = rules.SUBSETS[action]
             parts = "+".join(f"{rules.DIE_NAMES[i]}={int(s.dice[i])}" for i in dice)
@@ -235,7 +235,7 @@ class CardiceoEnv(IceAECEnv):
         return "re-roll all three dice"
 
     def _render_text(self, viewer: int | None) -> str:
-        s: rules.CardiceoState = self.state
+        s: rules.CardiceoState = self.game_state
         head = f"Cardiceo, {self.num_players} players, turn {s.turn + 1}"
         if s.phase == rules.PHASE_OVER:
             head += f" — player_{s.winner} wins"

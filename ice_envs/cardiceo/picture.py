@@ -24,7 +24,7 @@ _VALUE_COLORS = [(30, 70 + 8 * v, 170 - 6 * v) if v < 8 else (150 + 7 * v, 60, 4
 
 def _state(env_or_state: Any) -> rules.CardiceoState:
     raw = getattr(env_or_state, "unwrapped", env_or_state)
-    return raw.state if hasattr(raw, "metadata") else raw
+    return raw.game_state if hasattr(raw, "metadata") else raw
 
 
 def size(num_players: int) -> tuple[int, int]:

@@ -8,6 +8,11 @@ ice-envs extras of the env contract: ``state_dict()`` / ``load_state_dict()``,
 ``reset(options=...)`` from a given position, ``describe_action()``, the two render
 modes and the illegal-action policy.
 
+The engine state of the game in progress is ``game_state`` (the pure engine's dataclass;
+:meth:`IceAECEnv.state_dict` gives it as plain data). PettingZoo's ``state()`` is left as the
+inherited method (it raises ``NotImplementedError``: these games offer no global-state array),
+so PettingZoo's wrappers, conversions and state tests see the standard API.
+
 A game adapter (``ice_envs/<game>/env.py``) only says how its pure engine
 (``rules.py``) is encoded. It implements the hooks marked "game hook" below.
 """
@@ -129,7 +134,7 @@ class IceAECEnv(AECEnv):
         self._n_actions = n_actions
         self._mask_cache = _MASK_CACHES.setdefault(n_actions, {}) if n_actions <= MASK_CACHE_MAX_ACTIONS else None
         self._rng: np.random.Generator | None = None
-        self.state: Any = None
+        self.game_state: Any = None
         self._mask: np.ndarray | None = None
         self._num_steps = 0
         self._rewards_zero = True
@@ -164,15 +169,15 @@ class IceAECEnv(AECEnv):
         raise NotImplementedError
 
     def _game_over(self) -> bool:  # game hook
-        return bool(self.engine.is_over(self.state))
+        return bool(self.engine.is_over(self.game_state))
 
     def _legal_actions(self) -> Sequence[int]:  # game hook
         """The engine's legal action ids for the deciding seat."""
-        return self.engine.legal_actions(self.state)
+        return self.engine.legal_actions(self.game_state)
 
     def _apply_action(self, action: int) -> None:  # game hook
-        """Apply a legal action to ``self.state`` (randomness from ``self._rng``)."""
-        self.engine.apply(self.state, action, self.np_random)
+        """Apply a legal action to ``self.game_state`` (randomness from ``self._rng``)."""
+        self.engine.apply(self.game_state, action, self.np_random)
 
     def _encode(self, seat: int) -> np.ndarray:  # game hook
         """The observation vector of ``seat`` (its own view only)."""
@@ -180,11 +185,11 @@ class IceAECEnv(AECEnv):
 
     def _outcome(self) -> np.ndarray:  # game hook
         """Terminal rewards per seat (``reward_mode="outcome"``)."""
-        return np.asarray(self.engine.outcome(self.state), dtype=np.float64)
+        return np.asarray(self.engine.outcome(self.game_state), dtype=np.float64)
 
     def _scores(self) -> np.ndarray:  # game hook
         """Running score per seat; ``reward_mode="score"`` rewards its deltas."""
-        return np.asarray(self.engine.scores(self.state), dtype=np.float64)
+        return np.asarray(self.engine.scores(self.game_state), dtype=np.float64)
 
     def _describe(self, action: int) -> str:  # game hook
         raise NotImplementedError
@@ -205,7 +210,7 @@ class IceAECEnv(AECEnv):
         rolls) consistently with what it has seen. Used by the leak tests and by
         agents that sample a determinisation of the hidden information.
         """
-        return self.engine.resample_hidden(self.state, seat, rng)
+        return self.engine.resample_hidden(self.game_state, seat, rng)
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -234,9 +239,9 @@ class IceAECEnv(AECEnv):
         options = dict(options or {})
         if "state" in options:
             raw = options.pop("state")
-            self.state = copy.deepcopy(raw) if not isinstance(raw, dict) else from_jsonable(raw)
+            self.game_state = copy.deepcopy(raw) if not isinstance(raw, dict) else from_jsonable(raw)
         else:
-            self.state = self._new_state(self._rng, options)
+            self.game_state = self._new_state(self._rng, options)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -376,7 +381,7 @@ class IceAECEnv(AECEnv):
         all zero. Evaluation, training, play and game records all ask this one method.
         """
         shares = np.zeros(self.num_players, dtype=np.float64)
-        if self.state is None or not self._game_over():
+        if self.game_state is None or not self._game_over():
             return shares
         won = np.asarray(self._outcome(), dtype=np.float64) > 0
         if won.any():
@@ -397,7 +402,7 @@ class IceAECEnv(AECEnv):
         return {
             "game": self.metadata["name"],
             "num_players": self.num_players,
-            "state": to_jsonable(self.state),
+            "state": to_jsonable(self.game_state),
             "rng": to_jsonable(self.np_random.bit_generator.state),
             "num_steps": self._num_steps,
             "agents": list(self.agents),
@@ -416,7 +421,7 @@ class IceAECEnv(AECEnv):
                 f"{self}: state is for game {data.get('game')!r} with {data.get('num_players')} players, "
                 f"this env is {self.metadata['name']!r} with {self.num_players}"
             )
-        self.state = from_jsonable(data["state"])
+        self.game_state = from_jsonable(data["state"])
         rng = np.random.default_rng()
         rng.bit_generator.state = from_jsonable(data["rng"])
         self._rng = rng

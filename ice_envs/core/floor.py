@@ -40,19 +40,19 @@ class FloorEnv(IceAECEnv):
         return [0]
 
     def _current_seat(self) -> int:
-        return self.state[0] % 2
+        return self.game_state[0] % 2
 
     def _game_over(self) -> bool:
-        return self.state[0] >= self.length
+        return self.game_state[0] >= self.length
 
     def _legal_actions(self) -> Sequence[int]:
         return _ONLY_ACTION
 
     def _apply_action(self, action: int) -> None:
-        self.state[0] += 1
+        self.game_state[0] += 1
 
     def _encode(self, seat: int) -> np.ndarray:
-        return np.array([self.state[0] / self.length], dtype=np.float32)
+        return np.array([self.game_state[0] / self.length], dtype=np.float32)
 
     def _outcome(self) -> np.ndarray:
         return np.zeros(2)
@@ -64,10 +64,10 @@ class FloorEnv(IceAECEnv):
         return "the only action"
 
     def _render_text(self, viewer: int | None) -> str:
-        return f"floor: decision {self.state[0]} of {self.length}"
+        return f"floor: decision {self.game_state[0]} of {self.length}"
 
     def _resample_hidden(self, seat: int, rng: np.random.Generator) -> list[int]:
-        return list(self.state)
+        return list(self.game_state)
 
 
 env, raw_env = make_factories(FloorEnv)

@@ -219,7 +219,7 @@ class CubeMeltEnv(IceAECEnv):
         return self.obs_layout.box()
 
     def _encode(self, seat: int) -> np.ndarray:
-        s: rules.CubeMeltState = self.state
+        s: rules.CubeMeltState = self.game_state
         buf = [0.0] * self._obs_size  # filled as a list, converted once (cheaper than item-wise numpy writes)
         phase = s.phase
         over = phase == _OVER
@@ -283,17 +283,17 @@ class CubeMeltEnv(IceAECEnv):
             raise OptionError(str(exc)) from None
 
     def _current_seat(self) -> int:
-        return self.state.decider
+        return self.game_state.decider
 
     def _game_over(self) -> bool:
-        return self.state.phase == rules.PHASE_OVER
+        return self.game_state.phase == rules.PHASE_OVER
 
     # -- text
     def _describe(self, action: int) -> str:
-        return describe(self.state, action)
+        return describe(self.game_state, action)
 
     def _render_text(self, viewer: int | None) -> str:
-        return render_text(self.state)
+        return render_text(self.game_state)
 
     def _render_rgb(self, viewer: int | None) -> np.ndarray:
         from ice_envs.cubemelt.picture import draw

@@ -31,7 +31,7 @@ SOURCE_NAMES = {rules.SOURCE_DICE: "dice", rules.SOURCE_PAID: "paid re-roll"}
 
 def _state(env_or_state: Any) -> rules.CubeMeltState:
     raw = getattr(env_or_state, "unwrapped", env_or_state)
-    return raw.state if hasattr(raw, "metadata") else raw
+    return raw.game_state if hasattr(raw, "metadata") else raw
 
 
 def size(num_players: int) -> tuple[int, int]:

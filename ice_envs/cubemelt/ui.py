@@ -15,5 +15,5 @@ def group_path(raw: Any, action: int) -> tuple[str, ...]:
     if not 0 < action < rules.NUM_SUBSETS:
         return ()
     k = bin(action).count("1")
-    head = "pay 1 Melt and re-roll some dice" if rules.next_reroll_paid(raw.state) else "re-roll some dice (free)"
+    head = "pay 1 Melt and re-roll some dice" if rules.next_reroll_paid(raw.game_state) else "re-roll some dice (free)"
     return (head, f"re-roll {k} {'die' if k == 1 else 'dice'}")

@@ -253,7 +253,7 @@ class IcebergRummyEnv(IceAECEnv):
     def _encode(self, seat: int) -> np.ndarray:
         """The observation of ``seat``: array blocks copied in, single values written through a
         ``memoryview`` (each Python float rounded once to float32, as numpy assignment does)."""
-        s: rules.IcebergRummyState = self.state
+        s: rules.IcebergRummyState = self.game_state
         (o_sel, o_passed, o_received, o_sizes, o_aces, o_points, o_totals, o_begun, o_seated, o_dealer,
          o_acting, o_stock, o_aces_hidden, o_decks, o_known, o_composing, o_last) = self._offsets  # fmt: skip
         obs = np.zeros(self._obs_size, dtype=np.float32)
@@ -351,18 +351,18 @@ class IcebergRummyEnv(IceAECEnv):
             raise OptionError(str(exc)) from None
 
     def _current_seat(self) -> int:
-        return self.state.current
+        return self.game_state.current
 
     def _apply_action(self, action: int) -> None:
         # the base class has checked the action against the mask
-        rules.apply(self.state, action, self.np_random, check=False)
+        rules.apply(self.game_state, action, self.np_random, check=False)
 
     def _scores(self) -> np.ndarray:
-        return rules.scores(self.state) / self.score_scale
+        return rules.scores(self.game_state) / self.score_scale
 
     # -- text
     def _describe(self, action: int) -> str:
-        s: rules.IcebergRummyState = self.state
+        s: rules.IcebergRummyState = self.game_state
         sel = list(s.selection)
         if action < rules.DISCARD_BASE:
             now = M.cards_text([*sel, action])
@@ -392,7 +392,7 @@ class IcebergRummyEnv(IceAECEnv):
         return draw(self, viewer)
 
     def _render_text(self, viewer: int | None) -> str:
-        s: rules.IcebergRummyState = self.state
+        s: rules.IcebergRummyState = self.game_state
         n = self.num_players
         decks = "two decks" if s.config.decks == 2 else "one deck"
         head = f"Iceberg Rummy, {n} players ({decks}), hand {s.hand_no + (0 if s.phase == rules.PHASE_OVER else 1)}"

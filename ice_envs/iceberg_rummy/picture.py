@@ -28,7 +28,7 @@ KIND_SHORT = ("set", "run", "odds/suit", "evens/suit", "odds/colour", "evens/col
 
 def _state(env_or_state: Any) -> rules.IcebergRummyState:
     raw = getattr(env_or_state, "unwrapped", env_or_state)
-    return raw.state if hasattr(raw, "metadata") else raw
+    return raw.game_state if hasattr(raw, "metadata") else raw
 
 
 def size(num_players: int) -> tuple[int, int]:

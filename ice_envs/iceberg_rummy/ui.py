@@ -27,7 +27,7 @@ SELECTION_HELP = "the cards selected for the meld or lay-off you are composing"
 
 def in_selection(raw: Any) -> bool:
     """The play being composed (``selection`` in the meld phase)."""
-    s = raw.state
+    s = raw.game_state
     return bool(s.phase == rules.PHASE_MELD and s.selection)
 
 

@@ -336,7 +336,7 @@ class IcebergsEnv(IceAECEnv):
         product of the piece counts and their scale, and the ship planes' float32 sums
         of 1/3 come from :data:`_NEXT_THIRD`.
         """
-        st: rules.IcebergsState = self.state
+        st: rules.IcebergsState = self.game_state
         cfg = self.config
         obs = self._obs_template.copy()
         ice = obs[self._ice_slice]
@@ -438,17 +438,17 @@ class IcebergsEnv(IceAECEnv):
         return spec
 
     def _current_seat(self) -> int:
-        return self.state.deciding_seat
+        return self.game_state.deciding_seat
 
     def _game_over(self) -> bool:
-        return self.state.over
+        return self.game_state.over
 
     def _apply_action(self, action: int) -> None:
-        rules.apply(self.state, action, self.np_random, check=False)
+        rules.apply(self.game_state, action, self.np_random, check=False)
 
     def _finish(self, step_rewards: np.ndarray) -> None:
         """A game stopped by ``max_turns`` (``max_turns_end="truncate"``) is a truncation."""
-        if not self.state.truncated:
+        if not self.game_state.truncated:
             super()._finish(step_rewards)
             return
         self._set_rewards(step_rewards)
@@ -464,7 +464,7 @@ class IcebergsEnv(IceAECEnv):
         return f"player_{owner}" + (f" ship {'abc'[j]}" if self.config.fleet else "")
 
     def _describe(self, action: int) -> str:
-        st: rules.IcebergsState = self.state
+        st: rules.IcebergsState = self.game_state
         lay = self.layout
         m = self.hexmap
         k = st.current
@@ -527,7 +527,7 @@ class IcebergsEnv(IceAECEnv):
         return f"{owner}{'abc'[j]}" if self.config.fleet else str(owner)
 
     def _cell_text(self, s: int, ships_at: dict[int, list[int]]) -> str:
-        st: rules.IcebergsState = self.state
+        st: rules.IcebergsState = self.game_state
         if self.hexmap.terrain[s] != SEA:
             return "#####"
         parts = ["".join(self._ship_label(k) for k in ships_at.get(s, []))]
@@ -539,7 +539,7 @@ class IcebergsEnv(IceAECEnv):
         return " ".join(p for p in parts if p) or "  .  "
 
     def _render_text(self, viewer: int | None) -> str:
-        st: rules.IcebergsState = self.state
+        st: rules.IcebergsState = self.game_state
         cfg = self.config
         m = self.hexmap
         width = 7

@@ -45,7 +45,7 @@ def _hexagon(cx: float, cy: float, r: float) -> list[tuple[float, float]]:
 
 def render_rgb(env: Any, viewer: int | None = None) -> np.ndarray:
     """A picture of the map (ice, ships, edges) with a side panel of ships' logs."""
-    st: rules.IcebergsState = env.state
+    st: rules.IcebergsState = env.game_state
     cfg = env.config
     m = env.hexmap
     h = math.sqrt(3) * HEX

@@ -18,7 +18,7 @@ def voyage(env: Any, seat: int) -> float:
     columns already crossed westward; 1 in Alaska; at sea loaded, 1 plus the share crossed
     back eastward; 2 home. The seat's potential is the mean over its ships.
     """
-    state = env.state
+    state = env.game_state
     cfg = state.config
     cols = cfg.hexmap.cols
     ships = range(seat * cfg.ships_per_player, (seat + 1) * cfg.ships_per_player)

@@ -326,7 +326,7 @@ class TipOfTheDicebergEnv(IceAECEnv):
     def _encode(self, seat: int) -> np.ndarray:
         """The observation of ``seat``: the cached static part copied once, then one write of
         every 1.0 and one write of every other value (indices gathered in plain Python)."""
-        s: rules.DicebergState = self.state
+        s: rules.DicebergState = self.game_state
         n = self.num_players
         o_hand, o_table, o_removed, o_slots, o_seats, o_round, o_phase, o_selection, o_marks, o_misc = self._offsets
         obs = self._base_obs(s.slots).copy()
@@ -421,19 +421,19 @@ class TipOfTheDicebergEnv(IceAECEnv):
             raise OptionError(str(exc)) from None
 
     def _current_seat(self) -> int:
-        return self.state.current
+        return self.game_state.current
 
     def _apply_action(self, action: int) -> None:
         """Apply ``action``, which the base class has already checked against the mask of this
         state: the engine's own check (a second legal-action enumeration) is skipped."""
-        rules.apply_legal(self.state, action, self.np_random)
+        rules.apply_legal(self.game_state, action, self.np_random)
 
     # -- text
     def _die_text(self, d: int) -> str:
-        return f"die #{d} ({rules.die_name(d, self.state.die_value[d])})"
+        return f"die #{d} ({rules.die_name(d, self.game_state.die_value[d])})"
 
     def _describe(self, action: int) -> str:
-        s: rules.DicebergState = self.state
+        s: rules.DicebergState = self.game_state
         if action < rules.ADD_DIE:
             return f"add card {card_name(action)} to the meld"
         if action < rules.COMMIT:
@@ -463,7 +463,7 @@ class TipOfTheDicebergEnv(IceAECEnv):
         return "decline the power"
 
     def _render_text(self, viewer: int | None) -> str:
-        s: rules.DicebergState = self.state
+        s: rules.DicebergState = self.game_state
         n = self.num_players
         head = f"Tip of the Diceberg, {n} players, round {s.round + 1}/{s.config.num_rounds}, trick {s.tricks + 1}"
         if s.phase == rules.PHASE_OVER:

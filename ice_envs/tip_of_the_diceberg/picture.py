@@ -39,7 +39,7 @@ POWER_COLORS: dict[str, tr.Color] = {
 
 def _state(env_or_state: Any) -> rules.DicebergState:
     raw = getattr(env_or_state, "unwrapped", env_or_state)
-    return raw.state if hasattr(raw, "metadata") else raw
+    return raw.game_state if hasattr(raw, "metadata") else raw
 
 
 def _slot_rows(num_slots: int) -> int:

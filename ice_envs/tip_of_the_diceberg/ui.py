@@ -33,7 +33,7 @@ SELECTION_HELP = "the cards and dice added to the meld you are composing, or the
 
 def in_selection(raw: Any) -> bool:
     """A meld being composed (``selection`` in the play phase) or dice marked for the reroll power."""
-    s = raw.state
+    s = raw.game_state
     return bool((s.phase == rules.PHASE_PLAY and s.selection) or (s.phase == rules.PHASE_REROLL and s.marks))
 
 

@@ -19,7 +19,7 @@ def play_mixed_game(env, heuristic, rng: np.random.Generator, share: float = 0.7
         seat = raw.possible_agents.index(agent)
         if rng.random() < share:
             action = heuristic.act(obs, make_view(env, seat, rng))
-            assert obs["action_mask"][action] == 1, (raw.state, action)
+            assert obs["action_mask"][action] == 1, (raw.game_state, action)
         else:
             action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
         env.step(action)

@@ -149,14 +149,14 @@ def test_only_legal_actions_and_never_an_early_end(n, options):
                 continue
             seat = raw.possible_agents.index(agent)
             action = heuristic.act(obs, make_view(env, seat, rng))
-            assert obs["action_mask"][action] == 1, (raw.state, action)
+            assert obs["action_mask"][action] == 1, (raw.game_state, action)
             assert action != rules.END_TURN
             asked += 1
-            phases.add(raw.state.phase)
+            phases.add(raw.game_state.phase)
             if rng.random() > 0.7:
                 action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
             env.step(action)
-        assert raw.state.phase == rules.PHASE_OVER
+        assert raw.game_state.phase == rules.PHASE_OVER
     assert asked > 10 * n and phases == {rules.PHASE_DISCARD, rules.PHASE_NO_PLAY_CHOICE}
 
 
@@ -324,7 +324,7 @@ def _heuristic_game(n: int, seed: int, view_seed: int) -> list[int]:
         seat = env.unwrapped.possible_agents.index(agent)
         actions.append(agents[seat].act(obs, make_view(env, seat, rng)))
         env.step(actions[-1])
-    assert env.unwrapped.state.phase == rules.PHASE_OVER
+    assert env.unwrapped.game_state.phase == rules.PHASE_OVER
     return actions
 
 
@@ -353,15 +353,15 @@ def test_decisions_do_not_depend_on_the_hidden_hands(n):
                 continue
             seat = raw.possible_agents.index(agent)
             legal = raw.legal_actions()
-            truth = PlayerView("cardiceo", seat, n, raw.state.copy(), legal)
+            truth = PlayerView("cardiceo", seat, n, raw.game_state.copy(), legal)
             action = CardiceoHeuristic(0).act(obs, truth)
             for _ in range(3):
                 view = make_view(env, seat, rng)
-                assert np.array_equal(view.state.hands[seat], raw.state.hands[seat])
-                differing_views += not np.array_equal(view.state.hands, raw.state.hands)
+                assert np.array_equal(view.state.hands[seat], raw.game_state.hands[seat])
+                differing_views += not np.array_equal(view.state.hands, raw.game_state.hands)
                 assert CardiceoHeuristic(0).act(obs, view) == action
             env.step(action)
-        assert raw.state.phase == rules.PHASE_OVER
+        assert raw.game_state.phase == rules.PHASE_OVER
     assert differing_views > 100
 
 

@@ -128,7 +128,7 @@ def test_only_legal_actions_over_random_positions(opts, n):
             action = heuristic.act(obs, view)
             assert obs["action_mask"][action] == 1
             checked += 1
-            st = raw.state
+            st = raw.game_state
             if seat == 0 or rng.random() < 0.3:
                 if st.phase == rules.PHASE_MOVE and action < 6:
                     key = st.turns

@@ -126,7 +126,7 @@ def test_only_legal_actions_over_random_positions(num_players, catalog):
         seat = raw.possible_agents.index(agent)
         if seat == 0 or rng.random() < 0.5:
             action = heuristic.act(obs, make_view(env, seat, rng))
-            assert obs["action_mask"][action] == 1, (raw.state.phase, action)
+            assert obs["action_mask"][action] == 1, (raw.game_state.phase, action)
         else:
             action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
         env.step(action)

@@ -54,7 +54,7 @@ def decode(obs: np.ndarray, hand_size: int) -> dict:
 
 def check_observation(raw, seat: int) -> None:
     """Every documented piece of ``seat``'s observation equals what the engine state says."""
-    s = raw.state
+    s = raw.game_state
     n = raw.num_players
     obs = raw.observe(raw.possible_agents[seat])["observation"]
     assert obs.dtype == np.float32 and obs.shape == (104,)
@@ -105,7 +105,7 @@ def random_game(env, seed, on_decision=None, on_over=None):
             on_decision(raw, agent, obs)
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(legal.size)]))
-    assert raw.state.phase == rules.PHASE_OVER
+    assert raw.game_state.phase == rules.PHASE_OVER
     return totals
 
 
@@ -248,7 +248,7 @@ def test_observation_layout_equals_the_state_through_random_games(n, options):
     seen = {"locked": 0, "used": 0, "no_play": 0}
 
     def on_decision(raw, agent, obs):
-        s = raw.state
+        s = raw.game_state
         seen["locked"] += int((s.locked & ~s.used).any())
         seen["used"] += int(s.used.any())
         seen["no_play"] += int(s.phase == rules.PHASE_NO_PLAY_CHOICE)
@@ -272,12 +272,12 @@ def test_observation_hides_the_other_hands():
     def on_decision(raw, agent, obs):
         for seat in range(raw.num_players):
             before = raw.observe(raw.possible_agents[seat])["observation"]
-            saved = raw.state
-            raw.state = raw.resample_hidden(seat, rng)
+            saved = raw.game_state
+            raw.game_state = raw.resample_hidden(seat, rng)
             try:
                 after = raw.observe(raw.possible_agents[seat])["observation"]
             finally:
-                raw.state = saved
+                raw.game_state = saved
             assert np.array_equal(before, after)
 
     random_game(env, 5, on_decision)
@@ -290,11 +290,11 @@ def test_action_mask_equals_the_engine_legal_actions(n, options):
     checked = []
 
     def on_decision(raw, agent, obs):
-        legal = rules.legal_actions(raw.state)
+        legal = rules.legal_actions(raw.game_state)
         assert np.flatnonzero(obs["action_mask"]).tolist() == sorted(legal)
         assert raw.legal_actions() == sorted(legal)
         assert raw.action_mask().tolist() == obs["action_mask"].tolist()
-        assert agent == raw.possible_agents[raw.state.current]
+        assert agent == raw.possible_agents[raw.game_state.current]
         for other in raw.possible_agents:
             if other != agent:
                 assert not raw.observe(other)["action_mask"].any()
@@ -322,7 +322,7 @@ def test_action_mask_is_all_zero_after_the_agent_loop_finished():
     env = make(2)
     random_game(env, 0)
     raw = env.unwrapped
-    assert raw.agents == [] and raw.state.phase == rules.PHASE_OVER
+    assert raw.agents == [] and raw.game_state.phase == rules.PHASE_OVER
     assert not raw.action_mask().any()
     assert not raw.observe("player_0")["action_mask"].any()
 
@@ -364,7 +364,7 @@ def test_outcome_rewards_winner_plus_one_others_minus_one(n):
     infos = []
     for seed in range(6):
         totals = random_game(env, seed, on_over=lambda raw: infos.append((dict(raw.infos), raw.scores().tolist())))
-        s = env.unwrapped.state
+        s = env.unwrapped.game_state
         assert s.phase == rules.PHASE_OVER
         winner = int(np.flatnonzero(s.hands.sum(axis=1) == 0)[0])
         assert s.winner == winner and (s.hands.sum(axis=1) == 0).sum() == 1
@@ -389,13 +389,13 @@ def test_score_rewards_are_one_per_card_discarded_and_sum_to_the_score(n, hand_s
             if term or trunc:
                 env.step(None)
                 continue
-            before = raw.state.hands.sum(axis=1).copy()
+            before = raw.game_state.hands.sum(axis=1).copy()
             action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
             env.step(action)
-            shed = before - raw.state.hands.sum(axis=1)
+            shed = before - raw.game_state.hands.sum(axis=1)
             assert [raw.rewards[a] for a in raw.possible_agents] == shed.tolist()
             assert shed.sum() == (1 if action < rules.NUM_SUBSETS else 0)
-        s = raw.state
+        s = raw.game_state
         discarded = hand_size - s.hands.sum(axis=1)
         assert [totals[a] for a in env.possible_agents] == discarded.tolist() == raw.scores().tolist()
         assert sum(totals.values()) == s.discarded.sum()
@@ -416,7 +416,7 @@ def test_reset_from_a_given_position():
     env = make(3)
     env.reset(seed=1, options={"hands": HANDS3, "start_player": 2, "dice": [2, 7, 11]})
     raw = env.unwrapped
-    s = raw.state
+    s = raw.game_state
     assert env.agent_selection == "player_2" and s.current == 2 and s.turn == 0
     assert s.dice.tolist() == [2, 7, 11] and not s.locked.any() and not s.used.any()
     assert s.phase == rules.PHASE_DISCARD  # the opening roll gives no "No play" choice
@@ -430,7 +430,7 @@ def test_reset_from_a_given_position():
     # the same seed and options give the same game; the seed alone picks the deal
     env.reset(seed=1, options={"start_player": 1})
     first = env.unwrapped.state_dict()
-    assert env.agent_selection == "player_1" or env.unwrapped.state.turn > 0
+    assert env.agent_selection == "player_1" or env.unwrapped.game_state.turn > 0
     env.reset(seed=1, options={"start_player": 1})
     assert env.unwrapped.state_dict() == first
     env.reset(seed=2, options={"start_player": 1})
@@ -440,7 +440,7 @@ def test_reset_from_a_given_position():
 def test_reset_when_the_start_player_cannot_discard():
     env = make(2)
     env.reset(seed=0, options={"hands": [LOW, HIGH], "start_player": 1, "dice": [1, 2, 3]})
-    s = env.unwrapped.state
+    s = env.unwrapped.game_state
     # player_1 (11-15) cannot use 1, 2, 3: the turn ends by itself, all dice go to the middle
     assert s.turn == 1 and s.current == 0 and env.agent_selection == "player_0"
     assert s.phase == rules.PHASE_NO_PLAY_CHOICE and s.locked.all() and s.dice.tolist() == [1, 2, 3]
@@ -486,7 +486,7 @@ def test_state_dict_round_trip_continues_identically(n, steps):
         assert twin.unwrapped.state_dict() == env.unwrapped.state_dict()
         for agent in env.possible_agents:
             assert np.array_equal(twin.observe(agent)["observation"], env.observe(agent)["observation"])
-    assert env.unwrapped.state.phase == rules.PHASE_OVER
+    assert env.unwrapped.game_state.phase == rules.PHASE_OVER
     assert twin.unwrapped.rewards == env.unwrapped.rewards
     with pytest.raises(OptionError, match="players"):
         make(n + 1).unwrapped.load_state_dict(saved)
@@ -504,11 +504,11 @@ def test_no_play_choice_after_a_voluntary_end_with_no_die_used():
     assert obs[102:104].tolist() == [1.0, 0.0]
     assert np.flatnonzero(obs[66:75]).tolist() == [1, 4, 7]  # all three locked from the middle
     env.step(KEEP)
-    s = raw.state
+    s = raw.game_state
     assert s.dice.tolist() == [1, 2, 3] and s.locked.all() and s.phase == rules.PHASE_DISCARD
     env.step(D4)  # player_1 uses the d4 and ends the turn: the d4 is re-rolled, no choice
     env.step(END)
-    s = raw.state
+    s = raw.game_state
     assert env.agent_selection == "player_0" and s.phase == rules.PHASE_DISCARD
     assert s.locked.tolist() == [False, True, True] and s.dice[1:].tolist() == [2, 3]
     assert np.flatnonzero(env.observe("player_0")["observation"][66:75]).tolist() == [0, 4, 7]
@@ -521,7 +521,7 @@ def test_no_play_reroll_rolls_all_three_dice():
     for seed in range(20):
         env.reset(seed=seed, options={"hands": [LOW, HIGH], "start_player": 1, "dice": [1, 2, 3]})
         env.step(REROLL)
-        s = raw.state
+        s = raw.game_state
         # player_0 (1-10) can always use the d4: its turn goes on with three fresh dice
         assert s.turn == 1 and s.phase == rules.PHASE_DISCARD and not s.locked.any() and not s.used.any()
         assert all(1 <= d <= f for d, f in zip(s.dice.tolist(), rules.DIE_FACES))
@@ -536,7 +536,7 @@ def test_no_play_choice_appears_exactly_when_the_previous_player_used_no_die(n, 
     for seed in range(6):
         env.reset(seed=seed)
         raw = env.unwrapped
-        s = raw.state
+        s = raw.game_state
         # the opening roll is no "No play" choice; a stuck start player passes on all three dice
         assert s.turn in (0, 1)
         assert (s.phase == rules.PHASE_NO_PLAY_CHOICE) == (s.turn == 1)
@@ -544,14 +544,14 @@ def test_no_play_choice_appears_exactly_when_the_previous_player_used_no_die(n, 
         for _ in range(LIMIT):
             if any(raw.terminations.values()):
                 break
-            before = raw.state.copy()
+            before = raw.game_state.copy()
             mask = raw.action_mask()
             is_choice = before.phase == rules.PHASE_NO_PLAY_CHOICE
             assert (mask[KEEP] == 1) == (mask[REROLL] == 1) == is_choice
             assert raw.observe(raw.agent_selection)["observation"][102] == float(is_choice)
             action = int(rng.choice(np.flatnonzero(mask)))
             env.step(action)
-            s = raw.state
+            s = raw.game_state
             if s.phase == rules.PHASE_OVER:
                 break
             passed = s.turn - before.turn
@@ -592,7 +592,7 @@ def test_end_turn_offered_exactly_while_a_discard_is_possible_unless_forced(forc
 
     def on_decision(raw, agent, obs):
         mask = obs["action_mask"]
-        s = raw.state
+        s = raw.game_state
         can_discard = bool(rules.legal_discards(s))
         assert can_discard == (s.phase == rules.PHASE_DISCARD)  # a stuck turn ends by itself
         assert mask[END] == (can_discard and not forced)
@@ -663,14 +663,14 @@ def test_render_view_hides_the_other_hands():
     full = raw.render_view(None, "rgb_array")
     full_text = raw.render_view(None)
     assert not np.array_equal(picture_1, full)
-    saved = raw.state
-    raw.state = raw.resample_hidden(1, rng)
+    saved = raw.game_state
+    raw.game_state = raw.resample_hidden(1, rng)
     try:
-        assert not np.array_equal(raw.state.hands, saved.hands)
+        assert not np.array_equal(raw.game_state.hands, saved.hands)
         assert raw.render_view(1) == text
         assert np.array_equal(raw.render_view(1, "rgb_array"), picture_1)
         assert raw.render_view(None) != full_text and not np.array_equal(raw.render_view(None, "rgb_array"), full)
     finally:
-        raw.state = saved
+        raw.game_state = saved
     with pytest.raises(OptionError, match="mode"):
         raw.render_view(0, "svg")

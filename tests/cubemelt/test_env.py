@@ -42,7 +42,7 @@ def test_knight_choice_selects_its_owner_off_turn():
     assert layout.view(obs, "plan")[0, 2] == pytest.approx(3 / 6)
     env.step(rules.CHOOSE_ADVENTURE)
     assert env.agent_selection == "player_1"  # now its own turn
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert (state.love[1], state.adventure[1], state.melt[1]) == (0, 1, 18)
 
 
@@ -54,13 +54,13 @@ def test_ninja_decision_and_dragon_choice_through_the_loop():
     assert np.flatnonzero(env.action_mask()).tolist() == [rules.NINJA_APPLY, rules.NINJA_DECLINE]
     assert "Ninja" in env.unwrapped.describe_action(rules.NINJA_APPLY)
     env.step(rules.NINJA_APPLY)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert state.love[0] == 5 and state.adventure[1] == 1 and state.adventure[2] == 1
     assert env.agent_selection == "player_1"
     env.unwrapped.reset(options={"dice": ["sad"] * 3 + ["heart", "star", "heart"], "start_player": 1})
     env.unwrapped.step(rules.STOP)
     assert env.unwrapped.agent_selection == "player_1"
-    assert env.unwrapped.state.pending == rules.DRAGON
+    assert env.unwrapped.game_state.pending == rules.DRAGON
     assert "Dragon: gain 2 Love" == env.unwrapped.describe_action(rules.CHOOSE_LOVE)
 
 
@@ -76,7 +76,7 @@ def test_observation_layout_relative_seats():
     assert blocks[:, 3].tolist() == [1, 1, 1, 1, 0]
     assert np.argmax(blocks[0, 6:]) == rules.KNIGHT and np.argmax(blocks[1, 6:]) == rules.UNICORN
     assert blocks[2, 4] == 1.0  # player_0 is active
-    dice = env.unwrapped.state.dice
+    dice = env.unwrapped.game_state.dice
     assert obs[55:79].reshape(6, 4).argmax(axis=1).tolist() == dice
     assert obs[83] == 1.0 and obs[84] == 0.0 and obs[86] == 1.0 and obs[106] == 1.0
     env.step(0b1)  # free re-roll
@@ -87,17 +87,17 @@ def test_observation_layout_relative_seats():
 def test_abilities_random_per_game_from_the_seed():
     env = make(num_players=4, expansion=True)
     env.reset(seed=10)
-    first = list(env.unwrapped.state.abilities)
+    first = list(env.unwrapped.game_state.abilities)
     env.reset(seed=10)
-    assert env.unwrapped.state.abilities == first
+    assert env.unwrapped.game_state.abilities == first
     seen = set()
     for seed in range(15):
         env.reset(seed=seed)
-        seen.add(tuple(env.unwrapped.state.abilities))
+        seen.add(tuple(env.unwrapped.game_state.abilities))
     assert len(seen) > 3
     base = make(num_players=4)
     base.reset(seed=0)
-    assert base.unwrapped.state.abilities == [rules.NO_ABILITY] * 4
+    assert base.unwrapped.game_state.abilities == [rules.NO_ABILITY] * 4
 
 
 def test_bad_options():
@@ -139,7 +139,7 @@ def test_outcome_rewards_shared_wins():
     env = make(num_players=4, render_mode="ansi")
     for seed in range(20):
         totals = _play(env, seed)
-        state = env.unwrapped.state
+        state = env.unwrapped.game_state
         for seat, agent in enumerate(env.possible_agents):
             assert totals[agent] == (1.0 if seat in state.winners else -1.0)
         assert "win" in env.unwrapped.render_view(None)
@@ -148,7 +148,7 @@ def test_outcome_rewards_shared_wins():
 def test_score_rewards_are_track_changes():
     env = make(num_players=3, expansion=True, reward_mode="score")
     totals = _play(env, 4)
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     for seat, agent in enumerate(env.possible_agents):
         assert totals[agent] == state.love[seat] + state.adventure[seat] + state.melt[seat] - 20
 
@@ -188,4 +188,4 @@ def test_state_dict_round_trip_with_an_off_turn_choice_pending():
     for e in (env, twin):
         e.unwrapped.step(rules.CHOOSE_LOVE)
         e.unwrapped.step(0b111111)
-    assert env.unwrapped.state == twin.unwrapped.state
+    assert env.unwrapped.game_state == twin.unwrapped.game_state

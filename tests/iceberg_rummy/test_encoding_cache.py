@@ -21,15 +21,15 @@ def test_cached_table_encoding_equals_a_fresh_encoding(n: int) -> None:
             env.step(None)
             continue
         if i % 10 == 0:
-            saved.append(env.state.copy())
+            saved.append(env.game_state.copy())
         env.step(sample_legal(rng, obs["action_mask"]))
     assert any(len(s.melds) > 3 for s in saved)
     # jump between saved states in a scrambled order: tables grow, shrink and change melds
     order = np.random.default_rng(0).permutation(len(saved))
     for k in order[:150]:
-        env.state = saved[k]
+        env.game_state = saved[k]
         fresh = iceberg_rummy_v0.raw_env(num_players=n)
-        fresh.state = saved[k]
+        fresh.game_state = saved[k]
         for seat in range(n):
             assert np.array_equal(env._encode(seat), fresh._encode(seat))
 

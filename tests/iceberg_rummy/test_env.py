@@ -76,7 +76,7 @@ def test_composition_through_the_env_and_score_rewards():
     assert env.describe_action(R.COMMIT_NEW) == "lay 5S 6S 7S as a new run (+30)"
     env.step(R.COMMIT_NEW)
     assert env.rewards["player_0"] == pytest.approx(0.30)  # 30 points / score_scale 100
-    assert env.state.melds[-1] == (M.RUN, 0, tuple(ids("5S 6S 7S")))
+    assert env.game_state.melds[-1] == (M.RUN, 0, tuple(ids("5S 6S 7S")))
     text = env.render_view(None)
     assert "run" in text and "5S 6S 7S" in text and "this hand +30" in text
 
@@ -99,7 +99,7 @@ def test_allow_clear_offers_clearing_the_selection():
     env.step(ids("5S")[0])
     assert env.action_mask()[R.CLEAR_SELECTION]
     env.step(R.CLEAR_SELECTION)
-    assert env.state.selection == []
+    assert env.game_state.selection == []
     plain = make()
     plain.reset(seed=0, options=POSITION)
     plain.step(ids("5S")[0])
@@ -111,7 +111,7 @@ def test_two_decks_for_four_and_five_players():
     for n, decks in ((2, 1), (3, 1), (4, 2), (5, 2)):
         env = make(n)
         env.reset(seed=1)
-        assert env.state.config.decks == decks
+        assert env.game_state.config.decks == decks
         assert env.observe(env.agent_selection)["observation"][302] == (decks == 2)
 
 
@@ -179,5 +179,5 @@ def test_demo_style_game_renders_melds_and_scores():
     assert "game over" in text and "Last hand" in text and "left in hand" in text
     raw = env.unwrapped
     view = raw.render_view(0)
-    others_hold = R.hand_sizes(raw.state)[1:].sum()
+    others_hold = R.hand_sizes(raw.game_state)[1:].sum()
     assert view.count("##") == others_hold  # seat 0 sees the other hands face down

@@ -120,7 +120,7 @@ def test_observation_layout():
     assert ships[1, 0, 3 + rules.HOME] == 1 and ships[1, 0, 2] == pytest.approx(6 / 8) and ships[1, 0, 15] == 1
     assert ships[3:].sum() == 0 and ships[:, 1:].sum() == 0
     assert lay.view(obs, "home_with_cargo")[0] == 1  # a ship is home with cargo
-    die = env.state.die
+    die = env.game_state.die
     if die > 1:
         assert lay.view(obs, "die")[die - 1] == 1 and lay.view(obs, "phase")[0] == 1
 
@@ -146,17 +146,17 @@ def test_off_turn_hazard_choice_goes_to_the_ship_owner():
         lay = raw.layout
         s = raw.hexmap.space(5, 2)
         action = lay.berg + 7 * s + 4  # (5,2) is an even column: SW is (5,1), player_1's ship
-        if raw.state.phase != rules.PHASE_MOVE or action not in raw.legal_actions():
+        if raw.game_state.phase != rules.PHASE_MOVE or action not in raw.legal_actions():
             continue
         env.step(action)
-        if raw.state.phase == rules.PHASE_HAZARD:
+        if raw.game_state.phase == rules.PHASE_HAZARD:
             assert env.agent_selection == "player_1"
             assert raw.legal_actions() == [lay.lose_fuel, lay.lose_cargo]
             assert not env.observe("player_0")["action_mask"].any()
             assert "loses 1 Cargo" in raw.describe_action(lay.lose_cargo)
             env.step(lay.lose_cargo)
-            assert raw.state.cargo[1] == 4
-            if raw.state.status[1] == rules.AT_SEA and not raw.state.over:
+            assert raw.game_state.cargo[1] == 4
+            if raw.game_state.status[1] == rules.AT_SEA and not raw.game_state.over:
                 assert env.agent_selection == "player_0"
             return
     pytest.fail("no seed gave a hazard roll of 5-6")
@@ -206,7 +206,7 @@ def _distance_to_edge(m, col: int) -> list[int]:
 def sail(env) -> int:
     """A simple greedy sailor: head for Alaska, then home; drift toward the goal; keep fuel."""
     raw = env.unwrapped
-    st = raw.state
+    st = raw.game_state
     lay = raw.layout
     legal = raw.legal_actions()
     m = raw.hexmap
@@ -267,7 +267,7 @@ def test_sailing_policy_finishes_games(opts, n):
             action = sail(env)
             assert obs["action_mask"][action]
             env.step(action)
-        st = env.unwrapped.state
+        st = env.unwrapped.game_state
         assert st.over
         if not st.truncated:
             finished += 1
@@ -294,5 +294,5 @@ def test_state_dict_round_trip_keeps_the_map():
     twin = make(num_players=2, map_text=text)
     twin.reset(seed=5)
     twin.load_state_dict(data)
-    assert twin.state.config.hexmap == env.hexmap
+    assert twin.game_state.config.hexmap == env.hexmap
     assert np.array_equal(twin.observe("player_0")["observation"], env.observe("player_0")["observation"])

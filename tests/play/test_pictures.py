@@ -66,7 +66,7 @@ def test_envs_draw_their_table_picture(game):
 def test_picture_modules_take_an_env_or_a_state(game):
     env = _env(game, render_mode=None)
     module = importlib.import_module(f"ice_envs.{game}.picture")
-    assert np.array_equal(module.draw(env, 0), module.draw(env.state, 0))
+    assert np.array_equal(module.draw(env, 0), module.draw(env.game_state, 0))
     n = env.num_players
     for players in sorted({n, ice_envs.get_spec(game).players[-1]}):
         env2 = ice_envs.make(game, num_players=players, raw=True, **short_game(game)[2])

@@ -146,14 +146,14 @@ def test_load_custom_catalog_from_a_file_and_use_it_in_the_env():
     assert [c.id for c in cat.cards] == ["S1", "S2", "S3", "R1", "D1", "T1", "C1"]
     env = ice_envs.make("tip_of_the_diceberg", num_players=5, catalog=str(TEST_CATALOG_FILE))
     env.reset(seed=0)
-    slots = [env.unwrapped.state.config.catalog.cards[i].id for i in env.unwrapped.state.slots]
+    slots = [env.unwrapped.game_state.config.catalog.cards[i].id for i in env.unwrapped.game_state.slots]
     assert slots == ["S1", "S2", "S3", "R1", "D1", "T1", "C1"]
     env = ice_envs.make("tip_of_the_diceberg", num_players=3, catalog=example_catalog_path())
     env.reset(seed=0)
-    assert env.unwrapped.state.config.catalog.name == "example_custom"
+    assert env.unwrapped.game_state.config.catalog.name == "example_custom"
     inline = ice_envs.make("tip_of_the_diceberg", num_players=3, catalog=json.loads(TEST_CATALOG_FILE.read_text()))
     inline.reset(seed=1)
-    assert len(inline.unwrapped.state.slots) == 6
+    assert len(inline.unwrapped.game_state.slots) == 6
 
 
 def test_bad_catalogs_are_refused_clearly(tmp_path):

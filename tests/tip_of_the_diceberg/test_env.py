@@ -24,7 +24,7 @@ from ice_envs.tip_of_the_diceberg.patterns import (
 def _reachable_plays(env) -> tuple[set, int]:
     """Walk every composition path from the mask; returns ({(slot, canonical meld)}, number of paths)."""
     raw = env.unwrapped
-    s = raw.state
+    s = raw.game_state
     by_id = {it[0]: it for it in rules.items_of(s, s.current)}
     found = set()
     paths = 0
@@ -76,7 +76,7 @@ def _random_position(rng, n, catalog, main_cards):
     env.reset(
         seed=int(rng.integers(1 << 30)), options={"start_player": 0, "hands": hands, "dice": [dice] + [[]] * (n - 1)}
     )
-    s = env.unwrapped.state
+    s = env.unwrapped.game_state
     for k in range(len(s.slots)):
         if rng.random() < 0.3:
             s.slot_player[k] = 1  # taken this trick by someone else
@@ -96,7 +96,7 @@ def test_reachable_plays_equal_brute_force_enumeration(n, catalog):
         main_cards = [str(rng.choice(ids)) for ids in decks.values() if ids]
         env = _random_position(rng, n, cat_option, main_cards)
         reachable, paths = _reachable_plays(env)
-        assert reachable == _brute_force_plays(env.unwrapped.state)
+        assert reachable == _brute_force_plays(env.unwrapped.game_state)
         assert paths == len(reachable), "some meld is reachable by two action sequences"
 
 
@@ -110,7 +110,7 @@ def test_reachable_plays_in_random_games():
         if term or trunc:
             env.step(None)
             continue
-        s = env.unwrapped.state
+        s = env.unwrapped.game_state
         if s.phase == rules.PHASE_PLAY and not s.selection and rng.random() < 0.1:
             reachable, paths = _reachable_plays(env)
             assert reachable == _brute_force_plays(s) and paths == len(reachable)
@@ -127,7 +127,7 @@ def test_spaces_and_observation_layout():
     raw = env.unwrapped
     lay = raw.obs_layout
     assert env.observation_space("player_0")["observation"].shape == (lay.size,) == (2047,)
-    s = raw.state
+    s = raw.game_state
     obs = raw.observe("player_2")["observation"]
     assert np.flatnonzero(lay.view(obs, "hand")).tolist() == s.hands[2]
     # pool dice: location "pool", one value each
@@ -158,7 +158,7 @@ def test_observation_hides_the_meld_being_composed_from_others():
     lay = raw.obs_layout
     assert lay.view(own, "selection")[parse_card("d4:1")] == 1 and lay.view(own, "phase")[3] == 1
     legal = raw.legal_actions()
-    assert parse_card("d6:1") in legal and rules.ADD_DIE + raw.state.die_loc.index(0) in legal
+    assert parse_card("d6:1") in legal and rules.ADD_DIE + raw.game_state.die_loc.index(0) in legal
     assert rules.PASS not in legal, "a started meld is finished, not abandoned"
     assert rules.COMMIT + 0 in legal, "d4:1 alone fits the one-item starter"
 
@@ -200,7 +200,7 @@ def test_describe_actions_and_illegal_actions():
     )
     raw = env.unwrapped
     assert raw.describe_action(parse_card("d8:8")) == "add card d8:8 to the meld"
-    d20 = raw.state.die_loc.index(0)
+    d20 = raw.game_state.die_loc.index(0)
     assert raw.describe_action(rules.ADD_DIE + d20) == f"add own die #{d20} (d20=8) to the meld"
     env.step(parse_card("d8:8"))
     env.step(parse_card("d10:8"))

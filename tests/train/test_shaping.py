@@ -22,7 +22,7 @@ def _icebergs(**options):
 
 def test_voyage_potential_follows_the_ship_out_and_home():
     env = _icebergs()
-    state, cols = env.state, env.state.config.hexmap.cols
+    state, cols = env.game_state, env.game_state.config.hexmap.cols
     assert icebergs_voyage(env, 0) == 0.0  # in Newfoundland
     state.status[0], state.pos[0], state.loaded[0] = rules.AT_SEA, 2 * cols + cols - 1, False
     east_edge_out = icebergs_voyage(env, 0)
@@ -42,7 +42,7 @@ def test_voyage_potential_follows_the_ship_out_and_home():
 
 def test_fleet_potential_is_the_mean_over_the_players_ships():
     env = _icebergs(fleet=True)
-    state = env.state
+    state = env.game_state
     per = state.config.ships_per_player
     state.status[per] = rules.HOME  # the first ship of seat 1
     assert icebergs_voyage(env, 1) == pytest.approx(2.0 / per) and icebergs_voyage(env, 0) == 0.0

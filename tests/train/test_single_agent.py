@@ -40,45 +40,45 @@ class GiftGame(IceAECEnv):
         return {"turn": 0, "scores": [0] * self.num_players, "winner": None}
 
     def _current_seat(self) -> int:
-        return (self.first + self.state["turn"]) % self.num_players
+        return (self.first + self.game_state["turn"]) % self.num_players
 
     def _game_over(self) -> bool:
-        return self.state["winner"] is not None
+        return self.game_state["winner"] is not None
 
     def _legal_actions(self) -> Sequence[int]:
-        return (TAKE, GIVE, WIN) if self.state["turn"] >= 2 else (TAKE, GIVE)
+        return (TAKE, GIVE, WIN) if self.game_state["turn"] >= 2 else (TAKE, GIVE)
 
     def _apply_action(self, action: int) -> None:
         seat = self._current_seat()
         if action == TAKE:
-            self.state["scores"][seat] += 1
+            self.game_state["scores"][seat] += 1
         elif action == GIVE:
             for s in range(self.num_players):
                 if s != seat:
-                    self.state["scores"][s] += 1
+                    self.game_state["scores"][s] += 1
         else:
-            self.state["winner"] = seat
-        self.state["turn"] += 1
+            self.game_state["winner"] = seat
+        self.game_state["turn"] += 1
 
     def _encode(self, seat: int) -> np.ndarray:
-        return np.array([self.state["turn"], self.state["scores"][seat], seat], dtype=np.float32)
+        return np.array([self.game_state["turn"], self.game_state["scores"][seat], seat], dtype=np.float32)
 
     def _outcome(self) -> np.ndarray:
         out = -np.ones(self.num_players)
-        out[self.state["winner"]] = 1.0
+        out[self.game_state["winner"]] = 1.0
         return out
 
     def _scores(self) -> np.ndarray:
-        return np.array(self.state["scores"], dtype=np.float64)
+        return np.array(self.game_state["scores"], dtype=np.float64)
 
     def _describe(self, action: int) -> str:
         return ("take", "give", "win")[action]
 
     def _render_text(self, viewer: int | None) -> str:
-        return str(self.state)
+        return str(self.game_state)
 
     def _resample_hidden(self, seat: int, rng: np.random.Generator) -> dict:
-        return self.state
+        return self.game_state
 
 
 class Script(SeededAgent):
@@ -217,7 +217,7 @@ def test_cardiceo_returns_are_the_learners_outcome():
             done = term or trunc
             if done and reward == -1.0:
                 lost_on_other_turn += 1
-        won = env.raw.state.hands[env.seat].sum() == 0 if hasattr(env.raw.state, "hands") else info["is_success"]
+        won = env.raw.game_state.hands[env.seat].sum() == 0 if hasattr(env.raw.game_state, "hands") else info["is_success"]
         assert total == (1.0 if won else -1.0) == info["episode"]["r"]
         assert info["is_success"] == won
         env.reset()

@@ -57,10 +57,10 @@ class DiceRaceEnv(IceAECEnv):
         return rules.new_game(self.num_players, self.goal, self.max_rounds, rng)
 
     def _current_seat(self) -> int:
-        return self.state.current
+        return self.game_state.current
 
     def _encode(self, seat: int) -> np.ndarray:
-        s: rules.DiceRaceState = self.state
+        s: rules.DiceRaceState = self.game_state
         n = self.num_players
         obs = np.zeros(OBS_SIZE, dtype=np.float32)
         for k in range(n):
@@ -71,14 +71,14 @@ class DiceRaceEnv(IceAECEnv):
         return obs
 
     def _describe(self, action: int) -> str:
-        s: rules.DiceRaceState = self.state
+        s: rules.DiceRaceState = self.game_state
         square = rules.target(s, action)
         what = "step one square" if action == rules.STEP else f"dash the roll of {s.roll}"
         bumped = [f"player_{p}" for p, pos in enumerate(s.positions) if p != s.current and pos == square < s.goal]
         return f"{what} to square {square}" + (f", sending {', '.join(bumped)} home" if bumped else "")
 
     def _render_text(self, viewer: int | None) -> str:
-        s: rules.DiceRaceState = self.state
+        s: rules.DiceRaceState = self.game_state
         if s.over:
             head = "Dice Race over: " + " and ".join(f"player_{p}" for p in s.winners) + " won"
         else:
