@@ -130,6 +130,7 @@ class CardiceoEnv(IceAECEnv):
     min_players = 2
     max_players = 6
     engine = rules
+    reset_option_keys = ("hands", "dice", "start_player")
 
     def __init__(
         self,

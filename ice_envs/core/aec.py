@@ -29,9 +29,29 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ice_envs.core.errors import IllegalActionError, OptionError
+from ice_envs.core.options import check_flag, check_int, check_keys, check_number
 from ice_envs.core.serialize import from_jsonable, to_jsonable
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
+#: The reset option PettingZoo's ``api_test`` passes (``options={"options": 1}``) to probe ``reset``'s signature.
+API_TEST_PROBE = "options"
+#: The keys of :meth:`IceAECEnv.state_dict`.
+STATE_DICT_KEYS = frozenset(
+    {
+        "game",
+        "num_players",
+        "state",
+        "rng",
+        "num_steps",
+        "agents",
+        "agent_selection",
+        "rewards",
+        "cumulative_rewards",
+        "terminations",
+        "truncations",
+        "last_scores",
+    }
+)
 #: Action masks of games with at most this many actions are cached by legal-action set
 #: (shared by every instance with the same action count; read-only arrays).
 MASK_CACHE_MAX_ACTIONS = 128
@@ -79,6 +99,9 @@ class IceAECEnv(AECEnv):
             docstring) or ``"score"`` (per-step deltas of the game's score).
         max_cycles: if given, the episode is truncated once ``max_cycles * num_players``
             decisions have been taken (a cycle is one decision per seat on average).
+        max_decisions: the episode is truncated after this many decisions; default: the
+            game's declared maximum length (:attr:`max_game_length`, on by default, so
+            that every episode ends whatever the policy; see the game's rules page).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -95,6 +118,10 @@ class IceAECEnv(AECEnv):
     #: ``_resample_hidden`` default to its functions of the same names (``is_over`` for
     #: ``_game_over``); a game overrides only the ones that differ.
     engine: ClassVar[Any] = None
+    #: The keys ``reset(options=...)`` accepts besides ``"state"`` (game hook); others are refused.
+    reset_option_keys: ClassVar[tuple[str, ...]] = ()
+    #: Default maximum episode length in decisions (game hook; or override :meth:`_default_max_decisions`).
+    default_max_decisions: ClassVar[int] = 100_000
 
     def __init__(
         self,
@@ -105,6 +132,7 @@ class IceAECEnv(AECEnv):
         illegal_reward: float = -1.0,
         reward_mode: str = "outcome",
         max_cycles: int | None = None,
+        max_decisions: int | None = None,
     ) -> None:
         super().__init__()
         name = self.metadata["name"]
@@ -112,14 +140,18 @@ class IceAECEnv(AECEnv):
         _check_choice(name, "render_mode", render_mode, (None, *RENDER_MODES))
         _check_choice(name, "illegal_action", illegal_action, ILLEGAL_ACTION_POLICIES)
         _check_choice(name, "reward_mode", reward_mode, REWARD_MODES)
-        if max_cycles is not None and (not isinstance(max_cycles, int) or max_cycles < 1):
-            raise OptionError(f"{name}: max_cycles must be a positive integer or None, got {max_cycles!r}")
         self.num_players = int(num_players)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_number(name, "illegal_reward", illegal_reward)
         self.reward_mode = reward_mode
-        self.max_cycles = max_cycles
+        self.max_cycles = check_int(name, "max_cycles", max_cycles, low=1, allow_none=True)
+        self.max_decisions = check_int(name, "max_decisions", max_decisions, low=1, allow_none=True)
+        limit = self.max_decisions if self.max_decisions is not None else int(self._default_max_decisions())
+        if self.max_cycles is not None:
+            limit = min(limit, self.max_cycles * self.num_players)
+        #: Decisions after which the episode is truncated (every episode ends).
+        self.max_game_length: int = limit
 
         self.possible_agents = [agent_name(i) for i in range(self.num_players)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
@@ -154,6 +186,18 @@ class IceAECEnv(AECEnv):
         return int(num_players)
 
     # ------------------------------------------------------------------ game hooks
+    def _default_max_decisions(self) -> int:  # game hook (may read the game's config)
+        """The game's declared maximum episode length in decisions (see its rules page)."""
+        return self.default_max_decisions
+
+    def _check_state(self, state: Any) -> None:  # game hook (optional)
+        """Raise ``ValueError`` naming the problem unless ``state`` is a possible position of this env's game.
+
+        Called on every loaded or given position (``load_state_dict``, ``reset(options={"state": ...})``)
+        before it is used; the base class has already checked the state's type, and afterwards checks
+        that every seat's observation lies in the observation space and the deciding seat can act.
+        """
+
     def _num_actions(self) -> int:  # game hook
         raise NotImplementedError
 
@@ -231,17 +275,49 @@ class IceAECEnv(AECEnv):
         """Start a new game.
 
         ``seed`` reseeds the env's generator (same seed, same actions ⇒ same game).
-        ``options`` may hold ``{"state": <state_dict()["state"]>}`` to start from a
-        saved engine state, or the game's own position keys (see its docstring).
+        ``options`` may hold ``{"state": <state_dict()["state"]>}`` to start from a saved
+        engine state, or the game's own position keys (:attr:`reset_option_keys`, see its
+        docstring). A bad seed, an unknown key or an impossible position raises
+        :class:`OptionError` and leaves the env exactly as it was. (The one key
+        ``"options"``, which PettingZoo's ``api_test`` passes to probe the signature, is ignored.)
         """
+        name = self.metadata["name"]
+        check_int(name, "seed", seed, low=0, allow_none=True)
+        if options is not None and not isinstance(options, dict):
+            raise OptionError(f"{name}: reset options must be a dict, got {type(options).__name__}")
+        options = dict(options or {})
+        options.pop(API_TEST_PROBE, None)
+        check_keys(name, "reset option", options, ("state", *self.reset_option_keys))
+        if "state" in options and len(options) > 1:
+            raise OptionError(
+                f"{name}: reset option 'state' cannot be combined with {sorted(set(options) - {'state'})}"
+            )
+        saved = dict(self.__dict__)
+        old_rng = self._rng
+        old_rng_state = old_rng.bit_generator.state if old_rng is not None else None
+        try:
+            self._reset(seed, options)
+        except BaseException as exc:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            if old_rng is not None:
+                old_rng.bit_generator.state = old_rng_state
+            if isinstance(exc, (OptionError, KeyboardInterrupt, SystemExit)):
+                raise
+            raise OptionError(f"{name}: reset options do not give a valid position: {exc}") from exc
+
+    def _reset(self, seed: int | None, options: dict[str, Any]) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        options = dict(options or {})
         if "state" in options:
-            raw = options.pop("state")
-            self.game_state = copy.deepcopy(raw) if not isinstance(raw, dict) else from_jsonable(raw)
+            raw = options["state"]
+            state = copy.deepcopy(raw) if not isinstance(raw, dict) else self._decode_state(raw)
+            self.game_state = state
+            self._check_position(state)
         else:
             self.game_state = self._new_state(self._rng, options)
+            if options:
+                self._check_position(self.game_state)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -264,17 +340,15 @@ class IceAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None:
-            raise IllegalActionError(f"{self}: {agent} must act; got action None")
         if type(action) is not int or not 0 <= action < self._n_actions:
-            action = _as_action(action, self._zero_mask.size, self)
-        self._cumulative_rewards[agent] = 0.0
+            action = self._checked_action(action)
         mask = self._mask
         if mask is None:
             mask = self._legal_mask()
         if not mask[action]:
             self._handle_illegal(agent, action, mask)
             return
+        self._cumulative_rewards[agent] = 0.0
         self._apply_action(action)
         self._mask = None
         self._num_steps += 1
@@ -288,7 +362,7 @@ class IceAECEnv(AECEnv):
         if self._game_over():
             self._finish(np.zeros(self.num_players) if step_rewards is None else step_rewards)
             return
-        if self.max_cycles is not None and self._num_steps >= self.max_cycles * self.num_players:
+        if self._num_steps >= self.max_game_length:
             self._set_rewards(np.zeros(self.num_players) if step_rewards is None else step_rewards)
             for a in self.agents:
                 self.truncations[a] = True
@@ -307,7 +381,7 @@ class IceAECEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         obs = self._encode(self._seat_of[agent])
-        if agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent)):
+        if agent == self.agent_selection and self._can_act(agent):
             mask = self._mask
             if mask is None:
                 mask = self._legal_mask()
@@ -316,23 +390,23 @@ class IceAECEnv(AECEnv):
             mask = self._zero_mask.copy()
         return {"observation": obs, "action_mask": mask}
 
+    def _can_act(self, agent: str) -> bool:
+        """Whether ``agent`` is still in the game and neither terminated nor truncated."""
+        return agent in self.terminations and not (self.terminations[agent] or self.truncations[agent])
+
     def action_mask(self) -> np.ndarray:
-        """Mask of the selected agent (all zero once the game is over)."""
-        agent = self.agent_selection
-        if self.terminations.get(agent) or self.truncations.get(agent):
+        """Mask of the selected agent (all zero once the game is over or truncated)."""
+        if self.game_state is None or not self._can_act(self.agent_selection):
             return self._zero_mask.copy()
         return self._legal_mask().copy()
 
     def legal_actions(self) -> list[int]:
-        """The engine's legal action ids for the selected agent (``[]`` when over)."""
-        if self._game_over():
-            return []
-        return sorted(int(a) for a in self._legal_actions())
+        """The legal action ids of the selected agent: exactly the ones its mask marks (``[]`` when it is all zero)."""
+        return np.flatnonzero(self.action_mask()).tolist()
 
     def describe_action(self, action: int) -> str:
         """A readable description of ``action`` for the selected agent."""
-        action = _as_action(action, self._zero_mask.size, self)
-        return self._describe(action)
+        return self._describe(self._checked_action(action, with_legal=False))
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -415,28 +489,146 @@ class IceAECEnv(AECEnv):
         }
 
     def load_state_dict(self, data: dict[str, Any]) -> None:
-        """Restore a :meth:`state_dict`; the game then continues identically."""
-        if data.get("game") != self.metadata["name"] or data.get("num_players") != self.num_players:
+        """Restore a :meth:`state_dict`; the game then continues identically.
+
+        Everything is checked before it is used — the keys, the game and player count, the
+        engine state's type and contents, agent names, the generator state, rewards and
+        flags — and a bad ``data`` raises :class:`OptionError` naming the problem, leaving
+        the env exactly as it was.
+        """
+        name = self.metadata["name"]
+        if not isinstance(data, dict):
+            raise OptionError(f"{name}: a state dict must be a dict, got {type(data).__name__}")
+        missing = sorted(STATE_DICT_KEYS - set(data))
+        if missing:
+            raise OptionError(f"{name}: state dict lacks {missing}")
+        check_keys(name, "state dict key", data, STATE_DICT_KEYS)
+        if data["game"] != name or data["num_players"] != self.num_players:
             raise OptionError(
-                f"{self}: state is for game {data.get('game')!r} with {data.get('num_players')} players, "
-                f"this env is {self.metadata['name']!r} with {self.num_players}"
+                f"{name}: state is for game {data.get('game')!r} with {data.get('num_players')!r} players, "
+                f"this env is {name!r} with {self.num_players}"
             )
-        self.game_state = from_jsonable(data["state"])
+        saved = dict(self.__dict__)
+        try:
+            self._load(data)
+        except BaseException as exc:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            message = str(exc) if isinstance(exc, OptionError) else f"{name}: state dict is not valid: {exc}"
+            raise OptionError(message) from None
+
+    def _load(self, data: dict[str, Any]) -> None:
+        name = self.metadata["name"]
+        state = self._decode_state(data["state"])
         rng = np.random.default_rng()
-        rng.bit_generator.state = from_jsonable(data["rng"])
+        try:
+            rng.bit_generator.state = from_jsonable(data["rng"])
+        except (TypeError, ValueError, KeyError) as exc:
+            raise OptionError(f"{name}: state dict 'rng' is not a generator state: {exc}") from None
+        num_steps = check_int(name, "state dict 'num_steps'", data["num_steps"], low=0)
+        agents = data["agents"]
+        if (
+            not isinstance(agents, list)
+            or len(set(agents)) != len(agents)
+            or not set(agents) <= set(self.possible_agents)
+        ):
+            raise OptionError(
+                f"{name}: state dict 'agents' must be distinct names of {self.possible_agents}, got {agents!r}"
+            )
+        selection = data["agent_selection"]
+        if selection not in (agents or self.possible_agents):
+            raise OptionError(f"{name}: state dict 'agent_selection' {selection!r} is not one of {agents}")
+        tables = {}
+        for key, kind in (
+            ("rewards", "number"),
+            ("cumulative_rewards", "number"),
+            ("terminations", "flag"),
+            ("truncations", "flag"),
+        ):
+            table = data[key]
+            if not isinstance(table, dict) or set(table) != set(agents):
+                raise OptionError(f"{name}: state dict {key!r} must have one entry per agent of {agents}")
+            check = check_number if kind == "number" else check_flag
+            tables[key] = {a: check(name, f"state dict {key}[{a!r}]", v) for a, v in table.items()}
+        last_scores = data["last_scores"]
+        if not isinstance(last_scores, list) or len(last_scores) != self.num_players:
+            raise OptionError(f"{name}: state dict 'last_scores' must be a list of {self.num_players} numbers")
+        last = [check_number(name, "state dict 'last_scores'", v) for v in last_scores]
+        self.game_state = state
         self._rng = rng
-        self._num_steps = int(data["num_steps"])
-        self.agents = list(data["agents"])
-        self.agent_selection = data["agent_selection"]
-        self.rewards = {a: float(v) for a, v in data["rewards"].items()}
-        self._cumulative_rewards = {a: float(v) for a, v in data["cumulative_rewards"].items()}
-        self.terminations = {a: bool(v) for a, v in data["terminations"].items()}
-        self.truncations = {a: bool(v) for a, v in data["truncations"].items()}
+        self._num_steps = num_steps
+        self.agents = list(agents)
+        self.agent_selection = selection
+        self.rewards = tables["rewards"]
+        self._cumulative_rewards = tables["cumulative_rewards"]
+        self.terminations = tables["terminations"]
+        self.truncations = tables["truncations"]
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
-        self._last_scores = np.asarray(data["last_scores"], dtype=np.float64)
+        self._last_scores = np.asarray(last, dtype=np.float64)
         self._rewards_zero = not any(self.rewards.values())
         self._mask = None
+        self._check_position(state)
+        if self.agents and self._can_act(selection):
+            if self._game_over():
+                raise OptionError(f"{name}: the game of this state is over but {selection} is still to act")
+            seat = self._current_seat()
+            if self.possible_agents[seat] != selection:
+                raise OptionError(
+                    f"{name}: state dict 'agent_selection' is {selection!r} but player_{seat} must decide"
+                )
+
+    def _decode_state(self, data: Any) -> Any:
+        """The engine state of ``data`` (``state_dict()["state"]``), of this game's state type, checked by the game."""
+        name = self.metadata["name"]
+        try:
+            state = from_jsonable(data)
+        except (TypeError, ValueError, KeyError, AttributeError, ImportError) as exc:
+            raise OptionError(f"{name}: 'state' is not an engine state: {exc}") from None
+        expected = self._state_type()
+        if type(state) is not expected:
+            raise OptionError(f"{name}: 'state' must be a {expected.__name__}, got {type(state).__name__}")
+        try:
+            self._check_state(state)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            raise OptionError(f"{name}: 'state' is not a possible position: {exc}") from None
+        return state
+
+    def _state_type(self) -> type:
+        """The type of this game's engine states (of a fresh game's, measured once per env)."""
+        cached = self.__dict__.get("_state_type_cache")
+        if cached is None:
+            cached = (
+                type(self.game_state)
+                if self.game_state is not None
+                else type(self._new_state(np.random.default_rng(0), {}))
+            )
+            self.__dict__["_state_type_cache"] = cached
+        return cached
+
+    def _check_position(self, state: Any) -> None:
+        """A given or loaded position must encode inside the observation space for every seat, and the
+        deciding seat (if the game is not over) must have a legal action."""
+        name = self.metadata["name"]
+        box = self._observation_spaces[self.possible_agents[0]]["observation"]
+        try:
+            for seat in range(self.num_players):
+                obs = self._encode(seat)
+                if obs.shape != box.shape or not np.all(np.isfinite(obs)) or not box.contains(obs.astype(box.dtype)):
+                    raise OptionError(f"{name}: the position does not fit the observation space (seat {seat}'s view)")
+            if not self._game_over():
+                seat = self._current_seat()
+                if not 0 <= seat < self.num_players:
+                    raise OptionError(f"{name}: the position has no deciding seat (got {seat!r})")
+                legal = list(self._legal_actions())
+                if not legal or not all(0 <= int(a) < self._n_actions for a in legal):
+                    raise OptionError(f"{name}: the deciding seat of the position has no legal action")
+        except OptionError:
+            raise
+        except Exception as exc:
+            raise OptionError(f"{name}: not a possible position: {exc!r}") from None
 
     # ------------------------------------------------------------------ internals
     def _legal_mask(self) -> np.ndarray:
@@ -497,6 +689,7 @@ class IceAECEnv(AECEnv):
                 f"{self}: action {action} ({self._describe_safely(action)}) is illegal for {agent}; "
                 f"legal actions: {legal}"
             )
+        self._cumulative_rewards[agent] = 0.0
         rewards = np.zeros(self.num_players)
         rewards[self._seat_of[agent]] = self.illegal_reward
         self._set_rewards(rewards)
@@ -504,6 +697,24 @@ class IceAECEnv(AECEnv):
             self.terminations[a] = True
             self.infos[a] = {"illegal_action": a == agent}
         self._accumulate_rewards()
+
+    def _checked_action(self, action: Any, with_legal: bool = True) -> int:
+        """``action`` as an ``int`` action id, or :class:`IllegalActionError` naming it (and the legal ones).
+
+        Integers (``int`` and numpy integers) in ``0 .. n-1`` are accepted; ``None``, ``bool``,
+        floats (even ``3.0``), strings and anything else are refused, never converted.
+        """
+        n = self._n_actions
+        if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+            if 0 <= action < n:
+                return int(action)
+            problem = f"is outside the action space 0..{n - 1}"
+        elif action is None:
+            problem = "is None, but the agent must act"
+        else:
+            problem = f"is a {type(action).__name__}, not an integer action id"
+        legal = f"; legal actions: {self.legal_actions()}" if with_legal else ""
+        raise IllegalActionError(f"{self}: action {action!r} of {self.agent_selection} {problem}{legal}")
 
     def _describe_safely(self, action: int) -> str:
         try:
@@ -536,15 +747,3 @@ _FLOAT32_PACKERS: dict[int, Any] = {}
 def _check_choice(env_name: str, option: str, value: Any, allowed: Sequence[Any]) -> None:
     if value not in allowed:
         raise OptionError(f"{env_name}: {option}={value!r} is not one of {list(allowed)}")
-
-
-def _as_action(action: Any, n_actions: int, env: Any) -> int:
-    if type(action) is int and 0 <= action < n_actions:  # the common case, kept cheap
-        return action
-    try:
-        as_int = int(action)
-    except (TypeError, ValueError):
-        raise IllegalActionError(f"{env}: action {action!r} is not an integer") from None
-    if as_int != action or not 0 <= as_int < n_actions:
-        raise IllegalActionError(f"{env}: action {action!r} is outside the action space 0..{n_actions - 1}")
-    return as_int

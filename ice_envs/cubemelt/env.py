@@ -168,6 +168,7 @@ class CubeMeltEnv(IceAECEnv):
     min_players = 2
     max_players = 5
     engine = rules
+    reset_option_keys = ("abilities", "dice", "love", "adventure", "melt", "start_player")
 
     def __init__(
         self,

@@ -178,6 +178,7 @@ class IcebergRummyEnv(IceAECEnv):
     min_players = 2
     max_players = 5
     engine = rules
+    reset_option_keys = ("dealer", "hands", "stock", "melds")
 
     def __init__(
         self,

@@ -220,6 +220,7 @@ class IcebergsEnv(IceAECEnv):
     min_players = 1
     max_players = 6
     engine = rules
+    reset_option_keys = ("start_player", "ships", "floes", "icebergs", "spare_floes")
 
     def __init__(
         self,

@@ -107,10 +107,7 @@ class TerminalGame:
         n = setup.num_players
         if not 0 <= setup.seat < n:
             raise OptionError(f"--seat {setup.seat} is not a seat of a {n}-player game (0-{n - 1})")
-        try:
-            self.raw = ice_envs.make(setup.game, num_players=n, raw=True, render_mode="ansi", **setup.options)
-        except TypeError as exc:  # an option the game does not take
-            raise OptionError(f"{setup.game}: {exc}") from None
+        self.raw = ice_envs.make(setup.game, num_players=n, raw=True, render_mode="ansi", **setup.options)
         self.key = spec_of(self.raw).name
         self.seat = setup.seat
         self.agents: dict[int, Any] = {}

@@ -243,6 +243,7 @@ class TipOfTheDicebergEnv(IceAECEnv):
     min_players = 3
     max_players = 5
     engine = rules
+    reset_option_keys = ("start_player", "hands", "dice", "pool")
 
     def __init__(
         self,

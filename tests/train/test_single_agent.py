@@ -217,7 +217,11 @@ def test_cardiceo_returns_are_the_learners_outcome():
             done = term or trunc
             if done and reward == -1.0:
                 lost_on_other_turn += 1
-        won = env.raw.game_state.hands[env.seat].sum() == 0 if hasattr(env.raw.game_state, "hands") else info["is_success"]
+        won = (
+            env.raw.game_state.hands[env.seat].sum() == 0
+            if hasattr(env.raw.game_state, "hands")
+            else info["is_success"]
+        )
         assert total == (1.0 if won else -1.0) == info["episode"]["r"]
         assert info["is_success"] == won
         env.reset()
