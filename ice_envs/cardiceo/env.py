@@ -131,6 +131,9 @@ class CardiceoEnv(IceAECEnv):
     max_players = 6
     engine = rules
     reset_option_keys = ("hands", "dice", "start_player")
+    #: 20x the longest heuristic game seen (64 decisions) is 1,280; random play's documented bound is 5,000:
+    #: 5,000 ends the endless "keep the middle dice" loops of degenerate policies (docs/rules/cardiceo.md).
+    default_max_decisions = 5_000
 
     def __init__(
         self,

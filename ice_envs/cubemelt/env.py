@@ -169,6 +169,8 @@ class CubeMeltEnv(IceAECEnv):
     max_players = 5
     engine = rules
     reset_option_keys = ("abilities", "dice", "love", "adventure", "melt", "start_player")
+    #: 20x the longest heuristic game seen (62 decisions), rounded up (docs/rules/cubemelt.md).
+    default_max_decisions = 2_000
 
     def __init__(
         self,

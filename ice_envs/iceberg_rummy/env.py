@@ -179,6 +179,12 @@ class IcebergRummyEnv(IceAECEnv):
     max_players = 5
     engine = rules
     reset_option_keys = ("dealer", "hands", "stock", "melds")
+    #: Per hand: 20x the longest heuristic hand seen (161 decisions, 5 players) rounded up to 4,000; a whole
+    #: game (up to ``max_hands`` hands, 1,728 decisions at most seen) gets 40,000 (docs/rules/iceberg_rummy.md).
+    default_max_decisions = 40_000
+
+    def _default_max_decisions(self) -> int:
+        return 4_000 if self.config.single_hand else self.default_max_decisions
 
     def __init__(
         self,

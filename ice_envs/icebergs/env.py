@@ -221,6 +221,9 @@ class IcebergsEnv(IceAECEnv):
     max_players = 6
     engine = rules
     reset_option_keys = ("start_player", "ships", "floes", "icebergs", "spare_floes")
+    #: 20x the longest heuristic game seen (405 decisions, 3-player fleet), rounded up; random play's bound
+    #: is 6,000 (docs/rules/icebergs.md).
+    default_max_decisions = 10_000
 
     def __init__(
         self,

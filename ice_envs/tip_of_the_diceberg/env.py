@@ -244,6 +244,13 @@ class TipOfTheDicebergEnv(IceAECEnv):
     max_players = 5
     engine = rules
     reset_option_keys = ("start_player", "hands", "dice", "pool")
+    #: Per round 20,000: 20x the longest heuristic game seen (350 decisions for 3 rounds) is 7,000, random
+    #: play runs up to 9,902 (4 players) and its documented bound is 60,000 for 3 rounds
+    #: (docs/rules/tip_of_the_diceberg.md).
+    default_max_decisions = 60_000
+
+    def _default_max_decisions(self) -> int:
+        return 20_000 * self.config.num_rounds
 
     def __init__(
         self,
