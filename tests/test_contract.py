@@ -20,6 +20,8 @@ from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.registry import all_cases
 
 CASES = [pytest.param(g, n, opts, id=f"{g}-{v}-{n}p") for g, v, n, opts in all_cases()]
+#: The contract holds through ``env()`` (PettingZoo's wrappers) and ``raw_env()`` alike.
+FACTORIES = [pytest.param(False, id="env"), pytest.param(True, id="raw_env")]
 API_SEEDS = (0, 1, 2)
 SEED_TEST_SEEDS = (0, 7, 123)
 RANDOM_GAMES = 4
@@ -29,8 +31,8 @@ FULL_CHECK_DECISIONS = 200
 DECISION_BUDGET = 4000
 
 
-def _make(game: str, n: int, opts: dict, **extra):
-    return ice_envs.make(game, num_players=n, **opts, **extra)
+def _make(game: str, n: int, opts: dict, raw: bool = False, **extra):
+    return ice_envs.make(game, num_players=n, raw=raw, **opts, **extra)
 
 
 def _random_action(rng: np.random.Generator, mask: np.ndarray) -> int:
@@ -92,12 +94,13 @@ def test_same_seed_same_game_different_seed_different_game(game, n, opts):
     assert any(o != a for o in others), "three other seeds all gave the same game"
 
 
+@pytest.mark.parametrize("raw_factory", FACTORIES)
 @pytest.mark.parametrize("game,n,opts", CASES)
-def test_random_play_respects_the_contract(game, n, opts):
+def test_random_play_respects_the_contract(game, n, opts, raw_factory):
     """Masks exact, only the actor may act, observations in space, descriptions,
     state_dict and pickle round trips, no hidden-information leak, games end."""
     spec = ice_envs.get_spec(game)
-    env = _make(game, n, opts, render_mode="ansi")
+    env = _make(game, n, opts, raw=raw_factory, render_mode="ansi")
     raw = env.unwrapped
     rng = np.random.default_rng(2024)
     check_rng = np.random.default_rng(99)
@@ -197,24 +200,39 @@ def test_render_modes(game, n, opts):
             assert env.unwrapped.render_view(viewer, "ansi")
 
 
+@pytest.mark.parametrize("raw_factory", FACTORIES)
 @pytest.mark.parametrize("game,n,opts", CASES)
-def test_illegal_actions_are_refused_clearly(game, n, opts):
-    env = _make(game, n, opts)
+def test_illegal_actions_are_refused_clearly(game, n, opts, raw_factory):
+    """Out of range, negative, float, bool, string and None actions are IllegalActionErrors naming the action and
+    the legal ones, and change nothing; numpy integers are accepted."""
+    env = _make(game, n, opts, raw=raw_factory)
     env.reset(seed=4)
-    mask = env.unwrapped.action_mask()
+    raw = env.unwrapped
+    mask = raw.action_mask()
+    legal = np.flatnonzero(mask)
     illegal = np.flatnonzero(mask == 0)
-    with pytest.raises(IllegalActionError, match="outside the action space"):
-        env.unwrapped.step(mask.size)
+    before = json.dumps(raw.state_dict(), sort_keys=True)
+    bad = [mask.size, -1, None, "3", 3.5, float(legal[0]), True, False, [int(legal[0])], np.float64(legal[0])]
+    if illegal.size:
+        bad.append(int(illegal[0]))
+    for action in bad:
+        with pytest.raises(IllegalActionError, match=r"action .* legal actions: \["):
+            env.step(action)
+        assert json.dumps(raw.state_dict(), sort_keys=True) == before, f"a refused {action!r} changed the env"
     if illegal.size:
         with pytest.raises(IllegalActionError, match=rf"action {illegal[0]} .*illegal.*legal actions"):
-            env.unwrapped.step(int(illegal[0]))
-        penal = _make(game, n, opts, illegal_action="penalize")
+            env.step(int(illegal[0]))
+    env.step(np.int64(legal[0]))  # numpy integers are actions
+    assert raw.num_steps == 1
+    if illegal.size:
+        penal = _make(game, n, opts, raw=raw_factory, illegal_action="penalize")
         penal.reset(seed=4)
         offender = penal.agent_selection
         penal.step(int(illegal[0]))
         assert all(penal.terminations.values())
         assert penal.rewards[offender] == -1.0
         assert all(r == 0.0 for a, r in penal.rewards.items() if a != offender)
+        assert penal.unwrapped.legal_actions() == [] and not penal.unwrapped.action_mask().any()
 
 
 @pytest.mark.parametrize("game,n,opts", CASES)
@@ -223,8 +241,10 @@ def test_bad_options_are_refused_clearly(game, n, opts):
     for bad_n in (0, max(spec.players) + 1, 99):
         with pytest.raises(OptionError, match="num_players"):
             ice_envs.make(game, **{**opts, "num_players": bad_n})
-    with pytest.raises((TypeError, OptionError), match="no_such_option"):
+    with pytest.raises(OptionError, match=r"unknown option 'no_such_option'; allowed: \["):
         _make(game, n, opts, no_such_option=1)
+    with pytest.raises(OptionError, match=r"unknown reset option 'no_such_key'; allowed: \["):
+        _make(game, n, opts).reset(seed=0, options={"no_such_key": 1})
     with pytest.raises(OptionError, match="reward_mode"):
         _make(game, n, opts, reward_mode="nope")
 
