@@ -3,20 +3,24 @@
 ice-envs list                                  every game: players, variants, sizes
 ice-envs demo GAME [--players N] [--seed S]    one random game, rendered as text
                 [--record FILE]                (and its game record, for `ice-envs replay`)
+
+A user's mistake (a bad option, game, agent spec, file or number) is one line on stderr,
+``ice-envs: error: ...``, and exit status 2; Ctrl-C is one line and status 130. Bugs keep
+their traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 
 import numpy as np
 
 import ice_envs
-from ice_envs.core.errors import MissingExtraError, OptionError
+from ice_envs.core.errors import OptionError
 from ice_envs.core.masks import sample_legal
 from ice_envs.core.options import parse_option
 from ice_envs.evaluation import cli as evaluation_cli
+from ice_envs.evaluation.cli import CommandLineParser, at_least, report_user_errors
 from ice_envs.evaluation.record import GameRecorder, take
 from ice_envs.play import cli as play_cli
 from ice_envs.train import cli as train_cli
@@ -89,7 +93,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ice-envs", description="ice-envs: five ice- and dice-themed tabletop games.")
+    parser = CommandLineParser(prog="ice-envs", description="ice-envs: five ice- and dice-themed tabletop games.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p_list = sub.add_parser("list", help="list the games with player counts, variants and sizes")
@@ -97,8 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_demo = sub.add_parser("demo", help="play one random game and print it as text")
     p_demo.add_argument("game")
-    p_demo.add_argument("--players", type=int, default=None)
-    p_demo.add_argument("--seed", type=int, default=0)
+    p_demo.add_argument("--players", type=at_least(1), default=None)
+    p_demo.add_argument("--seed", type=at_least(0), default=0)
     p_demo.add_argument("--variant", default=None, help="a registered variant name (see `ice-envs list`)")
     p_demo.add_argument("--option", type=parse_option, action="append", help="extra game option key=value")
     p_demo.add_argument("--expansion", action="store_true", help="CubeMelt: play with the expansion abilities")
@@ -113,13 +117,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``ice-envs ARGV``; returns the exit status (2: a user's mistake, reported as one line)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
+
+    def run() -> int:
+        args = parser.parse_args(argv)
         return int(args.func(args) or 0)
-    except (OptionError, FileNotFoundError, MissingExtraError) as exc:
-        print(f"ice-envs: error: {exc}", file=sys.stderr)
-        return 2
+
+    return report_user_errors("ice-envs", run)
 
 
 if __name__ == "__main__":

@@ -4,9 +4,19 @@ A checkpoint is two files in ``<run>/checkpoints/``:
 
 * ``step_<N>.zip`` — ``MaskablePPO.save``: weights, optimizer, step count, the last
   observations and the episode statistics (also a ``ppo:PATH`` agent for evaluation);
-* ``step_<N>.state.pkl`` — the global random generators (torch, numpy, python), the full
+* ``step_<N>.state.json`` — the global random generators (torch, numpy, python), the full
   state of every training env (game, generators, opponents, pending reward), the
   self-play pool and the logger values not yet written.
+
+The ``.state.json`` is plain JSON, never pickle: a resumed run reads it through
+:func:`ice_envs.core.files.load_json` and checks every field before it is used (a bad one
+is a :class:`~train.config.ConfigError` naming the file and the field). The training envs
+are written as a tagged object graph (:func:`encode_state`): arrays with their dtype and
+shape, generators as their bit-generator state, tuples, dicts with non-string keys, shared
+objects as references, objects of ice-envs (and gymnasium space) classes as their
+attributes, and a PPO opponent's network as the path of its ``.npz`` (loaded again by the
+checked PPO loader). Decoding builds only those: no callable is ever called, no module is
+imported, no class outside ``ice_envs`` and ``gymnasium.spaces`` is instantiated.
 
 Checkpoints are taken at rollout boundaries, after a PPO update, so a resumed run
 continues with the very same updates as an uninterrupted one (same machine, same thread
@@ -15,10 +25,14 @@ count).
 
 from __future__ import annotations
 
+import base64
+import json
+import math
 import os
 import pickle
 import random
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +40,24 @@ import numpy as np
 
 CHECKPOINTS = "checkpoints"
 _NAME = re.compile(r"^step_(\d+)\.zip$")
-STATE_FORMAT = 1
+STATE_FORMAT = 2
+STATE_KIND = "ice-envs training state"
+#: Size cap of a ``.state.json`` (read through :func:`ice_envs.core.files.load_json`).
+MAX_STATE_BYTES = 256 << 20
+#: Nesting bound of a ``.state.json`` (the env object graphs nest a few levels per object).
+MAX_STATE_DEPTH = 128
+STATE_KEYS = frozenset(("kind", "format", "num_timesteps", "rng", "envs", "pool", "logger", "last_event"))
+
+#: Modules whose classes a state file may name (as ``module:qualname``).
+_SAFE_MODULES = ("ice_envs.", "gymnasium.spaces.")
+_BIT_GENERATORS = {
+    "PCG64": np.random.PCG64,
+    "PCG64DXSM": np.random.PCG64DXSM,
+    "MT19937": np.random.MT19937,
+    "Philox": np.random.Philox,
+    "SFC64": np.random.SFC64,
+}
+_DTYPE_KINDS = "biuf"  # bool, signed, unsigned, float: no object, string, void or datetime dtypes
 
 
 def checkpoint_path(run_dir: Path, step: int) -> Path:
@@ -35,8 +66,8 @@ def checkpoint_path(run_dir: Path, step: int) -> Path:
 
 
 def state_path(zip_path: Path) -> Path:
-    """The ``.state.pkl`` that goes with a checkpoint ``.zip``."""
-    return zip_path.with_name(zip_path.name.removesuffix(".zip") + ".state.pkl")
+    """The ``.state.json`` that goes with a checkpoint ``.zip``."""
+    return zip_path.with_name(zip_path.name.removesuffix(".zip") + ".state.json")
 
 
 def save_checkpoint(model: Any, run_dir: Path, pool: Any | None, events_done: bool = True) -> Path:
@@ -50,18 +81,38 @@ def save_checkpoint(model: Any, run_dir: Path, pool: Any | None, events_done: bo
     path = checkpoint_path(run_dir, model.num_timesteps)
     path.parent.mkdir(parents=True, exist_ok=True)
     model.save(path)
+    # get_state() hands over each env as bytes (in memory, from this very process or its
+    # workers); they are turned into the tagged JSON graph here and never written as pickle.
+    envs = [encode_state(pickle.loads(blob)) for blob in model.get_env().env_method("get_state")]
+    np_state = np.random.get_state(legacy=False)
+    py_state = random.getstate()
     state = {
+        "kind": STATE_KIND,
         "format": STATE_FORMAT,
-        "num_timesteps": model.num_timesteps,
-        "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()},
-        "envs": model.get_env().env_method("get_state"),
+        "num_timesteps": int(model.num_timesteps),
+        "rng": {
+            "torch": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode("ascii"),
+            "numpy": {
+                "bit_generator": np_state["bit_generator"],
+                "key": [int(k) for k in np_state["state"]["key"]],
+                "pos": int(np_state["state"]["pos"]),
+                "has_gauss": int(np_state["has_gauss"]),
+                "gauss": float(np_state["gauss"]),
+            },
+            "python": {"version": py_state[0], "state": list(py_state[1]), "gauss_next": py_state[2]},
+        },
+        "envs": envs,
         "pool": pool.state_dict() if pool is not None else None,
-        "logger": _pending_logs(model),
-        "last_event": model.num_timesteps if events_done else model.num_timesteps - 1,
+        "logger": encode_state(_pending_logs(model)),
+        "last_event": int(model.num_timesteps if events_done else model.num_timesteps - 1),
     }
-    tmp = state_path(path).with_suffix(".tmp")
-    tmp.write_bytes(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
-    os.replace(tmp, state_path(path))
+    target = state_path(path)
+    tmp = target.with_name(target.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(state, handle, separators=(",", ":"), allow_nan=False)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, target)
     return path
 
 
@@ -97,8 +148,8 @@ def list_checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
 
 
 def checkpoint_step(zip_path: Path) -> int:
-    """The training step a checkpoint was saved at."""
-    return int(pickle.loads(state_path(zip_path).read_bytes())["num_timesteps"])
+    """The training step a checkpoint was saved at (from its checked ``.state.json``)."""
+    return int(read_state(zip_path)["num_timesteps"])
 
 
 def resolve_checkpoint(target: str | Path) -> tuple[Path, Path]:
@@ -118,27 +169,442 @@ def resolve_checkpoint(target: str | Path) -> tuple[Path, Path]:
     return target.parent.parent, target
 
 
+def read_state(zip_path: Path) -> dict[str, Any]:
+    """The ``.state.json`` of ``zip_path``, read safely, with its top-level fields checked.
+
+    The envs and the logger values stay encoded (:func:`decode_state` checks them);
+    everything else is checked here. Errors are :class:`~train.config.ConfigError` naming
+    the file and the field.
+    """
+    from ice_envs.core.files import FileFormatError, load_json
+    from ice_envs.train.config import ConfigError
+
+    path = state_path(zip_path)
+    try:
+        state = load_json(path, what="checkpoint state", max_bytes=MAX_STATE_BYTES, limit=MAX_STATE_DEPTH)
+    except FileFormatError as exc:
+        raise ConfigError(str(exc)) from None
+    src = str(path)
+    if not isinstance(state, dict):
+        raise ConfigError(f"checkpoint state {src}: must be a JSON object, got {type(state).__name__}")
+    missing = sorted(STATE_KEYS - set(state))
+    unknown = sorted(set(state) - STATE_KEYS)
+    if missing or unknown:
+        raise ConfigError(f"checkpoint state {src}: missing fields {missing}, unknown fields {unknown}")
+    if state["kind"] != STATE_KIND:
+        raise ConfigError(f"checkpoint state {src}: field 'kind' must be {STATE_KIND!r}, got {state['kind']!r}")
+    if state["format"] != STATE_FORMAT or type(state["format"]) is not int:
+        raise ConfigError(
+            f"checkpoint state {src}: unknown format {state['format']!r} (this version reads {STATE_FORMAT})"
+        )
+    _check_int(src, "num_timesteps", state["num_timesteps"], low=0)
+    _check_int(src, "last_event", state["last_event"], low=-1)
+    _check_rng(src, state["rng"])
+    if not isinstance(state["envs"], list) or not state["envs"]:
+        raise ConfigError(f"checkpoint state {src}: field 'envs' must be a non-empty list")
+    if state["pool"] is not None:
+        _check_pool(src, state["pool"])
+    return state
+
+
 def restore_state(model: Any, zip_path: Path, pool: Any | None) -> dict[str, Any] | None:
     """Put the envs, the pool and the random generators back as they were when ``zip_path`` was saved.
 
     Returns what the callback needs to continue: ``logger`` (SB3 logger values pending at
     that moment) and ``last_event`` (the last step whose scheduled events have run).
+    Everything is checked before anything is changed.
     """
     import torch
 
-    state = pickle.loads(state_path(zip_path).read_bytes())
-    if state.get("format") != STATE_FORMAT:
-        raise ValueError(f"{state_path(zip_path)}: unknown checkpoint state format {state.get('format')!r}")
+    from ice_envs.train.config import ConfigError
+
+    state = read_state(zip_path)
+    src = str(state_path(zip_path))
     venv = model.get_env()
+    if state["num_timesteps"] != model.num_timesteps:
+        raise ConfigError(
+            f"checkpoint state {src}: field 'num_timesteps' is {state['num_timesteps']}, "
+            f"the checkpoint .zip is at {model.num_timesteps}"
+        )
     if len(state["envs"]) != venv.num_envs:
-        raise ValueError(f"checkpoint has {len(state['envs'])} envs, the config asks for {venv.num_envs}")
+        raise ConfigError(
+            f"checkpoint state {src}: field 'envs' has {len(state['envs'])} envs, the config asks for {venv.num_envs}"
+        )
+    envs = []
+    for i, blob in enumerate(state["envs"]):
+        env_state = decode_state(blob, source=src, where=f"envs[{i}]")
+        if not isinstance(env_state, dict) or not all(isinstance(k, str) for k in env_state):
+            raise ConfigError(f"checkpoint state {src}: field 'envs[{i}]' must be an env's attributes")
+        envs.append(pickle.dumps(env_state, protocol=pickle.HIGHEST_PROTOCOL))
+    logger = decode_state(state["logger"], source=src, where="logger")
+    if logger is not None:
+        _check_logger(src, logger)
+    rng = state["rng"]
+    torch_state = torch.frombuffer(bytearray(base64.b64decode(rng["torch"])), dtype=torch.uint8).clone()
+    if torch_state.numel() != torch.get_rng_state().numel():
+        raise ConfigError(f"checkpoint state {src}: field 'rng.torch' is not a torch generator state of this torch")
+    numpy_state = {
+        "bit_generator": "MT19937",
+        "state": {"key": np.asarray(rng["numpy"]["key"], dtype=np.uint32), "pos": rng["numpy"]["pos"]},
+        "has_gauss": rng["numpy"]["has_gauss"],
+        "gauss": float(rng["numpy"]["gauss"]),
+    }
+    py = rng["python"]
+    python_state = (py["version"], tuple(py["state"]), py["gauss_next"])
+
     if pool is not None and state["pool"] is not None:
         pool.load_state_dict(state["pool"])
         venv.env_method("set_pool", pool.paths())
     venv.reset()  # the envs must have started before their state can be replaced
-    for i, blob in enumerate(state["envs"]):
+    for i, blob in enumerate(envs):
         venv.env_method("set_state", blob, indices=[i])
-    torch.set_rng_state(state["rng"]["torch"])
-    np.random.set_state(state["rng"]["numpy"])
-    random.setstate(state["rng"]["python"])
-    return {"logger": state.get("logger"), "last_event": state.get("last_event", state["num_timesteps"])}
+    torch.set_rng_state(torch_state)
+    np.random.set_state(numpy_state)
+    random.setstate(python_state)
+    return {"logger": logger, "last_event": state["last_event"]}
+
+
+# ---------------------------------------------------------------------- field checks
+def _fail(source: str, field: str, problem: str) -> Exception:
+    from ice_envs.train.config import ConfigError
+
+    return ConfigError(f"checkpoint state {source}: field {field!r} {problem}")
+
+
+def _check_int(source: str, field: str, value: Any, low: int | None = None, high: int | None = None) -> int:
+    if type(value) is not int or (low is not None and value < low) or (high is not None and value > high):
+        bounds = f" in [{low}, {high}]" if high is not None else f" >= {low}" if low is not None else ""
+        raise _fail(source, field, f"must be an integer{bounds}, got {value!r}")
+    return value
+
+
+def _check_uint32_list(source: str, field: str, value: Any, length: int) -> None:
+    if not isinstance(value, list) or len(value) != length:
+        raise _fail(source, field, f"must be a list of {length} integers")
+    if not all(type(v) is int and 0 <= v < 2**32 for v in value):
+        raise _fail(source, field, "must hold 32-bit unsigned integers only")
+
+
+def _check_rng(source: str, rng: Any) -> None:
+    if not isinstance(rng, dict) or set(rng) != {"torch", "numpy", "python"}:
+        raise _fail(source, "rng", "must be an object with 'torch', 'numpy' and 'python'")
+    if not isinstance(rng["torch"], str):
+        raise _fail(source, "rng.torch", "must be a base64 string")
+    try:
+        base64.b64decode(rng["torch"], validate=True)
+    except ValueError:
+        raise _fail(source, "rng.torch", "is not valid base64") from None
+    npy = rng["numpy"]
+    if not isinstance(npy, dict) or set(npy) != {"bit_generator", "key", "pos", "has_gauss", "gauss"}:
+        raise _fail(source, "rng.numpy", "must be an object with bit_generator, key, pos, has_gauss, gauss")
+    if npy["bit_generator"] != "MT19937":
+        raise _fail(source, "rng.numpy.bit_generator", f"must be 'MT19937', got {npy['bit_generator']!r}")
+    _check_uint32_list(source, "rng.numpy.key", npy["key"], 624)
+    _check_int(source, "rng.numpy.pos", npy["pos"], 0, 624)
+    _check_int(source, "rng.numpy.has_gauss", npy["has_gauss"], 0, 1)
+    if type(npy["gauss"]) not in (int, float) or not math.isfinite(npy["gauss"]):
+        raise _fail(source, "rng.numpy.gauss", f"must be a finite number, got {npy['gauss']!r}")
+    py = rng["python"]
+    if not isinstance(py, dict) or set(py) != {"version", "state", "gauss_next"}:
+        raise _fail(source, "rng.python", "must be an object with version, state, gauss_next")
+    _check_int(source, "rng.python.version", py["version"], 3, 3)
+    _check_uint32_list(source, "rng.python.state", py["state"], 625)
+    if py["state"][-1] > 624:
+        raise _fail(source, "rng.python.state", "has a position past 624")
+    g = py["gauss_next"]
+    if g is not None and (type(g) not in (int, float) or not math.isfinite(g)):
+        raise _fail(source, "rng.python.gauss_next", f"must be null or a finite number, got {g!r}")
+
+
+def _check_pool(source: str, pool: Any) -> None:
+    if not isinstance(pool, dict) or set(pool) != {"snapshots", "promotions", "checks", "last_check"}:
+        raise _fail(source, "pool", "must be an object with snapshots, promotions, checks, last_check")
+    if not isinstance(pool["snapshots"], list):
+        raise _fail(source, "pool.snapshots", "must be a list")
+    for i, snap in enumerate(pool["snapshots"]):
+        where = f"pool.snapshots[{i}]"
+        if not isinstance(snap, dict) or set(snap) != {"step", "path"}:
+            raise _fail(source, where, "must be an object with 'step' and 'path'")
+        _check_int(source, f"{where}.step", snap["step"], low=0)
+        name = snap["path"]
+        if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
+            raise _fail(source, f"{where}.path", f"must be a file name inside the pool directory, got {name!r}")
+    _check_int(source, "pool.promotions", pool["promotions"], low=0)
+    _check_int(source, "pool.checks", pool["checks"], low=0)
+    if pool["last_check"] is not None and not isinstance(pool["last_check"], dict):
+        raise _fail(source, "pool.last_check", "must be null or an object")
+
+
+def _check_logger(source: str, logger: Any) -> None:
+    if not isinstance(logger, dict) or set(logger) != {"values", "counts", "excluded"}:
+        raise _fail(source, "logger", "must hold values, counts and excluded")
+    for part in ("values", "counts", "excluded"):
+        if not isinstance(logger[part], dict) or not all(isinstance(k, str) for k in logger[part]):
+            raise _fail(source, f"logger.{part}", "must be an object keyed by metric names")
+    for key, value in logger["values"].items():
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating, str)):
+            raise _fail(source, f"logger.values[{key!r}]", f"must be a number or a string, got {type(value).__name__}")
+    for key, value in logger["counts"].items():
+        if type(value) is not int or value < 0:
+            raise _fail(source, f"logger.counts[{key!r}]", f"must be a count, got {value!r}")
+    for key, value in logger["excluded"].items():
+        if value is not None and not (isinstance(value, tuple) and all(isinstance(v, str) for v in value)):
+            raise _fail(source, f"logger.excluded[{key!r}]", f"must be null or a tuple of strings, got {value!r}")
+
+
+# ---------------------------------------------------------------------- the object graph
+def encode_state(value: Any) -> Any:
+    """``value`` as plain JSON data (see the module docstring); :func:`decode_state` reverses it."""
+    return _Encoder().encode(value)
+
+
+class _Encoder:
+    def __init__(self) -> None:
+        self.ids: dict[int, int] = {}
+        self.keep: list[Any] = []  # keeps encoded objects alive so that their ids stay unique
+
+    def _ref(self, value: Any) -> tuple[int, bool]:
+        key = id(value)
+        if key in self.ids:
+            return self.ids[key], True
+        self.ids[key] = len(self.ids)
+        self.keep.append(value)
+        return self.ids[key], False
+
+    def encode(self, value: Any) -> Any:
+        if value is None or isinstance(value, (bool, str)) and type(value) in (bool, str):
+            return value
+        if type(value) is int:
+            return value
+        if type(value) is float:
+            return value if math.isfinite(value) else {"$float": repr(value)}
+        if isinstance(value, np.generic):
+            dtype = value.dtype
+            if dtype.kind not in _DTYPE_KINDS:
+                raise TypeError(f"cannot save a numpy {dtype} scalar in a checkpoint state")
+            return {"$scalar": dtype.str, "value": self.encode(value.item())}
+        if isinstance(value, np.ndarray):
+            if value.dtype.kind not in _DTYPE_KINDS:
+                raise TypeError(f"cannot save a numpy array of {value.dtype} in a checkpoint state")
+            data = (
+                [self.encode(v) for v in value.ravel().tolist()] if value.dtype.kind == "f" else value.ravel().tolist()
+            )
+            return {"$array": value.dtype.str, "shape": list(value.shape), "data": data}
+        if isinstance(value, np.dtype):
+            if value.kind not in _DTYPE_KINDS:
+                raise TypeError(f"cannot save the numpy dtype {value} in a checkpoint state")
+            return {"$dtype": value.str}
+        if isinstance(value, slice):
+            return {"$slice": [self.encode(value.start), self.encode(value.stop), self.encode(value.step)]}
+        if type(value) is tuple:
+            return {"$tuple": [self.encode(v) for v in value]}
+        if type(value) is list:
+            return [self.encode(v) for v in value]
+        if type(value) is dict:
+            if all(type(k) is str and not k.startswith("$") for k in value):
+                return {k: self.encode(v) for k, v in value.items()}
+            return {"$dict": [[self.encode(k), self.encode(v)] for k, v in value.items()]}
+        if isinstance(value, np.random.Generator):
+            n, seen = self._ref(value)
+            if seen:
+                return {"$ref": n}
+            state = value.bit_generator.state
+            if state.get("bit_generator") not in _BIT_GENERATORS:
+                raise TypeError(f"cannot save a {state.get('bit_generator')} generator in a checkpoint state")
+            return {"$generator": n, "state": self.encode(state)}
+        cls = type(value)
+        if cls.__name__ == "PolicyNet" and cls.__module__ == "ice_envs.agents.ppo_agent" and value.source:
+            return {"$policy": str(value.source)}
+        if hasattr(value, "__dict__") and not isinstance(value, type) and _safe_class_name(cls):
+            n, seen = self._ref(value)
+            if seen:
+                return {"$ref": n}
+            attrs = {k: self.encode(v) for k, v in vars(value).items()}
+            return {"$object": f"{cls.__module__}:{cls.__qualname__}", "id": n, "attrs": attrs}
+        raise TypeError(f"cannot save a {cls.__module__}.{cls.__qualname__} in a checkpoint state")
+
+
+def _safe_class_name(cls: type) -> bool:
+    return cls.__module__.startswith(_SAFE_MODULES) and "<" not in cls.__qualname__
+
+
+def decode_state(data: Any, *, source: str, where: str) -> Any:
+    """Rebuild what :func:`encode_state` wrote; a bad value is a ConfigError naming ``source`` and the field."""
+    return _Decoder(source).decode(data, where)
+
+
+class _Decoder:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.objects: dict[int, Any] = {}
+
+    def fail(self, where: str, problem: str) -> Exception:
+        return _fail(self.source, where, problem)
+
+    def decode(self, data: Any, where: str) -> Any:
+        if data is None or type(data) in (bool, int, str):
+            return data
+        if type(data) is float:
+            if not math.isfinite(data):
+                raise self.fail(where, "holds a non-finite number")
+            return data
+        if type(data) is list:
+            return [self.decode(v, f"{where}[{i}]") for i, v in enumerate(data)]
+        if type(data) is not dict:
+            raise self.fail(where, f"holds an unexpected {type(data).__name__}")
+        tags = [k for k in data if k.startswith("$")]
+        if not tags:
+            return {k: self.decode(v, f"{where}.{k}") for k, v in data.items()}
+        tag = tags[0]
+        handler = getattr(self, "_" + tag[1:], None) if len(tags) == 1 else None
+        if handler is None:
+            raise self.fail(where, f"has an unknown tag {tags}")
+        return handler(data, where)
+
+    def _expect(self, data: dict, keys: set[str], where: str) -> None:
+        if set(data) != keys:
+            raise self.fail(where, f"must have exactly the keys {sorted(keys)}, got {sorted(data)}")
+
+    def _dtype(self, data: dict, where: str) -> np.dtype:
+        self._expect(data, {"$dtype"}, where)
+        return self._make_dtype(data["$dtype"], where)
+
+    def _make_dtype(self, text: Any, where: str) -> np.dtype:
+        if not isinstance(text, str) or not re.fullmatch(r"[<>|=]?[biuf][1248]", text):
+            raise self.fail(where, f"names an unsupported dtype {text!r}")
+        return np.dtype(text)
+
+    def _float(self, data: dict, where: str) -> float:
+        self._expect(data, {"$float"}, where)
+        if data["$float"] not in ("nan", "inf", "-inf"):
+            raise self.fail(where, f"is not a float ({data['$float']!r})")
+        return float(data["$float"])
+
+    def _scalar(self, data: dict, where: str) -> Any:
+        self._expect(data, {"$scalar", "value"}, where)
+        dtype = self._make_dtype(data["$scalar"], where)
+        value = self.decode(data["value"], where) if isinstance(data["value"], dict) else data["value"]
+        if type(value) not in (bool, int, float):
+            raise self.fail(where, f"is not a number ({value!r})")
+        try:
+            return dtype.type(value)
+        except (OverflowError, ValueError, TypeError) as exc:
+            raise self.fail(where, f"is not a {dtype}: {exc}") from None
+
+    def _array(self, data: dict, where: str) -> np.ndarray:
+        self._expect(data, {"$array", "shape", "data"}, where)
+        dtype = self._make_dtype(data["$array"], where)
+        shape = data["shape"]
+        if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape) or len(shape) > 32:
+            raise self.fail(where, f"has a bad shape {shape!r}")
+        flat = data["data"]
+        if not isinstance(flat, list) or len(flat) != math.prod(shape):
+            raise self.fail(where, f"must hold {math.prod(shape)} values")
+        values = [self._float(v, where) if isinstance(v, dict) else v for v in flat]
+        if not all(type(v) in (bool, int, float) for v in values):
+            raise self.fail(where, "must hold numbers only")
+        try:
+            return np.asarray(values, dtype=dtype).reshape(shape)
+        except (OverflowError, ValueError, TypeError) as exc:
+            raise self.fail(where, f"is not a {dtype} array: {exc}") from None
+
+    def _slice(self, data: dict, where: str) -> slice:
+        self._expect(data, {"$slice"}, where)
+        parts = data["$slice"]
+        if not isinstance(parts, list) or len(parts) != 3 or not all(p is None or type(p) is int for p in parts):
+            raise self.fail(where, "must be a slice [start, stop, step]")
+        return slice(*parts)
+
+    def _tuple(self, data: dict, where: str) -> tuple:
+        self._expect(data, {"$tuple"}, where)
+        if not isinstance(data["$tuple"], list):
+            raise self.fail(where, "must be a list")
+        return tuple(self.decode(v, f"{where}[{i}]") for i, v in enumerate(data["$tuple"]))
+
+    def _dict(self, data: dict, where: str) -> dict:
+        self._expect(data, {"$dict"}, where)
+        out: dict[Any, Any] = {}
+        items = data["$dict"]
+        if not isinstance(items, list):
+            raise self.fail(where, "must be a list of [key, value] pairs")
+        for i, pair in enumerate(items):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise self.fail(f"{where}[{i}]", "must be a [key, value] pair")
+            key = self.decode(pair[0], f"{where}[{i}].key")
+            try:
+                hash(key)
+            except TypeError:
+                raise self.fail(f"{where}[{i}].key", "is not hashable") from None
+            out[key] = self.decode(pair[1], f"{where}[{key!r}]")
+        return out
+
+    def _register(self, n: Any, value: Any, where: str) -> None:
+        if type(n) is not int or n < 0 or n in self.objects:
+            raise self.fail(where, f"has a bad or repeated object id {n!r}")
+        self.objects[n] = value
+
+    def _ref(self, data: dict, where: str) -> Any:
+        self._expect(data, {"$ref"}, where)
+        n = data["$ref"]
+        if type(n) is not int or n not in self.objects:
+            raise self.fail(where, f"refers to an unknown object {n!r}")
+        return self.objects[n]
+
+    def _generator(self, data: dict, where: str) -> np.random.Generator:
+        self._expect(data, {"$generator", "state"}, where)
+        state = self.decode(data["state"], f"{where}.state")
+        name = state.get("bit_generator") if isinstance(state, dict) else None
+        if name not in _BIT_GENERATORS:
+            raise self.fail(where, f"names an unsupported bit generator {name!r}")
+        bit_generator = _BIT_GENERATORS[name]()
+        try:
+            bit_generator.state = state
+        except (TypeError, ValueError, KeyError, OverflowError) as exc:
+            raise self.fail(where, f"is not a {name} state: {exc}") from None
+        generator = np.random.Generator(bit_generator)
+        self._register(data["$generator"], generator, where)
+        return generator
+
+    def _policy(self, data: dict, where: str) -> Any:
+        from ice_envs.agents.ppo_agent import load_policy_net
+        from ice_envs.core.errors import AgentSpecError
+
+        self._expect(data, {"$policy"}, where)
+        if not isinstance(data["$policy"], str):
+            raise self.fail(where, "must be the path of a policy .npz")
+        try:
+            return load_policy_net(data["$policy"])
+        except AgentSpecError as exc:
+            raise self.fail(where, f"cannot be loaded: {exc}") from None
+
+    def _object(self, data: dict, where: str) -> Any:
+        self._expect(data, {"$object", "id", "attrs"}, where)
+        cls = self._class(data["$object"], where)
+        if not isinstance(data["attrs"], dict):
+            raise self.fail(where, "must have its attributes as an object")
+        try:
+            obj = object.__new__(cls)
+        except TypeError as exc:
+            raise self.fail(where, f"cannot rebuild a {data['$object']}: {exc}") from None
+        self._register(data["id"], obj, where)
+        attrs = {}
+        for k, v in data["attrs"].items():
+            if k.startswith("$"):
+                raise self.fail(where, f"has a bad attribute name {k!r}")
+            attrs[k] = self.decode(v, f"{where}.{k}")
+        obj.__dict__.update(attrs)
+        return obj
+
+    def _class(self, name: Any, where: str) -> type:
+        if not isinstance(name, str) or ":" not in name:
+            raise self.fail(where, f"names a bad class {name!r}")
+        module_name, _, qualname = name.partition(":")
+        if not module_name.startswith(_SAFE_MODULES) or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", qualname):
+            raise self.fail(where, f"names a class outside ice_envs: {name!r}")
+        module = sys.modules.get(module_name)  # only modules already imported: loading never imports
+        cls: Any = module
+        for part in qualname.split("."):
+            cls = getattr(cls, part, None) if cls is not None else None
+        if not isinstance(cls, type) or cls.__module__ != module_name or issubclass(cls, BaseException):
+            raise self.fail(where, f"names an unknown class {name!r}")
+        return cls

@@ -5,7 +5,8 @@
     python -m ice_envs.train ice_envs/cardiceo/smoke.yaml --print-config
 
 This module imports neither torch nor stable-baselines3 until a command runs, so
-``ice-envs`` works without the ``train`` extra.
+``ice-envs`` works without the ``train`` extra. A user's mistake (a bad config, override,
+run directory or checkpoint) is one line on stderr and exit status 2, as in ``ice-envs``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import shlex
 import sys
 from typing import Any
 
-from ice_envs.core.errors import MissingExtraError, OptionError, require_extra
+from ice_envs.core.errors import require_extra
+from ice_envs.evaluation.cli import CommandLineParser, report_user_errors
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,14 +78,13 @@ def add_subcommand(sub: Any) -> None:
 def main(argv: list[str] | None = None) -> int:
     """``python -m ice_envs.train``."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
-        prog="python -m ice_envs.train", description="Train a MaskablePPO agent from a YAML config."
-    )
+    prog = "python -m ice_envs.train"
+    parser = CommandLineParser(prog=prog, description="Train a MaskablePPO agent from a YAML config.")
     add_arguments(parser)
-    args = parser.parse_args(argv)
-    args.argv = argv
-    try:
-        return run_from_args(args, "python -m ice_envs.train")
-    except (OptionError, FileNotFoundError, MissingExtraError) as exc:
-        print(f"python -m ice_envs.train: error: {exc}", file=sys.stderr)
-        return 2
+
+    def run() -> int:
+        args = parser.parse_args(argv)
+        args.argv = argv
+        return run_from_args(args, prog)
+
+    return report_user_errors(prog, run)

@@ -5,7 +5,7 @@ A run directory (``<out_dir>/<name>-seed<seed>``, suffixed ``-2``, ``-3`` ... if
     config.yaml         the resolved config (every default spelled out)
     meta.json           seed, command(s), git commit, package versions, torch threads, timings
     tb/ppo_1/           TensorBoard events (SB3 metrics, eval/*, games/*, selfplay/*)
-    checkpoints/        step_<N>.zip + step_<N>.state.pkl (resumable)
+    checkpoints/        step_<N>.zip + step_<N>.state.json (resumable)
     policies/           step_<N>.npz: the policy at each evaluation (a ``ppo:PATH`` agent)
     pool/               self-play snapshots
     evaluations.jsonl   one line per evaluation

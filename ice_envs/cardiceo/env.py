@@ -99,6 +99,7 @@ from ice_envs.core.aec import IceAECEnv, float32_vector
 from ice_envs.core.cards import relative_seats
 from ice_envs.core.errors import OptionError
 from ice_envs.core.layout import ObservationLayout, Piece
+from ice_envs.core.options import check_choice, check_flag, check_int
 from ice_envs.core.wrapping import make_factories
 
 MAX_SEATS = 6
@@ -142,11 +143,13 @@ class CardiceoEnv(IceAECEnv):
         forced_discard: bool = False,
         **common: Any,
     ) -> None:
+        name = self.metadata["name"]
+        hand_size = check_choice(name, "hand_size", check_int(name, "hand_size", hand_size), rules.HAND_SIZES)
         try:
             self.config = rules.CardiceoConfig(
                 num_players=self.check_num_players(num_players),
                 hand_size=hand_size,
-                forced_discard=bool(forced_discard),
+                forced_discard=check_flag(name, "forced_discard", forced_discard),
             )
         except ValueError as exc:
             raise OptionError(str(exc)) from None
@@ -207,13 +210,18 @@ class CardiceoEnv(IceAECEnv):
 
     # -- engine
     def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.CardiceoState:
-        return rules.new_game(
-            self.config,
-            rng,
-            hands=options.get("hands"),
-            start_player=int(options.get("start_player", 0)),
-            dice=options.get("dice"),
-        )
+        name = self.metadata["name"]
+        try:
+            position = rules.check_position(self.config, **options)
+        except ValueError as exc:
+            raise OptionError(f"{name}: {exc}") from None
+        try:
+            return rules.new_game(self.config, rng, **position)
+        except ValueError as exc:
+            raise OptionError(f"{name}: {exc}") from None
+
+    def _check_state(self, state: rules.CardiceoState) -> None:
+        rules.check_state(state, self.config)
 
     def _current_seat(self) -> int:
         return self.game_state.current

@@ -49,6 +49,9 @@ KEEP_DICE = NUM_SUBSETS + 1  # 8
 REROLL_ALL = NUM_SUBSETS + 2  # 9
 NUM_ACTIONS = NUM_SUBSETS + 3  # 10
 
+#: The hand sizes ``hand_size`` may take (R1.4, R7.1).
+HAND_SIZES = (10, 5)
+
 PHASE_NO_PLAY_CHOICE = 0
 PHASE_DISCARD = 1
 PHASE_OVER = 2
@@ -324,3 +327,127 @@ def _auto_end_if_stuck(state: CardiceoState, rng: IntegerRng) -> None:
     """R2.3: the turn ends by itself once no discard is possible (I3)."""
     if state.phase == PHASE_DISCARD and not legal_discards(state):
         _end_turn(state, rng)
+
+
+# ---------------------------------------------------------------------------- validation (no game behaviour)
+def _int(what: str, value: object, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an ``int`` if it is an integer (never ``bool`` or ``float``) in ``low..high``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{what} must be an integer, got {value!r}")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{what} must be in {low}..{high}, got {value}")
+    return value
+
+
+def _seq(what: str, value: object, length: int | None = None) -> list:
+    """``value`` as a list if it is a list, tuple or 1-D array (of ``length`` entries if given)."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{what} must be a list, got {value!r}")
+    if length is not None and len(value) != length:
+        raise ValueError(f"{what} must have {length} entries, got {len(value)}")
+    return list(value)
+
+
+def _array(what: str, value: object, dtype: type, shape: tuple[int, ...]) -> np.ndarray:
+    if not isinstance(value, np.ndarray) or value.dtype != np.dtype(dtype) or value.shape != shape:
+        got = f"{value.dtype} array of shape {value.shape}" if isinstance(value, np.ndarray) else repr(value)
+        raise ValueError(f"{what} must be a {np.dtype(dtype)} array of shape {shape}, got {got}")
+    return value
+
+
+def check_config(config: object, expected: CardiceoConfig) -> None:
+    """``config`` must be ``expected`` (same type and field types, equal values)."""
+    if type(config) is not CardiceoConfig or any(
+        type(getattr(config, f)) is not type(getattr(expected, f)) or getattr(config, f) != getattr(expected, f)
+        for f in ("num_players", "hand_size", "forced_discard")
+    ):
+        raise ValueError(f"config {config!r} is not this env's config {expected!r}")
+
+
+def check_position(
+    config: CardiceoConfig, *, hands: object = None, dice: object = None, start_player: object = 0
+) -> dict[str, object]:
+    """Check the position keys of ``reset(options=...)`` (R7.3) and return them as ``new_game`` arguments.
+
+    Raises ``ValueError`` naming the key: ``hands`` must give one hand per seat, each of 1 to
+    ``hand_size`` card values in 1..15 (an empty hand would have won already), at most four of a value
+    in all; ``dice`` the values of a d4, a d8 and a d12; ``start_player`` a seat.
+    """
+    n = config.num_players
+    out: dict[str, object] = {"start_player": _int("start_player", start_player, 0, n - 1)}
+    if hands is not None:
+        given = _seq("hands", hands)
+        if len(given) != n:
+            raise ValueError(f"hands: {len(given)} hands given for {n} players")
+        counts = np.zeros(NUM_VALUES, dtype=np.int64)
+        out_hands = []
+        for p, hand in enumerate(given):
+            values = _seq(f"hands[{p}]", hand)
+            if not values:
+                raise ValueError(f"hands[{p}] is empty: a seat with no cards would have won already")
+            if len(values) > config.hand_size:
+                raise ValueError(f"hands[{p}] holds {len(values)} cards, more than hand_size={config.hand_size}")
+            for i, v in enumerate(values):
+                v = _int(f"hands[{p}][{i}]", v)
+                if not 1 <= v <= NUM_VALUES:
+                    raise ValueError(f"hands[{p}][{i}]: card value {v} is not in 1..{NUM_VALUES}")
+                counts[v - 1] += 1
+                values[i] = v
+            out_hands.append(values)
+        if (counts > COPIES_PER_VALUE).any():
+            bad = [v + 1 for v in np.flatnonzero(counts > COPIES_PER_VALUE).tolist()]
+            raise ValueError(f"hands: the hands hold more than four cards of value(s) {bad} (the deck has four)")
+        out["hands"] = out_hands
+    if dice is not None:
+        values = _seq("dice", dice, NUM_DICE)
+        out["dice"] = [
+            _int(f"dice[{i}] ({DIE_NAMES[i]})", v, 1, faces) for i, (v, faces) in enumerate(zip(values, DIE_FACES))
+        ]
+    return out
+
+
+def check_state(state: CardiceoState, config: CardiceoConfig) -> None:
+    """Raise ``ValueError`` naming the field unless ``state`` is a possible position of ``config``'s game.
+
+    Checks every field's type, dtype, shape and range, the cards against the deck (hands plus
+    discards at most four of a value), hand sizes against ``hand_size``, the phase and the seat
+    indices, and what each phase implies (a winner only once over, with an empty hand; no empty hand
+    before; the "No play" choice with every die in the middle).
+    """
+    check_config(state.config, config)
+    n = config.num_players
+    hands = _array("hands", state.hands, np.int64, (n, NUM_VALUES))
+    discarded = _array("discarded", state.discarded, np.int64, (NUM_VALUES,))
+    if (hands < 0).any():
+        raise ValueError("hands holds a negative count")
+    if (discarded < 0).any():
+        raise ValueError("discarded holds a negative count")
+    if (hands.sum(axis=0) + discarded > COPIES_PER_VALUE).any():
+        raise ValueError("hands and discarded hold more than the four cards of a value the deck has")
+    sizes = hands.sum(axis=1)
+    if (sizes > config.hand_size).any():
+        raise ValueError(f"hands: a hand holds more than hand_size={config.hand_size} cards")
+    dice = _array("dice", state.dice, np.int64, (NUM_DICE,))
+    for i, faces in enumerate(DIE_FACES):
+        _int(f"dice[{i}] ({DIE_NAMES[i]})", dice[i], 1, faces)
+    used = _array("used", state.used, np.bool_, (NUM_DICE,))
+    locked = _array("locked", state.locked, np.bool_, (NUM_DICE,))
+    current = _int("current", state.current, 0, n - 1)
+    phase = _int("phase", state.phase, PHASE_NO_PLAY_CHOICE, PHASE_OVER)
+    winner = _int("winner", state.winner, -1, n - 1)
+    _int("turn", state.turn, 0)
+    if phase == PHASE_OVER:
+        if winner != current or sizes[winner] != 0:
+            raise ValueError(f"winner={winner}: the game is over but the winner is not the current seat with an empty hand")
+    else:
+        if winner != -1:
+            raise ValueError(f"winner={winner} but the game is not over")
+        if (sizes == 0).any():
+            raise ValueError("hands: a seat has no cards but the game is not over (it would have won)")
+        if phase == PHASE_NO_PLAY_CHOICE and (used.any() or not locked.all()):
+            raise ValueError('used/locked: the "No play" choice needs all three dice unused in the middle')
+        if phase == PHASE_DISCARD and used.all():
+            raise ValueError("used: every die is used but the turn goes on")

@@ -65,6 +65,8 @@ class GameSpec:
             (``function(env, seat) -> float``).
         smoke_config: file name of the game's smoke training config in the game's package
             (the package of ``env_module``; ``""``: none).
+        vector: ``"module:Class"`` of the game's batched engine (many games per numpy call,
+            see :mod:`ice_envs.core.vector`), or ``None``.
     """
 
     name: str
@@ -80,6 +82,7 @@ class GameSpec:
     ui: str | None = None
     potentials: dict[str, str] = field(default_factory=dict)
     smoke_config: str = ""
+    vector: str | None = None
 
     @property
     def env_name(self) -> str:

@@ -110,6 +110,7 @@ from ice_envs.core.aec import IceAECEnv, float32_vector
 from ice_envs.core.cards import relative_seats
 from ice_envs.core.errors import OptionError
 from ice_envs.core.layout import ObservationLayout, Piece
+from ice_envs.core.options import check_choice, check_flag, check_int
 from ice_envs.core.wrapping import make_factories
 from ice_envs.cubemelt import rules
 from ice_envs.cubemelt.spec import SPEC
@@ -184,18 +185,24 @@ class CubeMeltEnv(IceAECEnv):
         per_neighbour: bool = False,
         **common: Any,
     ) -> None:
-        if expansion is None:
-            expansion = abilities is not None
+        name = self.metadata["name"]
+        num_players = self.check_num_players(num_players)
+        try:
+            faces = rules.check_faces(faces)
+            abilities = None if abilities is None else rules.check_abilities("abilities", abilities, num_players)
+        except ValueError as exc:
+            raise OptionError(f"{name}: {exc}") from None
+        expansion = abilities is not None if expansion is None else check_flag(name, "expansion", expansion)
         try:
             self.config = rules.CubeMeltConfig(
-                num_players=self.check_num_players(num_players),
-                faces=faces,  # type: ignore[arg-type]  (the config checks and normalises both)
-                expansion=bool(expansion),
-                abilities=abilities,  # type: ignore[arg-type]
-                paid_rerolls=paid_rerolls,
-                reroll_can_melt=reroll_can_melt,
-                ninja_targets=ninja_targets,
-                per_neighbour=per_neighbour,
+                num_players=num_players,
+                faces=faces,  # type: ignore[arg-type]
+                expansion=expansion,
+                abilities=abilities,
+                paid_rerolls=check_int(name, "paid_rerolls", paid_rerolls, low=0, high=rules.MAX_PAID_REROLLS),
+                reroll_can_melt=check_flag(name, "reroll_can_melt", reroll_can_melt),
+                ninja_targets=check_choice(name, "ninja_targets", ninja_targets, rules.NINJA_TARGETS),
+                per_neighbour=check_flag(name, "per_neighbour", per_neighbour),
             )
         except (ValueError, TypeError) as exc:
             raise OptionError(str(exc)) from None
@@ -271,19 +278,18 @@ class CubeMeltEnv(IceAECEnv):
 
     # -- engine
     def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.CubeMeltState:
+        name = self.metadata["name"]
         try:
-            return rules.new_game(
-                self.config,
-                rng,
-                abilities=options.get("abilities"),
-                dice=options.get("dice"),
-                love=options.get("love"),
-                adventure=options.get("adventure"),
-                melt=options.get("melt"),
-                start_player=int(options.get("start_player", 0)),
-            )
+            position = rules.check_position(self.config, **options)
+        except ValueError as exc:
+            raise OptionError(f"{name}: {exc}") from None
+        try:
+            return rules.new_game(self.config, rng, **position)
         except ValueError as exc:
             raise OptionError(str(exc)) from None
+
+    def _check_state(self, state: rules.CubeMeltState) -> None:
+        rules.check_state(state, self.config)
 
     def _current_seat(self) -> int:
         return self.game_state.decider

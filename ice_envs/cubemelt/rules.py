@@ -75,6 +75,8 @@ NUM_ABILITIES = 5
 ABILITY_NAMES: tuple[str, ...] = ("cat", "dragon", "knight", "ninja", "unicorn")
 NO_ABILITY = -1
 NINJA_TARGETS: tuple[str, ...] = ("neighbours", "all")
+#: The most paid re-rolls a turn may allow (option ``paid_rerolls``, I6).
+MAX_PAID_REROLLS = 20
 
 # ---------------------------------------------------------------------------- actions
 STOP = 0
@@ -178,8 +180,8 @@ class CubeMeltConfig:
             object.__setattr__(self, "abilities", parse_abilities(self.abilities, self.num_players))
         if not isinstance(self.paid_rerolls, (int, np.integer)) or isinstance(self.paid_rerolls, bool):
             raise ValueError(f"cubemelt: paid_rerolls must be an integer >= 0, got {self.paid_rerolls!r}")
-        if not 0 <= self.paid_rerolls <= 20:
-            raise ValueError(f"cubemelt: paid_rerolls={self.paid_rerolls} must be in 0..20")
+        if not 0 <= self.paid_rerolls <= MAX_PAID_REROLLS:
+            raise ValueError(f"cubemelt: paid_rerolls={self.paid_rerolls} must be in 0..{MAX_PAID_REROLLS}")
         if self.ninja_targets not in NINJA_TARGETS:
             raise ValueError(f"cubemelt: ninja_targets={self.ninja_targets!r} is not one of {list(NINJA_TARGETS)}")
         object.__setattr__(self, "expansion", bool(self.expansion))
@@ -620,3 +622,188 @@ def _begin_turn(state: CubeMeltState, rng: IntegerRng) -> None:
     state.ninja_applied = False
     state.phase = PHASE_REROLL
     _roll(state, rng, NUM_SUBSETS - 1)
+
+
+# ---------------------------------------------------------------------------- validation (no game behaviour)
+def _int(what: str, value: object, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an ``int`` if it is an integer (never ``bool`` or ``float``) in ``low..high``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{what} must be an integer, got {value!r}")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{what} must be in {low}..{high}, got {value}")
+    return value
+
+
+def _seq(what: str, value: object, length: int | None = None) -> list:
+    """``value`` as a list if it is a list, tuple or 1-D array (of ``length`` entries if given)."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{what} must be a list, got {value!r}")
+    if length is not None and len(value) != length:
+        raise ValueError(f"{what} must have {length} entries, got {len(value)}")
+    return list(value)
+
+
+def _flag(what: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{what} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _named(what: str, value: object, names: tuple[str, ...]) -> int:
+    """The id of ``value``: one of ``names`` (exactly) or an id ``0..len(names)-1``."""
+    if isinstance(value, str):
+        if value in names:
+            return names.index(value)
+        raise ValueError(f"{what}={value!r} is not one of {list(names)}")
+    return _int(what, value, 0, len(names) - 1)
+
+
+def check_faces(faces: object) -> tuple[int, ...]:
+    """The option ``faces``: a list of 1-12 face names (or ids), checked element by element."""
+    values = _seq("faces", faces)
+    if not 1 <= len(values) <= 12:
+        raise ValueError(f"faces must list 1-12 faces of a die, got {len(values)}")
+    return tuple(_named(f"faces[{i}]", f, FACE_NAMES) for i, f in enumerate(values))
+
+
+def check_abilities(what: str, abilities: object, num_players: int) -> tuple[int, ...]:
+    """One distinct ability (name or id) per seat, checked element by element."""
+    values = _seq(what, abilities, num_players)
+    ids = tuple(_named(f"{what}[{i}]", a, ABILITY_NAMES) for i, a in enumerate(values))
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{what} must be distinct, got {list(values)!r}")
+    return ids
+
+
+def check_position(
+    config: CubeMeltConfig,
+    *,
+    abilities: object = None,
+    dice: object = None,
+    love: object = None,
+    adventure: object = None,
+    melt: object = None,
+    start_player: object = 0,
+) -> dict[str, Any]:
+    """Check the position keys of ``reset(options=...)`` and return them as ``new_game`` arguments.
+
+    Raises ``ValueError`` naming the key: ``abilities`` one distinct ability per seat (expansion
+    only); ``dice`` six faces; ``love`` and ``adventure`` one integer per seat in 0..19 (20 would have
+    won already), ``melt`` one in 1..20 (0 would have melted); ``start_player`` a seat.
+    """
+    n = config.num_players
+    out: dict[str, Any] = {"start_player": _int("start_player", start_player, 0, n - 1)}
+    if abilities is not None:
+        if not config.expansion:
+            raise ValueError("abilities are given but expansion is off")
+        out["abilities"] = list(check_abilities("abilities", abilities, n))
+    if dice is not None:
+        values = _seq("dice", dice, NUM_DICE)
+        out["dice"] = [_named(f"dice[{i}]", d, FACE_NAMES) for i, d in enumerate(values)]
+    for key, values, low, high in (
+        ("love", love, 0, GOAL - 1),
+        ("adventure", adventure, 0, GOAL - 1),
+        ("melt", melt, 1, START_MELT),
+    ):
+        if values is not None:
+            out[key] = [_int(f"{key}[{p}]", v, low, high) for p, v in enumerate(_seq(key, values, n))]
+    return out
+
+
+def _event(what: str, event: object, n: int) -> None:
+    if not isinstance(event, tuple) or len(event) != 5:
+        raise ValueError(f"{what} must be a (seat, source, love, adventure, melt) tuple, got {event!r}")
+    _int(f"{what} seat", event[0], 0, n - 1)
+    _int(f"{what} source", event[1], SOURCE_PAID, NUM_ABILITIES - 1)
+    for value, name in zip(event[2:], ("love", "adventure", "melt"), strict=True):
+        _int(f"{what} {name}", value, -START_MELT, GOAL)
+
+
+def check_state(state: CubeMeltState, config: CubeMeltConfig) -> None:
+    """Raise ``ValueError`` naming the field unless ``state`` is a possible position of ``config``'s game.
+
+    Checks the config (equal to ``config``), every field's type and range (tracks 0..20, faces,
+    seats, phase, re-rolls, abilities, plans, the choice queue, events, winners) and what each phase
+    implies (who decides, the pending choice, no finished game still going on).
+    """
+    if type(state.config) is not CubeMeltConfig or state.config != config:
+        raise ValueError(f"config {state.config!r} is not this env's config {config!r}")
+    n = config.num_players
+    abilities = [_int(f"abilities[{p}]", a, NO_ABILITY, NUM_ABILITIES - 1) for p, a in enumerate(_seq("abilities", state.abilities, n))]
+    if not config.expansion:
+        if any(a != NO_ABILITY for a in abilities):
+            raise ValueError("abilities: the base game has no abilities")
+    elif NO_ABILITY in abilities or len(set(abilities)) != n:
+        raise ValueError(f"abilities must be one distinct ability per seat, got {abilities}")
+    tracks = {}
+    for key in ("love", "adventure", "melt"):
+        values = _seq(key, getattr(state, key), n)
+        tracks[key] = [_int(f"{key}[{p}]", v, 0, GOAL) for p, v in enumerate(values)]
+    dice = [_int(f"dice[{i}]", d, 0, NUM_KINDS - 1) for i, d in enumerate(_seq("dice", state.dice, NUM_DICE))]
+    active = _int("active", state.active, 0, n - 1)
+    phase = _int("phase", state.phase, PHASE_REROLL, PHASE_OVER)
+    decider = _int("decider", state.decider, -1, n - 1)
+    rerolls = _int("rerolls", state.rerolls, 0, config.paid_rerolls + 1)
+    pending = _int("pending", state.pending, NO_ABILITY, NUM_ABILITIES - 1)
+    ninja_applied = _flag("ninja_applied", state.ninja_applied)
+    for key in ("plan_love", "plan_adventure", "plan_melt"):
+        for p, v in enumerate(_seq(key, getattr(state, key), n)):
+            _int(f"{key}[{p}]", v, 0, NUM_DICE)
+    queue = _seq("queue", state.queue)
+    if len(queue) > 3:
+        raise ValueError(f"queue holds {len(queue)} choices, at most 3 are possible")
+    for i, item in enumerate(queue):
+        if not isinstance(item, tuple) or len(item) != 2:
+            raise ValueError(f"queue[{i}] must be a (seat, ability) pair, got {item!r}")
+        seat = _int(f"queue[{i}] seat", item[0], 0, n - 1)
+        ability = _int(f"queue[{i}] ability", item[1], DRAGON, UNICORN)
+        if ability not in (DRAGON, UNICORN) or abilities[seat] != ability:
+            raise ValueError(f"queue[{i}]: player_{seat} has no {ABILITY_NAMES[ability]} choice to make")
+    for key in ("events", "last_events"):
+        for i, event in enumerate(_seq(key, getattr(state, key))):
+            _event(f"{key}[{i}]", event, n)
+    last_dice = _seq("last_dice", state.last_dice)
+    if len(last_dice) not in (0, NUM_DICE):
+        raise ValueError(f"last_dice must be empty or {NUM_DICE} faces, got {len(last_dice)}")
+    for i, d in enumerate(last_dice):
+        _int(f"last_dice[{i}]", d, 0, NUM_KINDS - 1)
+    _int("last_active", state.last_active, -1, n - 1)
+    _int("turn", state.turn, 0)
+    for key in ("winners", "melted"):
+        seats = [_int(f"{key}[{i}]", p, 0, n - 1) for i, p in enumerate(_seq(key, getattr(state, key)))]
+        if len(set(seats)) != len(seats):
+            raise ValueError(f"{key} names a seat twice: {seats}")
+    love, adventure, melt = tracks["love"], tracks["adventure"], tracks["melt"]
+    if phase == PHASE_OVER:
+        if decider != -1 or pending != NO_ABILITY:
+            raise ValueError("decider/pending: the game is over but a decision is pending")
+        return
+    if state.winners or state.melted:
+        raise ValueError("winners/melted are set but the game is not over")
+    if decider < 0:
+        raise ValueError("decider=-1 but the game is not over")
+    if phase == PHASE_CHOOSE:
+        if pending not in (KNIGHT, DRAGON, UNICORN) or abilities[decider] != pending:
+            raise ValueError(f"pending={pending}: player_{decider} has no Love-or-Adventure choice to make")
+        if pending == KNIGHT and queue:
+            raise ValueError("queue: the Knight converts before the dice are applied, nothing is queued yet")
+        if pending in (DRAGON, UNICORN) and decider != active:
+            raise ValueError(f"decider={decider}: the {ABILITY_NAMES[pending]} choice is the active player's")
+    else:
+        if decider != active:
+            raise ValueError(f"decider={decider} must be the active player {active} in phase {PHASE_NAMES[phase]!r}")
+        if pending != NO_ABILITY or queue:
+            raise ValueError(f"pending/queue: no choice is pending in phase {PHASE_NAMES[phase]!r}")
+    if phase == PHASE_NINJA and (abilities[active] != NINJA or max(face_counts(dice)) < 5):
+        raise ValueError("phase: a Ninja decision needs the active Ninja with five or more equal dice")
+    if phase in (PHASE_REROLL, PHASE_NINJA) and ninja_applied:
+        raise ValueError(f"ninja_applied is set in phase {PHASE_NAMES[phase]!r}")
+    if phase == PHASE_REROLL and not can_reroll(state):
+        raise ValueError(f"rerolls={rerolls}: no re-roll is left, the dice would have been resolved")
+    if phase == PHASE_REROLL or (phase == PHASE_CHOOSE and pending == KNIGHT) or phase == PHASE_NINJA:
+        # the dice of this roll are not applied yet: the previous end check found no end
+        if any(v >= GOAL for v in love + adventure) or any(v <= 0 for v in melt):
+            raise ValueError("love/adventure/melt: a track is at its end but the game is not over")

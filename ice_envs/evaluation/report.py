@@ -9,22 +9,35 @@ from typing import Any
 import numpy as np
 
 
+def truncation_note(summary: dict[str, Any]) -> str:
+    """``"N truncated at the cap of M decisions (no winner)"``, or ``"none truncated"``."""
+    truncated = int(summary.get("truncated_games", 0))
+    cap = summary.get("max_decisions")
+    at = f" at the cap of {cap} decisions" if cap else " at the decision cap"
+    return f"{truncated} truncated{at} (no winner)" if truncated else "none truncated"
+
+
 def to_markdown(summary: dict[str, Any], command: str) -> str:
-    """The per-agent table as Markdown."""
+    """The per-agent table as Markdown.
+
+    The header line says how many games were truncated at the decision cap (they have no
+    winner); the ``truncated`` column counts, per agent entry, the games it played that
+    were stopped at the cap.
+    """
     lines = [
         f"**{summary['game']}**, {summary['num_players']} players, {summary['games']} games, "
-        f"random baseline {summary['random_baseline']:.3f}, mean {summary['mean_decisions']:.1f} decisions/game"
-        + (f", {summary['truncated_games']} truncated" if summary["truncated_games"] else ""),
+        f"random baseline {summary['random_baseline']:.3f}, mean {summary['mean_decisions']:.1f} decisions/game, "
+        + truncation_note(summary),
         "",
-        "| agent | win rate | 95% CI | mean score | 95% CI | mean rank | 95% CI | openskill μ ± σ |",
-        "|---|---:|---|---:|---|---:|---|---|",
+        "| agent | win rate | 95% CI | mean score | 95% CI | mean rank | 95% CI | openskill μ ± σ | truncated |",
+        "|---|---:|---|---:|---|---:|---|---|---:|",
     ]
     for r in summary["per_agent"]:
         lines.append(
             f"| {r['agent']} | {r['win_rate']:.3f} | [{r['win_rate_ci95'][0]:.3f}, {r['win_rate_ci95'][1]:.3f}] | "
             f"{r['mean_score']:.2f} | [{r['mean_score_ci95'][0]:.2f}, {r['mean_score_ci95'][1]:.2f}] | "
             f"{r['mean_rank']:.2f} | [{r['mean_rank_ci95'][0]:.2f}, {r['mean_rank_ci95'][1]:.2f}] | "
-            f"{r['rating']['mu']:.1f} ± {r['rating']['sigma']:.1f} |"
+            f"{r['rating']['mu']:.1f} ± {r['rating']['sigma']:.1f} | {int(r.get('truncated', 0))} |"
         )
     seats = ", ".join(f"seat {r['seat']} {r['win_rate']:.3f}" for r in summary["win_rate_by_seat"])
     lines += ["", f"Win rate by seat (whoever sat there): {seats}", "", f"Command: `{command}`", ""]

@@ -14,6 +14,11 @@ mean rank with 95% bootstrap intervals, and an openskill Plackett-Luce rating ov
 games; it writes ``evaluation.json``, ``evaluation.md`` and ``evaluation.png``.
 ``--record K`` also keeps games 0..K-1 as game records (JSON lines) in ``OUT/records/``,
 for ``ice-envs replay``.
+
+Every game ends by the env's own rules: the game's end or its maximum length
+(``max_decisions``, default the game's declared cap, ``--max-decisions`` on the command
+line). A game stopped at the cap is *truncated*: it has no winner (``win_shares()`` is all
+zero), and the summary counts it (``truncated_games``, and ``truncated`` per agent entry).
 """
 
 from __future__ import annotations
@@ -42,7 +47,8 @@ class Match:
     options: dict[str, Any]
     agents: tuple[AgentSpec, ...]
     seed: int
-    max_decisions: int
+    #: Passed to the env as its ``max_decisions`` option (``None``: the game's own cap).
+    max_decisions: int | None = None
     #: Games ``0 .. record_games - 1`` are written as game records to ``record_dir``.
     record_games: int = 0
     record_dir: str | None = None
@@ -58,7 +64,8 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
     n = match.num_players
     if agents is None:
         agents = [load_agent(spec, match.game, num_players=n) for spec in match.agents]
-    env = ice_envs.make(match.game, num_players=n, **match.options)
+    options = env_options(match)
+    env = ice_envs.make(match.game, num_players=n, **options)
     deal_seed = match.seed + game_index // n
     env.reset(seed=deal_seed)
     seat_to_agent = {seat_of(k, game_index, n): k for k in range(n)}
@@ -68,11 +75,12 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
     recorder = None
     if game_index < match.record_games and match.record_dir is not None:
         labels = [match.agents[seat_to_agent[s]].label for s in range(n)]
-        recorder = GameRecorder(match.game, n, match.options, deal_seed, labels)
+        recorder = GameRecorder(match.game, n, options, deal_seed, labels)
     totals = np.zeros(n)
     decisions = 0
     truncated = False
     raw = env.unwrapped
+    cap = int(raw.max_game_length)
     for agent_name in env.agent_iter():
         _, reward, term, trunc, _ = env.last(observe=False)
         seat = raw.possible_agents.index(agent_name)
@@ -90,9 +98,8 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
         action = int(agent.act(obs, view))
         take(env, action, recorder)
         decisions += 1
-        if decisions >= match.max_decisions:
-            truncated = True
-            break
+        if decisions > cap:  # the env truncates at its cap; going past it is a bug of the env
+            raise RuntimeError(f"{match.game}: game {game_index} did not end within its cap of {cap} decisions")
     if recorder is not None:
         recorder.finish(env)
         recorder.save(Path(match.record_dir) / f"game_{game_index:05d}.jsonl")
@@ -106,6 +113,7 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
         "deal_seed": deal_seed,
         "decisions": decisions,
         "truncated": truncated,
+        "max_decisions": cap,
         "seat": [seat_of(k, game_index, n) for k in range(n)],
         "reward": [float(totals[seat_of(k, game_index, n)]) for k in range(n)],
         "score": [float(scores[seat_of(k, game_index, n)]) for k in range(n)],
@@ -113,6 +121,13 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
         "win": [bool(winners[seat_of(k, game_index, n)]) for k in range(n)],
         "win_share": [float(share[seat_of(k, game_index, n)]) for k in range(n)],
     }
+
+
+def env_options(match: Match) -> dict[str, Any]:
+    """The env's constructor options of ``match``: its game options and, if given, ``max_decisions``."""
+    if match.max_decisions is None:
+        return dict(match.options)
+    return {**match.options, "max_decisions": match.max_decisions}
 
 
 def _agent_seed(seed: int, game_index: int, k: int) -> int:
@@ -177,6 +192,7 @@ def summarise(match: Match, results: list[dict[str, Any]], seed: int = 0) -> dic
     scores = np.array([r["score"] for r in results])
     ranks = np.array([r["rank"] for r in results])
     ratings = _openskill(labels, results)
+    truncated = np.array([bool(r["truncated"]) for r in results], dtype=bool)
     for k, label in enumerate(labels):
         games = len(results)
         lo, hi = wilson_interval(float(wins[:, k].sum()), games)
@@ -186,6 +202,8 @@ def summarise(match: Match, results: list[dict[str, Any]], seed: int = 0) -> dic
                 "spec": match.agents[k].label,
                 "games": games,
                 "wins": int(wins[:, k].sum()),
+                # every entry plays every game, so each counts the tournament's truncated games
+                "truncated": int(truncated.sum()),
                 "win_rate": float(wins[:, k].mean()) if games else 0.0,
                 "win_rate_ci95": [lo, hi],
                 "win_share": float(win_share[:, k].mean()) if games else 0.0,
@@ -219,7 +237,8 @@ def summarise(match: Match, results: list[dict[str, Any]], seed: int = 0) -> dic
         "games": len(results),
         "random_baseline": 1.0 / n,
         "mean_decisions": float(np.mean([r["decisions"] for r in results])) if results else 0.0,
-        "truncated_games": int(sum(r["truncated"] for r in results)),
+        "truncated_games": int(truncated.sum()),
+        "max_decisions": max((int(r.get("max_decisions", 0)) for r in results), default=match.max_decisions),
         "no_winner_games": int(sum(not any(r["win"]) for r in results)),
         "per_agent": rows,
     }
@@ -257,7 +276,7 @@ def evaluate(
     seed: int = 0,
     workers: int = 1,
     options: dict[str, Any] | None = None,
-    max_decisions: int = 1_000_000,
+    max_decisions: int | None = None,
     progress: bool = True,
     record: int = 0,
     record_dir: Path | None = None,
@@ -265,15 +284,30 @@ def evaluate(
     """Run a tournament; returns (summary, per-game results).
 
     ``record``: keep games ``0 .. record - 1`` as game records in ``record_dir``.
+    ``max_decisions``: the env's cap on each game (``None``: the game's own; see the module docstring).
     """
     spec = ice_envs.get_spec(game)
     options = dict(options or {})
+    if max_decisions is not None:
+        if isinstance(max_decisions, bool) or not isinstance(max_decisions, (int, np.integer)) or max_decisions < 1:
+            raise OptionError(f"--max-decisions must be an integer >= 1, got {max_decisions!r}")
+        given = options.get("max_decisions")
+        if given is not None and given != max_decisions:
+            raise OptionError(f"--max-decisions {max_decisions} contradicts --option max_decisions={given}")
+        options.pop("max_decisions", None)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise OptionError(f"--seed must be an integer >= 0, got {seed!r}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise OptionError(f"--workers must be at least 1, got {workers!r}")
     module = spec.load()
-    module.raw_env(num_players=num_players, **options)  # clear errors for bad players/options, before any work
+    # clear errors for bad players/options, before any work
+    module.raw_env(
+        num_players=num_players, **options, **({} if max_decisions is None else {"max_decisions": max_decisions})
+    )
     agent_specs = tuple(parse_agent_list(agents, num_players))
     for s in agent_specs:
         load_agent(s, spec.name, num_players=num_players)  # fail early on a missing heuristic or checkpoint
-    if games < 1:
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise OptionError(f"--games must be at least 1, got {games}")
     if record < 0 or (record and record_dir is None):
         raise OptionError(f"--record must be a number of games >= 0 (with a folder for the records), got {record}")
@@ -285,7 +319,7 @@ def evaluate(
         options,
         agent_specs,
         seed,
-        max_decisions,
+        None if max_decisions is None else int(max_decisions),
         record_games=min(record, games),
         record_dir=str(record_dir) if record else None,
     )

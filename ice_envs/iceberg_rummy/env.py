@@ -127,6 +127,7 @@ from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.cards import relative_seats
 from ice_envs.core.errors import OptionError
 from ice_envs.core.layout import ObservationLayout, Piece
+from ice_envs.core.options import check_choice, check_flag, check_int, check_number
 from ice_envs.core.wrapping import make_factories
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
@@ -200,22 +201,25 @@ class IcebergRummyEnv(IceAECEnv):
         score_scale: float = 100.0,
         **common: Any,
     ) -> None:
+        name = self.metadata["name"]
+        if num_decks is not None:
+            num_decks = check_choice(name, "num_decks", check_int(name, "num_decks", num_decks), (1, 2))
         try:
             self.config = rules.IcebergRummyConfig(
                 num_players=self.check_num_players(num_players),
-                single_hand=bool(single_hand),
-                target_score=target_score,
-                ace_scoring=ace_scoring,
-                ace_value=ace_value,
-                ace_holder_finishes=bool(ace_holder_finishes),
-                max_hands=max_hands,
-                allow_clear=bool(allow_clear),
+                single_hand=check_flag(name, "single_hand", single_hand),
+                target_score=check_int(name, "target_score", target_score, low=1),
+                ace_scoring=check_choice(name, "ace_scoring", ace_scoring, rules.ACE_SCORINGS),
+                ace_value=check_int(name, "ace_value", ace_value, low=20, high=50),
+                ace_holder_finishes=check_flag(name, "ace_holder_finishes", ace_holder_finishes),
+                max_hands=check_int(name, "max_hands", max_hands, low=1, allow_none=True),
+                allow_clear=check_flag(name, "allow_clear", allow_clear),
                 num_decks=num_decks,
             )
         except ValueError as exc:
             raise OptionError(str(exc)) from None
-        if not isinstance(score_scale, (int, float)) or not score_scale > 0:
-            raise OptionError(f"iceberg_rummy: score_scale={score_scale!r} must be a positive number")
+        if check_number(name, "score_scale", score_scale) <= 0:
+            raise OptionError(f"{name}: score_scale must be a positive number, got {score_scale!r}")
         self.score_scale = float(score_scale)
         #: The observation layout; the encoder's offsets below are read from it once.
         self.obs_layout = lay = layout_for(self.config)
@@ -341,21 +345,22 @@ class IcebergRummyEnv(IceAECEnv):
             for view, rel in zip(views, rels):
                 view[at : at + SLOT_SIZE] = slot
                 view[at + 7 + rel[owner]] = 1.0
-        self._tbl_melds = list(melds)
+        self._tbl_melds[:] = melds  # in place: a failed reset or load restores this very list
 
     # -- engine
     def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.IcebergRummyState:
+        name = self.metadata["name"]
         try:
-            return rules.new_game(
-                self.config,
-                rng,
-                dealer=options.get("dealer"),
-                hands=options.get("hands"),
-                stock=options.get("stock"),
-                melds=options.get("melds"),
-            )
+            position = rules.check_position(self.config, **options)
+        except ValueError as exc:
+            raise OptionError(f"{name}: {exc}") from None
+        try:
+            return rules.new_game(self.config, rng, **position)
         except ValueError as exc:
             raise OptionError(str(exc)) from None
+
+    def _check_state(self, state: rules.IcebergRummyState) -> None:
+        rules.check_state(state, self.config)
 
     def _current_seat(self) -> int:
         return self.game_state.current

@@ -273,7 +273,11 @@ class TerminalGame:
         scores = raw.scores()
         truncated = any(raw.truncations.values())
         if truncated:
-            self.console.line(f"Game stopped after {raw.num_steps} decisions (truncated): no result.", style="bold")
+            self.console.line(
+                f"Game stopped after {raw.num_steps} decisions: truncated at the cap of {raw.max_game_length} "
+                "decisions, no result.",
+                style="bold",
+            )
         else:
             won = raw.winners()
             winners = [f"player_{p}" + (" (you)" if p == self.seat else "") for p in won]

@@ -69,9 +69,9 @@ def test_run_directory(tiny_run: Path):
     assert session["command"] == "pytest tiny" and session["timesteps"] == 256 and session["steps_per_second"] > 0
     assert list((tiny_run / "tb").rglob("events.out.tfevents.*"))
     assert sorted(p.name for p in (tiny_run / "checkpoints").iterdir()) == [
-        "step_000000000128.state.pkl",
+        "step_000000000128.state.json",
         "step_000000000128.zip",
-        "step_000000000256.state.pkl",
+        "step_000000000256.state.json",
         "step_000000000256.zip",
     ]
     assert (tiny_run / "final.zip").is_file() and (tiny_run / "final.npz").is_file()
