@@ -441,7 +441,9 @@ def check_state(state: CardiceoState, config: CardiceoConfig) -> None:
     _int("turn", state.turn, 0)
     if phase == PHASE_OVER:
         if winner != current or sizes[winner] != 0:
-            raise ValueError(f"winner={winner}: the game is over but the winner is not the current seat with an empty hand")
+            raise ValueError(
+                f"winner={winner}: the game is over but the winner is not the current seat with an empty hand"
+            )
     else:
         if winner != -1:
             raise ValueError(f"winner={winner} but the game is not over")

@@ -29,7 +29,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ice_envs.core.errors import IllegalActionError, OptionError
-from ice_envs.core.options import check_flag, check_int, check_keys, check_number
+from ice_envs.core.options import check_choice, check_flag, check_int, check_keys, check_number
 from ice_envs.core.serialize import from_jsonable, to_jsonable
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
@@ -311,7 +311,7 @@ class IceAECEnv(AECEnv):
             self._rng = np.random.default_rng(seed)
         if "state" in options:
             raw = options["state"]
-            state = copy.deepcopy(raw) if not isinstance(raw, dict) else self._decode_state(raw)
+            state = self._checked_state(copy.deepcopy(raw)) if not isinstance(raw, dict) else self._decode_state(raw)
             self.game_state = state
             self._check_position(state)
         else:
@@ -587,6 +587,11 @@ class IceAECEnv(AECEnv):
             state = from_jsonable(data)
         except (TypeError, ValueError, KeyError, AttributeError, ImportError) as exc:
             raise OptionError(f"{name}: 'state' is not an engine state: {exc}") from None
+        return self._checked_state(state)
+
+    def _checked_state(self, state: Any) -> Any:
+        """``state`` if it is of this game's state type and the game's :meth:`_check_state` accepts it."""
+        name = self.metadata["name"]
         expected = self._state_type()
         if type(state) is not expected:
             raise OptionError(f"{name}: 'state' must be a {expected.__name__}, got {type(state).__name__}")
@@ -745,5 +750,4 @@ _FLOAT32_PACKERS: dict[int, Any] = {}
 
 
 def _check_choice(env_name: str, option: str, value: Any, allowed: Sequence[Any]) -> None:
-    if value not in allowed:
-        raise OptionError(f"{env_name}: {option}={value!r} is not one of {list(allowed)}")
+    check_choice(env_name, option, value, allowed)

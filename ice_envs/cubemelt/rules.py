@@ -732,7 +732,10 @@ def check_state(state: CubeMeltState, config: CubeMeltConfig) -> None:
     if type(state.config) is not CubeMeltConfig or state.config != config:
         raise ValueError(f"config {state.config!r} is not this env's config {config!r}")
     n = config.num_players
-    abilities = [_int(f"abilities[{p}]", a, NO_ABILITY, NUM_ABILITIES - 1) for p, a in enumerate(_seq("abilities", state.abilities, n))]
+    abilities = [
+        _int(f"abilities[{p}]", a, NO_ABILITY, NUM_ABILITIES - 1)
+        for p, a in enumerate(_seq("abilities", state.abilities, n))
+    ]
     if not config.expansion:
         if any(a != NO_ABILITY for a in abilities):
             raise ValueError("abilities: the base game has no abilities")

@@ -663,3 +663,218 @@ def resample_hidden(state: IcebergRummyState, seat: int, rng: np.random.Generato
     if left != seat:
         new.last_received[left] = state.last_passed[seat]
     return new
+
+
+# ---------------------------------------------------------------------------- validation (no game behaviour)
+def _int(what: str, value: object, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an ``int`` if it is an integer (never ``bool`` or ``float``) in ``low..high``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{what} must be an integer, got {value!r}")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{what} must be in {low}..{high}, got {value}")
+    return value
+
+
+def _seq(what: str, value: object, length: int | None = None) -> list:
+    """``value`` as a list if it is a list, tuple or 1-D array (of ``length`` entries if given)."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{what} must be a list, got {value!r}")
+    if length is not None and len(value) != length:
+        raise ValueError(f"{what} must have {length} entries, got {len(value)}")
+    return list(value)
+
+
+def _array(what: str, value: object, dtype: type, shape: tuple[int, ...], low: int, high: int) -> np.ndarray:
+    if not isinstance(value, np.ndarray) or value.dtype != np.dtype(dtype) or value.shape != shape:
+        got = f"{value.dtype} array of shape {value.shape}" if isinstance(value, np.ndarray) else repr(value)
+        raise ValueError(f"{what} must be a {np.dtype(dtype)} array of shape {shape}, got {got}")
+    if value.size and (value.min() < low or value.max() > high):
+        raise ValueError(f"{what} must hold values in {low}..{high}, got {value.min()}..{value.max()}")
+    return value
+
+
+def _cards(what: str, cards: object) -> list[int]:
+    """Card ids of ``cards``: a string of names (``"7S 8S"``) or a list of names and ids (no bools)."""
+    values = cards.replace(",", " ").split() if isinstance(cards, str) else _seq(what, cards)
+    out = []
+    for i, c in enumerate(values):
+        if not isinstance(c, str):
+            c = _int(f"{what}[{i}]", c, 0, M.NUM_CARDS - 1)
+        try:
+            out.append(M.parse_card(c))
+        except ValueError as exc:
+            raise ValueError(f"{what}[{i}]: {exc}") from None
+    return out
+
+
+def check_position(
+    config: IcebergRummyConfig,
+    *,
+    dealer: object = None,
+    hands: object = None,
+    stock: object = None,
+    melds: object = None,
+) -> dict[str, Any]:
+    """Check the position keys of ``reset(options=...)`` (R7.7) and return them as ``new_game`` arguments.
+
+    Raises ``ValueError`` naming the key: ``dealer`` a seat; ``hands`` one non-empty hand of cards per
+    seat (an empty hand would have gone out); ``stock`` cards; ``melds`` at most 48 ``(owner, cards)``
+    pairs that are valid new melds of a seat; no more copies of a card in all than the deck holds,
+    and enough cards left to deal the hands when they are not given.
+    """
+    n = config.num_players
+    out: dict[str, Any] = {}
+    if dealer is not None:
+        out["dealer"] = _int("dealer", dealer, 0, n - 1)
+    used = np.zeros(M.NUM_CARDS, dtype=np.int64)
+    if melds is not None:
+        table = []
+        for i, item in enumerate(_seq("melds", melds)):
+            pair = _seq(f"melds[{i}]", item, 2)
+            owner = _int(f"melds[{i}] owner", pair[0], 0, n - 1)
+            ids = _cards(f"melds[{i}] cards", pair[1])
+            if M.meld_kind(ids) is None:
+                raise ValueError(f"melds[{i}]: {M.cards_text(sorted(ids))} is not a valid meld")
+            table.append((owner, ids))
+            np.add.at(used, ids, 1)
+        if len(table) > MAX_MELDS:
+            raise ValueError(f"melds: at most {MAX_MELDS} melds fit on the table, got {len(table)}")
+        out["melds"] = table
+    if hands is not None:
+        given = _seq("hands", hands)
+        if len(given) != n:
+            raise ValueError(f"hands: {len(given)} hands given for {n} players")
+        out["hands"] = [_cards(f"hands[{p}]", h) for p, h in enumerate(given)]
+        for h in out["hands"]:
+            np.add.at(used, h, 1)
+    if stock is not None:
+        out["stock"] = _cards("stock", stock)
+        np.add.at(used, out["stock"], 1)
+    deck = full_deck_counts(config)
+    if (used > deck).any():
+        bad = M.cards_text(np.flatnonzero(used > deck))
+        raise ValueError(f"hands/stock/melds: more copies of {bad} than the {config.decks} deck(s) hold")
+    if hands is not None:
+        for p, h in enumerate(out["hands"]):
+            if not h:
+                raise ValueError(f"hands[{p}] is empty: a seat with no cards would have gone out")
+    elif int(deck.sum() - used.sum()) < HAND_SIZE * n:
+        raise ValueError("hands: not enough cards left to deal the hands")
+    return out
+
+
+def check_state(state: IcebergRummyState, config: IcebergRummyConfig) -> None:
+    """Raise ``ValueError`` naming the field unless ``state`` is a possible position of ``config``'s game.
+
+    Checks the config (equal to ``config``), every array's dtype, shape and range, the cards against
+    the deck (hands, the rest of the stock, table melds, placed aces and a face-down card together
+    are the deck while a hand is played, at most the deck once over), valid table melds, aces only
+    in the hands of players who have not begun a turn, ace counts and bonuses, the selection (cards of
+    the current hand, a prefix of a legal play), seats, the phase and the winners.
+    """
+    if (
+        type(state.config) is not IcebergRummyConfig
+        or state.config != config
+        or any(
+            type(getattr(state.config, f)) is not type(getattr(config, f))
+            for f in ("num_players", "single_hand", "target_score", "ace_value", "max_hands", "num_decks")
+        )
+    ):
+        raise ValueError(f"config {state.config!r} is not this env's config {config!r}")
+    n, decks = config.num_players, config.decks
+    hands = _array("hands", state.hands, np.int8, (n, M.NUM_CARDS), 0, decks)
+    stock = _array(
+        "stock",
+        state.stock,
+        np.int64,
+        (state.stock.size,) if isinstance(state.stock, np.ndarray) else (),
+        0,
+        M.NUM_CARDS - 1,
+    )
+    stock_pos = _int("stock_pos", state.stock_pos, 0, stock.size)
+    melds = _seq("melds", state.melds)
+    if len(melds) > MAX_MELDS:
+        raise ValueError(f"melds: at most {MAX_MELDS} melds fit on the table, got {len(melds)}")
+    counts = hands.sum(axis=0, dtype=np.int64) + np.bincount(stock[stock_pos:], minlength=M.NUM_CARDS)
+    for i, meld in enumerate(melds):
+        if not isinstance(meld, tuple) or len(meld) != 3 or not isinstance(meld[2], tuple):
+            raise ValueError(f"melds[{i}] must be a (kind, owner, cards) tuple, got {meld!r}")
+        kind = _int(f"melds[{i}] kind", meld[0], 0, M.NUM_KINDS - 1)
+        _int(f"melds[{i}] owner", meld[1], 0, n - 1)
+        cards = [_int(f"melds[{i}] cards", c, 0, M.NUM_CARDS - 1) for c in meld[2]]
+        if cards != sorted(cards) or M.meld_kind(cards) != kind:
+            raise ValueError(f"melds[{i}]: {M.cards_text(cards)} is not a sorted {M.KIND_NAMES[kind]}")
+        np.add.at(counts, cards, 1)
+    total_aces_ = total_aces(config)
+    aces = _array("aces", state.aces, np.int64, (n,), 0, total_aces_)
+    table_aces = _array("table_aces", state.table_aces, np.int64, (M.NUM_SUITS,), 0, decks)
+    if int(aces.sum()) != int(table_aces.sum()):
+        raise ValueError(f"aces: {int(aces.sum())} aces placed by the players but {int(table_aces.sum())} on the table")
+    counts[list(M.ACE_IDS)] += table_aces
+    phase = _int("phase", state.phase, PHASE_MELD, PHASE_OVER)
+    pending = _int("pending", state.pending, -1, M.NUM_CARDS - 1)
+    pending_to = _int("pending_to", state.pending_to, -1, n - 1)
+    if (pending < 0) != (pending_to < 0):
+        raise ValueError(f"pending={pending} and pending_to={pending_to}: a face-down card needs a receiver")
+    if pending >= 0:
+        counts[pending] += 1
+    deck = full_deck_counts(config)
+    if (counts > deck).any() or (phase == PHASE_MELD and (counts != deck).any()):
+        bad = M.cards_text(np.flatnonzero(counts != deck))
+        raise ValueError(f"hands/stock/melds/aces: the cards in play do not match the {decks} deck(s) (at {bad})")
+    hand_points = _array("hand_points", state.hand_points, np.int64, (n,), 0, 1 << 40)
+    ace_bonus = _array("ace_bonus", state.ace_bonus, np.int64, (n,), 0, 1 << 40)
+    _array("totals", state.totals, np.int64, (n,), -(1 << 40), 1 << 40)
+    _int("dealer", state.dealer, 0, n - 1)
+    current = _int("current", state.current, 0, n - 1)
+    turns = _array("turns_taken", state.turns_taken, np.int64, (n,), 0, 1 << 40)
+    for p in range(n):
+        if turns[p] and hands[p, list(M.ACE_IDS)].any():
+            raise ValueError(f"hands[{p}] holds an ace after its turn began (aces are placed at once)")
+    _array("passed", state.passed, np.int8, (n, M.NUM_CARDS), 0, 127)
+    for key in ("last_passed", "last_received", "known_left"):
+        _array(key, getattr(state, key), np.int64, (n,), -1, M.NUM_CARDS - 1)
+    if not isinstance(state.end_after_turn, (bool, np.bool_)):
+        raise ValueError(f"end_after_turn must be True or False, got {state.end_after_turn!r}")
+    hand_no = _int("hand_no", state.hand_no, 0, config.max_hands)
+    _int("turn", state.turn, 0)
+    if not isinstance(state.last_hand, dict):
+        raise ValueError(f"last_hand must be a dict, got {state.last_hand!r}")
+    winners = [_int(f"winners[{i}]", p, 0, n - 1) for i, p in enumerate(_seq("winners", state.winners))]
+    selection = [
+        _int(f"selection[{i}]", c, 0, M.NUM_CARDS - 1) for i, c in enumerate(_seq("selection", state.selection))
+    ]
+    if phase == PHASE_OVER:
+        if not winners or len(set(winners)) != len(winners):
+            raise ValueError(f"winners={winners}: a finished game has distinct winners")
+        if selection or (state.end_after_turn and not config.ace_holder_finishes):
+            raise ValueError("selection/end_after_turn: set in a finished game")
+        if hand_points.any() or ace_bonus.any():
+            raise ValueError("hand_points/ace_bonus: a finished game has settled its last hand")
+        return
+    if winners:
+        raise ValueError(f"winners={winners} but the game is not over")
+    for p in range(n):
+        if int(ace_bonus[p]) != ace_bonus_total(config, int(aces[p])):
+            raise ValueError(f"ace_bonus[{p}]={int(ace_bonus[p])} is not the bonus of {int(aces[p])} aces")
+    if config.max_hands is not None and hand_no >= config.max_hands:
+        raise ValueError(f"hand_no={hand_no}: the game ends after max_hands={config.max_hands} hands")
+    if pending >= 0:
+        raise ValueError(f"pending={pending}: a passed card is picked up before the next player decides")
+    if not turns[current] or not hands[current].any():
+        raise ValueError(f"current={current}: the deciding player has begun no turn or holds no cards")
+    if state.end_after_turn and not (config.ace_holder_finishes and int(table_aces.sum()) == total_aces_):
+        raise ValueError("end_after_turn is set but the last ace is not placed under ace_holder_finishes")
+    if not state.end_after_turn and int(table_aces.sum()) >= total_aces_:
+        raise ValueError("table_aces: every ace is placed but the hand goes on")
+    held = np.zeros(M.NUM_CARDS, dtype=np.int64)
+    np.add.at(held, selection, 1)
+    if selection != sorted(selection) or (held > hands[current]).any():
+        raise ValueError(f"selection {selection} is not sorted cards of the current hand")
+    an = M.analyse(hands[current].tobytes(), state.table())
+    for i, c in enumerate(selection):
+        if c not in an.nexts(tuple(selection[:i])):
+            raise ValueError(f"selection {M.cards_text(selection)} is not the start of a legal play")
