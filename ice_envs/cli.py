@@ -12,6 +12,7 @@ their traceback.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 
@@ -60,6 +61,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if getattr(args, flag, False):
             options[flag] = True
     players = args.players if args.players is not None else spec.players[0]
+    if args.record and Path(args.record).is_dir():
+        raise OptionError(f"--record {args.record}: is a directory, not a file for the game record")
     env = ice_envs.make(spec.name, num_players=players, render_mode="ansi", **options)
     env.reset(seed=args.seed)
     raw = env.unwrapped

@@ -20,6 +20,10 @@ ends before the learner ever acts is re-dealt (counted in ``info["skipped_games"
 
 ``get_state()`` / ``set_state()`` snapshot the whole env (game, generators, opponents,
 pending reward) so that training resumes from a checkpoint exactly.
+
+An illegal action of the learner ends the episode with reward ``-1`` by default
+(``illegal_action="penalize"``; see :class:`SingleAgentEnv`), so that the env passes
+stable-baselines3's and Gymnasium's env checkers, which step actions sampled without a mask.
 """
 
 from __future__ import annotations
@@ -34,12 +38,19 @@ from gymnasium import spaces
 
 from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.agent import make_view
+from ice_envs.core.errors import OptionError
 from ice_envs.core.registry import game_name_of
 from ice_envs.train.opponents import OpponentMix, OpponentSampler
 from ice_envs.train.shaping import Shaper
 
 #: Consecutive games that may end before the learner acts before the wrapper gives up.
 MAX_SKIPPED_GAMES = 1000
+#: What ``SingleAgentEnv(illegal_action=...)`` accepts.
+ILLEGAL_ACTION_POLICIES = ("penalize", "raise")
+#: The learner's reward for an illegal action under ``illegal_action="penalize"``.
+ILLEGAL_REWARD = -1.0
+#: Observation bounds the wrapper puts in place of infinite ones (every finite float32 lies within).
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 class LazyObservation(Mapping):
@@ -79,11 +90,28 @@ class SingleAgentEnv(gym.Env):
         options: constructor options of the game (with a game name).
         opponents: draws the opponents of each game (default: uniformly random agents).
         learner_seat: a fixed seat for the learner; ``None`` draws it uniformly per game.
+        render_mode: ``None`` (default), ``"ansi"`` (``render()`` returns the table as the
+            learner's seat sees it, as text) or ``"rgb_array"`` (the same as a picture);
+            anything else is an :class:`~ice_envs.core.errors.OptionError`.
         shaping: potential-based reward shaping added to the learner's rewards
             (:mod:`train.shaping`); ``info["episode"]["r"]`` and wins never include it.
+        illegal_action: what ``step()`` does with an action in the action space that the
+            learner's mask forbids. ``"penalize"`` (default; PettingZoo classic's
+            ``TerminateIllegalWrapper`` convention): the episode ends at once,
+            ``terminated=True``, reward ``-1`` (rewards pending since the learner's previous
+            action and any shaping bonus are dropped), the game is left unplayed, and the
+            final ``info`` has ``illegal_action: True`` and ``is_success: False``. MaskablePPO
+            never samples a masked action, so training is unchanged; unmasked samplers (the
+            env checkers of stable-baselines3 and Gymnasium) get a valid episode end.
+            ``"raise"``: the game raises :class:`~ice_envs.core.errors.IllegalActionError`
+            (a ``ValueError``). An action outside the action space raises in both modes.
+
+    The observation space is the game's observation ``Box``; infinite bounds (Iceberg Rummy's
+    running scores) are replaced by the largest finite ``float32``, which every observation
+    lies within.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -94,8 +122,18 @@ class SingleAgentEnv(gym.Env):
         learner_seat: int | None = None,
         render_mode: str | None = None,
         shaping: Shaper | None = None,
+        illegal_action: str = "penalize",
     ) -> None:
         super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise OptionError(
+                f"SingleAgentEnv: render_mode={render_mode!r} is not one of {[None, *self.metadata['render_modes']]}"
+            )
+        if illegal_action not in ILLEGAL_ACTION_POLICIES:
+            raise OptionError(
+                f"SingleAgentEnv: illegal_action={illegal_action!r} is not one of {list(ILLEGAL_ACTION_POLICIES)}"
+            )
+        self.illegal_action = illegal_action
         if callable(game):
             self.raw: IceAECEnv = game()
         else:
@@ -113,7 +151,7 @@ class SingleAgentEnv(gym.Env):
         self.render_mode = render_mode
         self.shaping = shaping
         first = self.raw.possible_agents[0]
-        self.observation_space = self.raw.observation_space(first)["observation"]
+        self.observation_space = _finite_box(self.raw.observation_space(first)["observation"])
         self.action_space = spaces.Discrete(int(self.raw.action_space(first).n))
         self.seat = 0
         self.agent = first
@@ -149,7 +187,11 @@ class SingleAgentEnv(gym.Env):
         """Play the learner's ``action`` and the opponents' replies; see the module docstring."""
         if self._done:
             raise RuntimeError("step() called on a finished game; call reset() first")
-        self.raw.step(int(action))
+        action = int(action)
+        if self.illegal_action == "penalize" and 0 <= action < self.action_space.n:
+            if not self.raw.action_mask()[action]:
+                return self._penalize()
+        self.raw.step(action)
         self._length += 1
         reward = self._carry + float(self.raw.rewards[self.agent])
         self._carry = 0.0
@@ -172,9 +214,12 @@ class SingleAgentEnv(gym.Env):
             return np.ones(self.action_space.n, dtype=bool)
         return self.raw.action_mask().astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table as the learner's seat sees it, in ``render_mode`` (``None`` without one)."""
         if self.render_mode == "ansi":
             return str(self.raw.render_view(self.seat, "ansi"))
+        if self.render_mode == "rgb_array":
+            return np.asarray(self.raw.render_view(self.seat, "rgb_array"))
         return None
 
     # ---------------------------------------------------------------- training hooks
@@ -225,14 +270,24 @@ class SingleAgentEnv(gym.Env):
             self._done = self._game_over()
         return total
 
+    def _penalize(self) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """End the episode for an illegal action (``illegal_action="penalize"``)."""
+        self._length += 1
+        self._carry = 0.0
+        self._done = True
+        reward = ILLEGAL_REWARD
+        self._return += reward
+        info = self._final_info(terminated=True, illegal=True)
+        return self._observation(), reward, True, False, info
+
     def _observation(self) -> np.ndarray:
         return self.raw.observe(self.agent)["observation"]
 
-    def _final_info(self, terminated: bool) -> dict[str, Any]:
+    def _final_info(self, terminated: bool, illegal: bool = False) -> dict[str, Any]:
         scores = self.raw.scores()
         # a win is the game's own outcome, also when the learner trains on scores (a tie at 0 Cargo is no win)
-        win = terminated and bool(self.raw.win_shares()[self.seat] > 0)
-        return {
+        win = terminated and not illegal and bool(self.raw.win_shares()[self.seat] > 0)
+        info = {
             "episode": {"r": self._return, "l": self._length, "t": 0.0},
             "is_success": bool(win),
             "seat": self.seat,
@@ -240,3 +295,16 @@ class SingleAgentEnv(gym.Env):
             "scores": scores.tolist(),
             "decisions": self.raw.num_steps,
         }
+        if illegal:
+            info["illegal_action"] = True
+        return info
+
+
+def _finite_box(box: spaces.Box) -> spaces.Box:
+    """``box`` with infinite bounds replaced by the largest finite float32 (``box`` itself if none)."""
+    low, high = np.asarray(box.low), np.asarray(box.high)
+    if np.all(np.isfinite(low)) and np.all(np.isfinite(high)):
+        return box
+    low = np.where(np.isneginf(low), -_FLOAT32_MAX, low).astype(box.dtype)
+    high = np.where(np.isposinf(high), _FLOAT32_MAX, high).astype(box.dtype)
+    return spaces.Box(low, high, box.shape, box.dtype)

@@ -160,10 +160,16 @@ def test_action_masks_follow_the_learners_legal_actions():
     assert env.action_masks().tolist() == [True, True, False]  # second decision: no win yet
     env.step(TAKE)
     assert env.action_masks().tolist() == [True, True, True]
-    first = gift_env({1: [TAKE], 2: [TAKE]}, seat=0)
+    first = SingleAgentEnv(
+        lambda: GiftGame(3), opponents=Table({1: [TAKE], 2: [TAKE]}), learner_seat=0, illegal_action="raise"
+    )
     first.reset(seed=0)
     with pytest.raises(ValueError, match="illegal"):
         first.step(WIN)  # the first decision may not win
+    penalized = gift_env({1: [TAKE], 2: [TAKE]}, seat=0)  # the default: an illegal action ends the episode
+    penalized.reset(seed=0)
+    _, reward, terminated, _, info = penalized.step(WIN)
+    assert reward == -1.0 and terminated and info["illegal_action"] is True
 
 
 def test_truncation_is_not_termination():
