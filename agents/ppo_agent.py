@@ -13,6 +13,17 @@ from its own seeded generator: ``deterministic=True`` (default) plays the most p
 legal action, ``False`` samples the masked policy distribution. Illegal actions get
 probability 0 in both cases, as in MaskablePPO itself. Loading a ``.zip`` needs torch
 (the ``train`` extra); loading a ``.npz`` needs only numpy.
+
+Nothing in a checkpoint is ever unpickled: a ``.zip`` is read member by member (regular
+file, size caps on the archive and on each member), its ``data`` is parsed as plain JSON
+whose ``:serialized:`` (pickled) values are ignored — the activation is read from the
+plain ``"<class 'torch.nn.modules.activation.ReLU'>"`` text SB3 writes next to them — and
+``policy.pth`` is read with ``torch.load(..., weights_only=True)``; a ``.npz`` is read with
+``allow_pickle=False``. Every network is checked at load (:meth:`PolicyNet.checked`): the
+layer chain, the activation (a known one), finite weights, the meta data; and
+:meth:`PPOAgent.load` checks the observation size and action count against the env and
+the recorded game and player count against those asked for. Every failure is one
+:class:`AgentSpecError` naming the file.
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ import io
 import json
 import os
 import re
+import stat
 import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -34,6 +46,18 @@ from ice_envs.core.errors import AgentSpecError
 
 ACTIVATIONS = ("tanh", "relu")
 _LAYER = re.compile(r"^mlp_extractor\.policy_net\.(\d+)\.(weight|bias)$")
+#: torch activation classes (as SB3 writes them in the ``data`` JSON) -> :data:`ACTIVATIONS`.
+_TORCH_ACTIVATIONS = {
+    "<class 'torch.nn.modules.activation.Tanh'>": "tanh",
+    "<class 'torch.nn.modules.activation.ReLU'>": "relu",
+}
+#: Size cap of a checkpoint file (``.zip`` or ``.npz``) and of the decompressed weights in it.
+MAX_CHECKPOINT_BYTES = 512 << 20
+#: Size cap of a ``.zip``'s ``data`` member (JSON) and of a ``.npz``'s meta text.
+MAX_DATA_BYTES = 16 << 20
+#: The ``.zip`` members that are read; every other one is ignored (never unpickled).
+_ZIP_DATA, _ZIP_POLICY = "data", "policy.pth"
+_NPZ_KEY = re.compile(r"^([wb])(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -96,11 +120,69 @@ class PolicyNet:
                 raise AgentSpecError(f"unsupported policy: a features extractor with parameters ({key})")
         if "action_net.weight" not in state:
             raise AgentSpecError("not an SB3 actor-critic policy: no action_net.weight")
-        weights = [layers[i]["weight"] for i in sorted(layers)]
-        biases = [layers[i]["bias"] for i in sorted(layers)]
+        if "action_net.bias" not in state:
+            raise AgentSpecError("not an SB3 actor-critic policy: no action_net.bias")
+        order = sorted(layers)
+        for i in order:
+            if set(layers[i]) != {"weight", "bias"}:
+                raise AgentSpecError(f"broken layer chain: layer {i} of the policy net lacks a weight or a bias")
+        weights = [layers[i]["weight"] for i in order]
+        biases = [layers[i]["bias"] for i in order]
         weights.append(_to_numpy(state["action_net.weight"]))
         biases.append(_to_numpy(state["action_net.bias"]))
-        return cls(tuple(weights), tuple(biases), activation, dict(meta or {}))
+        return cls.checked(weights, biases, activation, dict(meta or {}))
+
+    @classmethod
+    def checked(cls, weights: Any, biases: Any, activation: Any, meta: Any = None, source: str = "") -> PolicyNet:
+        """A network whose every part is checked; :class:`AgentSpecError` (naming ``source``) if not.
+
+        The layer chain (each weight matrix's input size is the previous layer's output
+        size, each bias as long as its layer's output), a known activation, finite float
+        weights, meta data as a dict whose ``game`` is a string and ``players`` an int.
+        """
+        where = f"{source}: " if source else ""
+        if not isinstance(activation, str) or activation not in ACTIVATIONS:
+            raise AgentSpecError(
+                f"{where}unsupported activation {activation!r}; PPO agents support {list(ACTIVATIONS)}"
+            )
+        weights, biases = list(weights), list(biases)
+        if not weights or len(weights) != len(biases):
+            raise AgentSpecError(f"{where}broken layer chain: {len(weights)} weight matrices and {len(biases)} biases")
+        ws: list[np.ndarray] = []
+        bs: list[np.ndarray] = []
+        for i, (w, b) in enumerate(zip(weights, biases)):
+            w, b = np.asarray(w), np.asarray(b)
+            if w.dtype.kind not in "fiu" or b.dtype.kind not in "fiu":
+                raise AgentSpecError(f"{where}layer {i}: weights must be numbers, got {w.dtype} and {b.dtype}")
+            if w.ndim != 2 or b.ndim != 1 or 0 in w.shape:
+                raise AgentSpecError(
+                    f"{where}broken layer chain: layer {i} has a weight of shape {w.shape} and a bias of shape {b.shape}"
+                )
+            if b.shape[0] != w.shape[0]:
+                raise AgentSpecError(
+                    f"{where}broken layer chain: layer {i} has {w.shape[0]} outputs but a bias of {b.shape[0]}"
+                )
+            if ws and w.shape[1] != ws[-1].shape[0]:
+                raise AgentSpecError(
+                    f"{where}broken layer chain: layer {i} takes {w.shape[1]} inputs, "
+                    f"layer {i - 1} gives {ws[-1].shape[0]}"
+                )
+            w, b = w.astype(np.float32), b.astype(np.float32)
+            if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                raise AgentSpecError(f"{where}layer {i} has non-finite weights (NaN or infinity)")
+            ws.append(w)
+            bs.append(b)
+        meta = {} if meta is None else meta
+        if not isinstance(meta, dict):
+            raise AgentSpecError(f"{where}meta data must be a JSON object, got {type(meta).__name__}")
+        if "game" in meta and meta["game"] is not None and not isinstance(meta["game"], str):
+            raise AgentSpecError(f"{where}meta data 'game' must be a string, got {meta['game']!r}")
+        players = meta.get("players")
+        if players is not None and (type(players) is not int or players < 1):
+            raise AgentSpecError(f"{where}meta data 'players' must be a positive integer, got {players!r}")
+        if meta.get("options") is not None and not isinstance(meta["options"], dict):
+            raise AgentSpecError(f"{where}meta data 'options' must be a JSON object, got {meta['options']!r}")
+        return cls(tuple(ws), tuple(bs), activation, dict(meta), source)
 
     def save_npz(self, path: str | Path) -> None:
         """Write the network (and its meta data) to a ``.npz`` file."""
@@ -114,34 +196,177 @@ class PolicyNet:
 
     @classmethod
     def load_npz(cls, path: str | Path) -> PolicyNet:
-        with np.load(path, allow_pickle=False) as data:
-            n = sum(1 for k in data.files if k.startswith("w"))
-            weights = tuple(data[f"w{i}"].astype(np.float32) for i in range(n))
-            biases = tuple(data[f"b{i}"].astype(np.float32) for i in range(n))
-            return cls(weights, biases, str(data["activation"]), json.loads(str(data["meta"])), str(path))
+        """From a ``.npz`` written by :meth:`save_npz` (``allow_pickle=False``; every part checked)."""
+        data = _read_checkpoint_bytes(path)
+        try:
+            _check_zip_members(zipfile.ZipFile(io.BytesIO(data)), path, MAX_CHECKPOINT_BYTES)
+            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+                files = set(npz.files)
+                indices: dict[str, set[int]] = {"w": set(), "b": set()}
+                for key in files - {"activation", "meta"}:
+                    m = _NPZ_KEY.match(key)
+                    if not m:
+                        raise AgentSpecError(f"{path} is not a PPO policy .npz: unexpected array {key!r}")
+                    indices[m.group(1)].add(int(m.group(2)))
+                n = len(indices["w"])
+                if indices["w"] != set(range(n)) or indices["b"] != set(range(n)):
+                    raise AgentSpecError(
+                        f"{path}: broken layer chain: weights {sorted(indices['w'])}, biases {sorted(indices['b'])}"
+                    )
+                weights = [npz[f"w{i}"] for i in range(n)]
+                biases = [npz[f"b{i}"] for i in range(n)]
+                activation = _text_array(npz["activation"], path, "activation")
+                meta_text = _text_array(npz["meta"], path, "meta") if "meta" in files else "{}"
+        except AgentSpecError:
+            raise
+        except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError) as exc:
+            raise AgentSpecError(f"{path} is not a PPO policy .npz: {exc}") from None
+        return cls.checked(weights, biases, activation, _parse_meta(meta_text, path), str(path))
 
     @classmethod
     def load_zip(cls, path: str | Path) -> PolicyNet:
-        """From a MaskablePPO ``.zip`` (reads only the policy weights and kwargs)."""
+        """From a MaskablePPO ``.zip``: the ``data`` JSON (never unpickled) and ``policy.pth`` (weights only)."""
         try:
             import torch
-            from stable_baselines3.common.save_util import json_to_data
         except ImportError as exc:
             raise AgentSpecError(
                 f"ppo .zip checkpoints need the train extra (pip install -e '.[train]'): {exc}"
             ) from None
+        data = _read_checkpoint_bytes(path)
         try:
-            with zipfile.ZipFile(path) as archive:
-                raw = json.loads(archive.read("data"))
-                state = torch.load(io.BytesIO(archive.read("policy.pth")), map_location="cpu", weights_only=True)
-        except (zipfile.BadZipFile, KeyError, json.JSONDecodeError) as exc:
+            archive = zipfile.ZipFile(io.BytesIO(data))
+            infos = _check_zip_members(archive, path, MAX_CHECKPOINT_BYTES)
+            for name in (_ZIP_DATA, _ZIP_POLICY):
+                if name not in infos:
+                    raise AgentSpecError(f"{path} is not a MaskablePPO checkpoint: no {name!r} in the archive")
+            if infos[_ZIP_DATA].file_size > MAX_DATA_BYTES:
+                raise AgentSpecError(f"{path}: its 'data' is larger than the limit of {MAX_DATA_BYTES} bytes")
+            raw_data = _read_member(archive, infos[_ZIP_DATA])
+            raw_policy = _read_member(archive, infos[_ZIP_POLICY])
+        except AgentSpecError:
+            raise
+        except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError, RuntimeError) as exc:
             raise AgentSpecError(f"{path} is not a MaskablePPO checkpoint: {exc}") from None
-        keep = {k: raw[k] for k in ("policy_kwargs", "ice_envs") if k in raw}
-        data = json_to_data(json.dumps(keep))
-        act_fn = (data.get("policy_kwargs") or {}).get("activation_fn", torch.nn.Tanh)
-        activation = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}.get(act_fn, getattr(act_fn, "__name__", "?"))
-        net = cls.from_state_dict(state, activation, data.get("ice_envs") or {})
-        return cls(net.weights, net.biases, net.activation, net.meta, str(path))
+        from ice_envs.core.files import FileFormatError, decode_text, parse_json
+
+        try:
+            raw = parse_json(
+                decode_text(raw_data, what="checkpoint data", source=f"{path}:data"),
+                what="checkpoint data",
+                source=f"{path}:data",
+            )
+        except FileFormatError as exc:
+            raise AgentSpecError(f"{path} is not a MaskablePPO checkpoint: {exc}") from None
+        if not isinstance(raw, dict):
+            raise AgentSpecError(f"{path} is not a MaskablePPO checkpoint: its data is not a JSON object")
+        activation = _zip_activation(raw.get("policy_kwargs"), path)
+        try:
+            state = torch.load(io.BytesIO(raw_policy), map_location="cpu", weights_only=True)
+        except Exception as exc:  # weights_only refuses anything but tensors and plain containers
+            raise AgentSpecError(f"{path}: policy.pth cannot be read as plain weights: {exc}") from None
+        if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+            raise AgentSpecError(f"{path}: policy.pth is not a policy state_dict")
+        for key, value in state.items():
+            if not isinstance(value, torch.Tensor):
+                raise AgentSpecError(f"{path}: policy.pth entry {key!r} is not a tensor")
+        try:
+            net = cls.from_state_dict(state, activation, {})
+        except AgentSpecError as exc:
+            raise AgentSpecError(f"{path}: {exc}") from None
+        _check_net_arch(raw.get("policy_kwargs"), net, path)
+        meta = raw.get("ice_envs")
+        return cls.checked(net.weights, net.biases, net.activation, {} if meta is None else meta, str(path))
+
+
+def _read_checkpoint_bytes(path: str | Path) -> bytes:
+    """The bytes of a checkpoint file: a regular file within :data:`MAX_CHECKPOINT_BYTES`."""
+    from ice_envs.core.files import FileFormatError, read_bytes
+
+    try:
+        return read_bytes(path, what="ppo checkpoint", max_bytes=MAX_CHECKPOINT_BYTES)
+    except FileFormatError as exc:
+        raise AgentSpecError(str(exc)) from None
+
+
+def _check_zip_members(archive: zipfile.ZipFile, path: str | Path, cap: int) -> dict[str, zipfile.ZipInfo]:
+    """The archive's members by name, refusing duplicates, links, directories and oversized ones."""
+    infos: dict[str, zipfile.ZipInfo] = {}
+    total = 0
+    for info in archive.infolist():
+        if info.filename in infos:
+            raise AgentSpecError(f"{path}: the archive holds {info.filename!r} twice")
+        mode = info.external_attr >> 16
+        if info.is_dir() or (stat.S_IFMT(mode) and not stat.S_ISREG(mode)):  # links, devices, folders
+            raise AgentSpecError(f"{path}: archive member {info.filename!r} is not a regular file")
+        if info.file_size > cap:
+            raise AgentSpecError(f"{path}: archive member {info.filename!r} is larger than the limit of {cap} bytes")
+        total += info.file_size
+        infos[info.filename] = info
+    if total > cap:
+        raise AgentSpecError(f"{path}: the archive unpacks to more than the limit of {cap} bytes")
+    return infos
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """A member's bytes, never more than its (checked) declared size."""
+    with archive.open(info) as handle:
+        data = handle.read(info.file_size + 1)
+    if len(data) != info.file_size:
+        raise ValueError(f"member {info.filename!r} does not have its declared size")
+    return data
+
+
+def _text_array(value: np.ndarray, path: str | Path, key: str) -> str:
+    if value.shape != () or value.dtype.kind != "U":
+        raise AgentSpecError(f"{path}: {key!r} must be a text scalar, got an array of {value.dtype} {value.shape}")
+    return str(value)
+
+
+def _parse_meta(text: str, path: str | Path) -> Any:
+    from ice_envs.core.files import FileFormatError, parse_json
+
+    if len(text) > MAX_DATA_BYTES:
+        raise AgentSpecError(f"{path}: its meta data is larger than the limit of {MAX_DATA_BYTES} bytes")
+    try:
+        return parse_json(text, what="checkpoint meta data", source=str(path))
+    except FileFormatError as exc:
+        raise AgentSpecError(str(exc)) from None
+
+
+def _zip_activation(policy_kwargs: Any, path: str | Path) -> str:
+    """The activation named in plain text in SB3's ``policy_kwargs`` (SB3's default, tanh, if none)."""
+    if policy_kwargs is None:
+        return "tanh"
+    if not isinstance(policy_kwargs, dict):
+        raise AgentSpecError(f"{path}: policy_kwargs is not a JSON object")
+    name = policy_kwargs.get("activation_fn")
+    if name is None:
+        if ":serialized:" in policy_kwargs and len(set(policy_kwargs) - {":type:", ":serialized:"}) == 0:
+            raise AgentSpecError(f"{path}: policy_kwargs are only serialized (pickled); they are never unpickled")
+        return "tanh"
+    if name in ACTIVATIONS:
+        return name
+    if name not in _TORCH_ACTIVATIONS:
+        raise AgentSpecError(
+            f"{path}: unsupported activation {name!r}; PPO agents support {sorted(_TORCH_ACTIVATIONS)}"
+        )
+    return _TORCH_ACTIVATIONS[name]
+
+
+def _check_net_arch(policy_kwargs: Any, net: PolicyNet, path: str | Path) -> None:
+    """The hidden widths in ``policy_kwargs.net_arch`` (when written as JSON) match the weights."""
+    arch = policy_kwargs.get("net_arch") if isinstance(policy_kwargs, dict) else None
+    if arch is None:
+        return
+    if isinstance(arch, dict):
+        arch = arch.get("pi")
+    if isinstance(arch, list) and arch and isinstance(arch[0], dict):  # SB3 < 2: [dict(pi=..., vf=...)]
+        arch = arch[0].get("pi")
+    if not isinstance(arch, list) or not all(type(w) is int for w in arch):
+        raise AgentSpecError(f"{path}: policy_kwargs.net_arch is not a list of layer widths: {arch!r}")
+    widths = [int(w.shape[0]) for w in net.weights[:-1]]
+    if widths != arch:
+        raise AgentSpecError(f"{path}: broken layer chain: net_arch says {arch}, the weights have {widths}")
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
@@ -162,9 +387,16 @@ def _cached_net(path: str, mtime_ns: int, size: int) -> PolicyNet:
 def load_policy_net(path: str | Path) -> PolicyNet:
     """The :class:`PolicyNet` of a ``.zip`` checkpoint or ``.npz`` snapshot (cached per file version)."""
     p = Path(path)
-    if not p.is_file():
-        raise AgentSpecError(f"ppo checkpoint not found: {path}")
-    st = p.stat()
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise AgentSpecError(f"ppo checkpoint not found: {path}") from None
+    except OSError as exc:
+        raise AgentSpecError(f"ppo checkpoint {path}: cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise AgentSpecError(f"ppo checkpoint {path}: not a regular file")
+    if p.suffix not in (".zip", ".npz"):
+        raise AgentSpecError(f"ppo checkpoint {path}: must be a MaskablePPO .zip or a policy .npz")
     return _cached_net(str(p.resolve()), st.st_mtime_ns, st.st_size)
 
 
@@ -189,15 +421,18 @@ class PPOAgent(SeededAgent):
         num_players: int | None = None,
         seed: int | None = None,
         deterministic: bool = True,
+        check_meta: bool = True,
     ) -> PPOAgent:
-        """Load a checkpoint; with ``game`` given, check that it was trained for that game.
+        """Load a checkpoint; with ``game`` given, check that it fits that game.
 
-        A checkpoint trained on one player count may play another when the observation
-        and action sizes agree (they do in games whose encodings have fixed seat slots).
+        The observation size and action count must be the env's. The game and player
+        count the checkpoint's meta data records must be those asked for (``num_players``
+        when given); ``check_meta=False`` lets a checkpoint play another player count when
+        the sizes agree (they do in games whose encodings have fixed seat slots).
         """
         net = load_policy_net(path)
         if game is not None:
-            _check_compatible(net, path, game, num_players)
+            _check_compatible(net, path, game, num_players, check_meta)
         return cls(net, seed, deterministic, label=f"ppo:{Path(path).name}")
 
     def action_probabilities(self, observation: dict[str, np.ndarray]) -> np.ndarray:
@@ -223,16 +458,28 @@ class PPOAgent(SeededAgent):
         return int(self.rng.choice(probs.size, p=probs))
 
 
-def _check_compatible(net: PolicyNet, path: str | Path, game: str, num_players: int | None) -> None:
+def _check_compatible(
+    net: PolicyNet, path: str | Path, game: str, num_players: int | None, check_meta: bool = True
+) -> None:
     import ice_envs
+    from ice_envs.core.errors import OptionError
 
     spec = ice_envs.get_spec(game)
     trained_on = net.meta.get("game")
-    if trained_on is not None and trained_on != spec.name:
+    if check_meta and trained_on is not None and trained_on != spec.name:
         raise AgentSpecError(f"{path} was trained on {trained_on!r}, not {spec.name!r}")
-    n = num_players or net.meta.get("players") or spec.players[0]
-    options = net.meta.get("options") or {}
-    env = ice_envs.make(spec.name, raw=True, num_players=n, **options)
+    trained_players = net.meta.get("players")
+    if check_meta and num_players is not None and trained_players is not None and trained_players != num_players:
+        raise AgentSpecError(
+            f"{path} was trained for {trained_players} players, not {num_players} "
+            "(pass check_meta=False to play it at another player count)"
+        )
+    n = num_players or trained_players or spec.players[0]
+    options = (net.meta.get("options") or {}) if trained_on in (None, spec.name) else {}
+    try:
+        env = ice_envs.make(spec.name, raw=True, num_players=n, **options)
+    except (OptionError, TypeError, ValueError) as exc:
+        raise AgentSpecError(f"{path}: its recorded game options do not build {spec.name}: {exc}") from None
     agent = env.possible_agents[0]
     obs_size = int(np.prod(env.observation_space(agent)["observation"].shape))
     n_actions = int(env.action_space(agent).n)

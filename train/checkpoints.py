@@ -12,7 +12,7 @@ The ``.state.json`` is plain JSON, never pickle: a resumed run reads it through
 :func:`ice_envs.core.files.load_json` and checks every field before it is used (a bad one
 is a :class:`~train.config.ConfigError` naming the file and the field). The training envs
 are written as a tagged object graph (:func:`encode_state`): arrays with their dtype and
-shape, generators as their bit-generator state, tuples, dicts with non-string keys, shared
+shape, generators as their bit-generator state, tuples, sets, dicts with non-string keys, shared
 objects as references, objects of ice-envs (and gymnasium space) classes as their
 attributes, and a PPO opponent's network as the path of its ``.npz`` (loaded again by the
 checked PPO loader). Decoding builds only those: no callable is ever called, no module is
@@ -398,6 +398,8 @@ class _Encoder:
             return {"$slice": [self.encode(value.start), self.encode(value.stop), self.encode(value.step)]}
         if type(value) is tuple:
             return {"$tuple": [self.encode(v) for v in value]}
+        if type(value) in (set, frozenset):  # in iteration order, as pickle rebuilds them
+            return {f"${type(value).__name__}": [self.encode(v) for v in value]}
         if type(value) is list:
             return [self.encode(v) for v in value]
         if type(value) is dict:
@@ -520,6 +522,20 @@ class _Decoder:
         if not isinstance(data["$tuple"], list):
             raise self.fail(where, "must be a list")
         return tuple(self.decode(v, f"{where}[{i}]") for i, v in enumerate(data["$tuple"]))
+
+    def _set(self, data: dict, where: str, kind: type = set) -> Any:
+        key = f"${kind.__name__}"
+        self._expect(data, {key}, where)
+        if not isinstance(data[key], list):
+            raise self.fail(where, "must be a list")
+        items = [self.decode(v, f"{where}[{i}]") for i, v in enumerate(data[key])]
+        try:
+            return kind(items)
+        except TypeError:
+            raise self.fail(where, "holds an unhashable value") from None
+
+    def _frozenset(self, data: dict, where: str) -> frozenset:
+        return self._set(data, where, frozenset)
 
     def _dict(self, data: dict, where: str) -> dict:
         self._expect(data, {"$dict"}, where)

@@ -205,14 +205,14 @@ class TrainConfig:
 
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
-    """Read, override and validate the YAML config at ``path``."""
+    """Read, override and validate the YAML config at ``path``.
+
+    The file is read through :func:`ice_envs.core.files.load_yaml`: a regular file within
+    the size cap, UTF-8 with or without a byte-order mark, plain YAML data only, nesting
+    bounded. Every failure is a :class:`ConfigError` naming the file (and the line).
+    """
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file not found: {path}")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    data = read_config_data(path)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -220,6 +220,19 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
     data = apply_overrides(data, overrides or [])
     data.setdefault("name", path.stem)
     return config_from_dict(data, source=str(path))
+
+
+def read_config_data(path: str | Path) -> Any:
+    """The YAML document of the config file ``path``, read safely; :class:`ConfigError` naming it if not."""
+    from ice_envs.core.files import FileFormatError, load_yaml
+
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        return load_yaml(path, what="config file")
+    except FileFormatError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def config_from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
@@ -238,10 +251,16 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     key = key.strip()
     if not sep or not key:
         raise ConfigError(f"override {text!r} is not key=value (as in --set ppo.learning_rate=1e-4)")
+    from ice_envs.core.files import MAX_DEPTH, nesting_depth
+
     try:
         value = yaml.safe_load(raw) if raw.strip() else None
     except yaml.YAMLError:
         value = raw
+    except RecursionError:
+        raise ConfigError(f"override {key!r}: its value is nested deeper than {MAX_DEPTH} levels") from None
+    if nesting_depth(value) > MAX_DEPTH:
+        raise ConfigError(f"override {key!r}: its value is nested deeper than {MAX_DEPTH} levels")
     return key.split("."), value
 
 

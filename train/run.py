@@ -265,13 +265,13 @@ def resume(
     target: str | Path, overrides: list[str] | None = None, command: str | None = None, echo: bool = True
 ) -> RunResult:
     """Continue a run from its latest checkpoint (``target`` = run dir) or a given checkpoint ``.zip``."""
-    import yaml
-
     from ice_envs.train.checkpoints import checkpoint_step, resolve_checkpoint
-    from ice_envs.train.config import apply_overrides
+    from ice_envs.train.config import apply_overrides, read_config_data
 
     run_dir, checkpoint = resolve_checkpoint(target)
-    data = yaml.safe_load((run_dir / "config.yaml").read_text())
+    data = read_config_data(run_dir / "config.yaml")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{run_dir / 'config.yaml'}: the config must be a mapping of keys")
     for text in overrides or []:
         key = text.partition("=")[0].strip()
         if key.split(".")[0] not in RESUMABLE_KEYS:

@@ -15,6 +15,16 @@ A record is a text file with one JSON object per line:
 Same seed + same actions give the same game (the env contract), so the record is all a
 replay needs.
 
+Reading a record (:func:`load_record`) goes through :mod:`ice_envs.core.files`: a regular
+file within :data:`MAX_RECORD_BYTES`, UTF-8 with or without a byte-order mark, each line
+plain JSON with its nesting bounded. Every field is checked (:func:`parse_record`): the
+header's types, decision lines numbered 0, 1, 2, ... with an agent name, an integer
+action and a text description, and an outcome line with every field of the right type.
+Anything else is a :class:`RecordError` naming the file and the line. (A repeated or
+out-of-order step number is found while parsing when it jumps ahead, and by the replay,
+decision by decision, otherwise: there a decision after the game's end is reported as
+such first.)
+
 >>> rec = GameRecorder("cardiceo", 2, seed=0, agents=["human", "heuristic"])
 >>> # before each env.step(action):   rec.step(env, action)
 >>> # after each env.step(action):    rec.observe_rewards(env)
@@ -25,6 +35,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,10 +46,23 @@ from ice_envs.core.registry import get_spec
 
 RECORD_KIND = "ice-envs game"
 RECORD_FORMAT = 1
+#: Size cap of a record file.
+MAX_RECORD_BYTES = 64 << 20
+#: Nesting bound of one record line (options are the deepest part).
+MAX_LINE_DEPTH = 16
+#: The keys of a decision line, and those it must have.
+STEP_KEYS = frozenset(("step", "agent", "action", "description"))
+#: The fields of an outcome line.
+OUTCOME_KEYS = frozenset(("finished", "truncated", "steps", "rewards", "scores", "state_digest"))
+_DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
 class RecordError(ValueError):
     """A record file that cannot be read, or a replay that does not match its record."""
+
+
+class RecordNotFoundError(RecordError, FileNotFoundError):
+    """There is no record file at the path given."""
 
 
 def state_digest(env: Any) -> str:
@@ -75,6 +100,8 @@ class GameRecord:
     header: dict[str, Any]
     steps: list[dict[str, Any]] = field(default_factory=list)
     outcome: dict[str, Any] | None = None
+    #: Where the record was read from (named in errors).
+    source: str = field(default="record", compare=False)
 
     @property
     def game(self) -> str:
@@ -218,40 +245,132 @@ def outcome_of(env: Any, totals: dict[str, float], status: tuple[bool, bool] | N
 
 
 def parse_record(lines: Iterable[str], source: str = "record") -> GameRecord:
-    """Parse JSON lines into a :class:`GameRecord`; clear errors name the bad line."""
+    """Parse JSON lines into a :class:`GameRecord`, checking every field; clear errors name the line."""
+    from ice_envs.core.files import FileFormatError, parse_json
+
     record: GameRecord | None = None
+    outcome_line = 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        where = f"{source}, line {number}"
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{source}, line {number}: not JSON ({exc.msg})") from None
+            data = parse_json(line, what="game record", source=source, limit=MAX_LINE_DEPTH)
+        except FileFormatError as exc:
+            message = str(exc).replace(f"{source}, line 1:", f"{where}:").replace(f"{source}:", f"{where}:")
+            if "not valid JSON" in message:
+                message = message.replace("not valid JSON", "not JSON")
+            raise RecordError(message.removeprefix("game record ")) from None
         if not isinstance(data, dict):
-            raise RecordError(f"{source}, line {number}: expected a JSON object")
+            raise RecordError(f"{where}: expected a JSON object, got {type(data).__name__}")
         if record is None:
-            if data.get("record") != RECORD_KIND or "game" not in data or "num_players" not in data:
-                raise RecordError(f"{source}, line {number}: not an ice-envs game record header")
-            if data.get("format", RECORD_FORMAT) > RECORD_FORMAT:
-                raise RecordError(f"{source}: record format {data['format']} is newer than this ice-envs reads")
-            record = GameRecord(header=data)
+            record = GameRecord(header=_check_header(data, where), source=source)
         elif record.outcome is not None:
-            raise RecordError(f"{source}, line {number}: nothing may follow the outcome line")
+            raise RecordError(f"{where}: nothing may follow the outcome line")
         elif "outcome" in data:
+            if set(data) != {"outcome"}:
+                raise RecordError(f"{where}: an outcome line holds only 'outcome', got {sorted(data)}")
             record.outcome = data["outcome"]
+            outcome_line = number
         else:
-            missing = [k for k in ("agent", "action") if k not in data]
-            if missing:
-                raise RecordError(f"{source}, line {number}: decision line lacks {missing}")
-            record.steps.append(data)
+            record.steps.append(_check_step_line(data, where, len(record.steps)))
     if record is None:
         raise RecordError(f"{source}: empty record")
+    if record.outcome is not None:
+        record.outcome = _check_outcome_line(record.outcome, f"{source}, line {outcome_line}")
     return record
 
 
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) in (int, float) and math.isfinite(value)
+
+
+def _check_header(data: dict[str, Any], where: str) -> dict[str, Any]:
+    if data.get("record") != RECORD_KIND or "game" not in data or "num_players" not in data:
+        raise RecordError(f"{where}: not an ice-envs game record header")
+    fmt = data.get("format", RECORD_FORMAT)
+    if not _is_int(fmt) or fmt < 1:
+        raise RecordError(f"{where}: header 'format' must be a positive integer, got {fmt!r}")
+    if fmt > RECORD_FORMAT:
+        raise RecordError(f"{where}: record format {fmt} is newer than this ice-envs reads")
+    checks = {
+        "game": (lambda v: isinstance(v, str) and v != "", "a game name"),
+        "num_players": (lambda v: _is_int(v) and v >= 1, "a positive integer"),
+        "options": (lambda v: v is None or isinstance(v, dict), "an object of game options"),
+        "seed": (lambda v: v is None or (_is_int(v) and v >= 0), "null or a non-negative integer"),
+        "agents": (lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v), "a list of agent names"),
+        "ice_envs_version": (lambda v: isinstance(v, str), "a version string"),
+    }
+    for key, (ok, what) in checks.items():
+        if key in data and not ok(data[key]):
+            raise RecordError(f"{where}: header {key!r} must be {what}, got {data[key]!r}")
+    return data
+
+
+def _check_step_line(data: dict[str, Any], where: str, index: int) -> dict[str, Any]:
+    missing = [k for k in ("agent", "action") if k not in data]
+    if missing:
+        raise RecordError(f"{where}: decision line lacks {missing}")
+    unknown = sorted(set(data) - STEP_KEYS)
+    if unknown:
+        raise RecordError(f"{where}: decision line has unknown fields {unknown}; it holds {sorted(STEP_KEYS)}")
+    if "step" not in data:
+        raise RecordError(f"{where}: decision line lacks ['step']")
+    if not _is_int(data["step"]) or data["step"] < 0:
+        raise RecordError(f"{where}: 'step' must be a non-negative integer, got {data['step']!r}")
+    if data["step"] > index:
+        raise RecordError(f"{where}: {step_order_problem(index, data['step'])}")
+    if not isinstance(data["agent"], str):
+        raise RecordError(f"{where}: 'agent' must be an agent name, got {data['agent']!r}")
+    if not _is_int(data["action"]) or data["action"] < 0:
+        raise RecordError(f"{where}: 'action' must be a non-negative integer, got {data['action']!r}")
+    if data.get("description") is not None and not isinstance(data["description"], str):
+        raise RecordError(f"{where}: 'description' must be text, got {data['description']!r}")
+    return data
+
+
+def step_order_problem(index: int, step: Any) -> str:
+    """The message for decision number ``index`` (from 0) whose ``step`` field is not ``index``."""
+    return f"decision {index} has 'step' {step!r}; steps must be numbered 0, 1, 2, ... in order, without gaps"
+
+
+def _check_outcome_line(outcome: Any, where: str) -> dict[str, Any]:
+    if not isinstance(outcome, dict):
+        raise RecordError(f"{where}: 'outcome' must be an object, got {type(outcome).__name__}")
+    missing = sorted(OUTCOME_KEYS - set(outcome))
+    unknown = sorted(set(outcome) - OUTCOME_KEYS)
+    if missing or unknown:
+        raise RecordError(f"{where}: the outcome lacks {missing} / has unknown fields {unknown}")
+    for key in ("finished", "truncated"):
+        if type(outcome[key]) is not bool:
+            raise RecordError(f"{where}: outcome {key!r} must be true or false, got {outcome[key]!r}")
+    if not _is_int(outcome["steps"]) or outcome["steps"] < 0:
+        raise RecordError(f"{where}: outcome 'steps' must be a non-negative integer, got {outcome['steps']!r}")
+    rewards = outcome["rewards"]
+    if not isinstance(rewards, dict) or not all(_is_number(v) for v in rewards.values()):
+        raise RecordError(f"{where}: outcome 'rewards' must map agent names to numbers, got {rewards!r}")
+    scores = outcome["scores"]
+    if not isinstance(scores, list) or not all(_is_number(v) for v in scores):
+        raise RecordError(f"{where}: outcome 'scores' must be a list of numbers, got {scores!r}")
+    digest = outcome["state_digest"]
+    if not isinstance(digest, str) or not _DIGEST.match(digest):
+        raise RecordError(f"{where}: outcome 'state_digest' must be a SHA-256 hex digest, got {digest!r}")
+    return outcome
+
+
 def load_record(path: str | Path) -> GameRecord:
-    """Read a record file."""
+    """Read a record file safely (regular file, size cap, UTF-8) and check it (:func:`parse_record`)."""
+    from ice_envs.core.files import FileFormatError, read_text
+
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no record file {str(path)!r}")
-    return parse_record(path.read_text().splitlines(), source=str(path))
+    if not path.exists():
+        raise RecordNotFoundError(f"no record file {str(path)!r}")
+    try:
+        text = read_text(path, what="game record", max_bytes=MAX_RECORD_BYTES)
+    except FileFormatError as exc:
+        raise RecordError(str(exc)) from None
+    return parse_record(text.splitlines(), source=str(path))

@@ -5,8 +5,11 @@ seed; every recorded action is checked (the right agent is to act, the action is
 its description is the recorded one) and taken. The env's ``render_mode="rgb_array"``
 picture is written as PNG frames (``frame_00000.png`` is the deal, ``frame_00012.png``
 the table after 12 decisions) and as an animated GIF (``replay.gif``). At the end the
-final state and outcome are checked against the record's outcome line. Any mismatch
-raises :class:`ice_envs.evaluation.record.RecordError` naming the line.
+final state and outcome are checked against the record's outcome line (the state digest
+included). Any mismatch raises :class:`ice_envs.evaluation.record.RecordError` naming the
+line. A record of a game that did not finish (no outcome line, or its decisions stop
+before the game is over) replays as far as it goes: ``ReplayResult.finished`` is then
+``False``.
 """
 
 from __future__ import annotations
@@ -20,7 +23,15 @@ import numpy as np
 
 import ice_envs
 from ice_envs.core.errors import OptionError
-from ice_envs.evaluation.record import GameRecord, RecordError, add_rewards, is_over, load_record, outcome_of
+from ice_envs.evaluation.record import (
+    GameRecord,
+    RecordError,
+    add_rewards,
+    is_over,
+    load_record,
+    outcome_of,
+    step_order_problem,
+)
 
 DEFAULT_MAX_FRAMES = 150
 GIF_MAX_WIDTH = 960
@@ -36,6 +47,8 @@ class ReplayResult:
     gif: Path | None = None
     outcome: dict[str, Any] = field(default_factory=dict)
     checked_outcome: bool = False
+    #: Whether the record holds a finished game: an outcome line and a replayed game that is over.
+    finished: bool = False
 
 
 def picture(env: Any, viewer: int | None = None) -> np.ndarray:
@@ -47,14 +60,14 @@ def picture(env: Any, viewer: int | None = None) -> np.ndarray:
 
 
 def build_env(record: GameRecord) -> Any:
-    """The raw env of ``record``'s header, reset with its seed."""
+    """The raw env of ``record``'s header (through the env's own option checks), reset with its seed."""
     try:
         env = ice_envs.make(
             record.game, num_players=record.num_players, raw=True, render_mode="rgb_array", **record.options
         )
-    except (OptionError, TypeError) as exc:
-        raise RecordError(f"record header does not build a game: {exc}") from None
-    env.reset(seed=record.seed)
+        env.reset(seed=record.seed)
+    except (OptionError, TypeError, ValueError) as exc:
+        raise RecordError(f"{record.source}: record header does not build a game: {exc}") from None
     return env
 
 
@@ -104,6 +117,8 @@ def replay(
     for i, step in enumerate(record.steps):
         line = i + 2  # the header is line 1
         _check_step(env, step, line, check_descriptions)
+        if step.get("step") != i:
+            raise RecordError(f"{record.source}, line {line}: {step_order_problem(i, step.get('step'))}")
         env.step(int(step["action"]))
         add_rewards(totals, env)
         snap(i + 1)
@@ -111,6 +126,7 @@ def replay(
     if record.outcome is not None:
         _check_outcome(record.outcome, result.outcome)
         result.checked_outcome = True
+    result.finished = record.outcome is not None and bool(record.outcome["finished"]) and is_over(env)
     if gif and out_dir is not None and gif_frames:
         result.gif = _save_gif(gif_frames, out_dir / "replay.gif", fps)
     return result
@@ -119,6 +135,8 @@ def replay(
 def _check_step(env: Any, step: dict[str, Any], line: int, check_descriptions: bool) -> None:
     if is_over(env):
         raise RecordError(f"line {line}: the game is already over, but the record has more decisions")
+    if not isinstance(step.get("agent"), str) or type(step.get("action")) is not int:
+        raise RecordError(f"line {line}: a decision needs an agent name and an integer action, got {step!r}")
     if env.agent_selection != step["agent"]:
         raise RecordError(
             f"line {line}: the record has {step['agent']} acting, but {env.agent_selection} is to act "
@@ -126,7 +144,7 @@ def _check_step(env: Any, step: dict[str, Any], line: int, check_descriptions: b
         )
     action = step["action"]
     legal = env.legal_actions()
-    if not isinstance(action, int) or action not in legal:
+    if type(action) is not int or action not in legal:
         raise RecordError(f"line {line}: action {action!r} is not legal here; legal actions: {legal}")
     recorded = step.get("description")
     if check_descriptions and recorded is not None:
