@@ -472,7 +472,7 @@ def _check_compatible(
     if check_meta and num_players is not None and trained_players is not None and trained_players != num_players:
         raise AgentSpecError(
             f"{path} was trained for {trained_players} players, not {num_players} "
-            "(pass check_meta=False to play it at another player count)"
+            "(ppo:PATH?players=any, or check_meta=False, plays it at another player count)"
         )
     n = num_players or trained_players or spec.players[0]
     options = (net.meta.get("options") or {}) if trained_on in (None, spec.name) else {}

@@ -1,4 +1,9 @@
-"""Agent spec strings: ``random``, ``heuristic``, ``ppo:PATH``."""
+"""Agent spec strings: ``random``, ``heuristic``, ``ppo:PATH``.
+
+A PPO checkpoint plays only the game and player count it was trained for (its meta says which);
+``ppo:PATH?players=any`` lets it play another player count of the same game when the observation and
+action sizes allow it.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +36,8 @@ class AgentSpec:
 
     kind: str
     path: str | None = None
+    #: ``ppo`` only: play at a player count other than the checkpoint's (``?players=any``).
+    any_players: bool = False
 
     @property
     def label(self) -> str:
@@ -47,7 +54,12 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if kind == "ppo":
         if not sep or not arg:
             raise AgentSpecError(f"agent {text!r}: a PPO agent needs a checkpoint path, as in ppo:runs/x/final.zip")
-        return AgentSpec("ppo", arg)
+        path, _, query = arg.partition("?")
+        if query not in ("", "players=any") or not path:
+            raise AgentSpecError(
+                f"agent {text!r}: the only option of a PPO agent is ?players=any, as in ppo:PATH?players=any"
+            )
+        return AgentSpec("ppo", path, any_players=bool(query))
     if sep:
         raise AgentSpecError(f"agent {text!r}: {kind} takes no argument")
     return AgentSpec(kind)
@@ -71,7 +83,7 @@ def load_agent(spec: AgentSpec | str, game: str, seed: int | None = None, num_pl
         return RandomAgent(seed)
     if spec.kind == "heuristic":
         return heuristic_for(game, seed)
-    return PPOAgent.load(spec.path, game=game, num_players=num_players, seed=seed)
+    return PPOAgent.load(spec.path, game=game, num_players=num_players, seed=seed, check_meta=not spec.any_players)
 
 
 def heuristic_for(game: str, seed: int | None = None) -> Agent:

@@ -12,6 +12,7 @@ status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import shlex
 import math
 import sys
 import time
@@ -148,10 +149,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def canonical_command(args: argparse.Namespace) -> str:
     """The command that reproduces this evaluation, with every default spelled out."""
     parts = [
-        f"ice-envs evaluate {args.game} --players {args.players} --agents {args.agents}",
+        f"ice-envs evaluate {args.game} --players {args.players} --agents {shlex.quote(args.agents)}",
         f"--games {args.games} --seed {args.seed} --workers {args.workers}",
     ]
-    parts += [f"--option {o}" for o in args.option]
+    parts += [f"--option {shlex.quote(o)}" for o in args.option]
     if args.record:
         parts.append(f"--record {args.record}")
     if getattr(args, "max_decisions", None) is not None:
