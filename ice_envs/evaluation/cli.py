@@ -12,8 +12,8 @@ status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import shlex
 import math
+import shlex
 import sys
 import time
 from collections.abc import Callable
