@@ -127,6 +127,7 @@ they happen. A turn ends by itself when "end the turn" is the only legal action.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -135,6 +136,7 @@ from gymnasium import spaces
 from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.errors import OptionError
 from ice_envs.core.layout import ObservationLayout, Piece
+from ice_envs.core.options import check_choice, check_flag, check_int, check_keys
 from ice_envs.core.wrapping import make_factories
 from ice_envs.icebergs import rules
 from ice_envs.icebergs.hexmap import DIRECTIONS, SEA, HexMap, MapError, load_map, packaged_map, parse_map
@@ -144,6 +146,9 @@ MAX_SEATS = 6
 SHIP_SLOTS = MAX_SEATS * rules.MAX_SHIPS_PER_PLAYER
 #: Features per ship slot (the last axis of the ``ship_slots`` piece; see the module docstring).
 SHIP_FEATURES = 16
+#: Largest ``max_turns`` (rounds); the default is 100 and every episode is also capped at
+#: ``max_game_length`` decisions (10,000 by default).
+MAX_TURNS = 10_000
 
 
 def _f32_thirds(limit: int) -> dict[float, float]:
@@ -241,22 +246,37 @@ class IcebergsEnv(IceAECEnv):
         **common: Any,
     ) -> None:
         n = self.check_num_players(num_players)
+        name = SPEC.env_name
+        fleet = check_flag(name, "fleet", fleet)
+        solo = check_flag(name, "solo", solo)
+        restart_on_sink = check_flag(name, "restart_on_sink", restart_on_sink)
+        exit_penalties = check_flag(name, "exit_penalties", exit_penalties)
+        ships_per_player = check_int(
+            name, "ships_per_player", ships_per_player, low=1, high=rules.MAX_SHIPS_PER_PLAYER, allow_none=True
+        )
+        max_turns = check_int(name, "max_turns", max_turns, low=1, high=MAX_TURNS)
+        check_choice(name, "max_turns_end", max_turns_end, rules.END_MAX_TURNS)
+        check_choice(name, "fleet_end", fleet_end, rules.FLEET_ENDS)
+        if not isinstance(map, (str, os.PathLike)):
+            raise OptionError(f"{name}: map must be a packaged map name or a path, got {map!r}")
+        if map_text is not None and not isinstance(map_text, str):
+            raise OptionError(f"{name}: map_text must be the map as a string, got {type(map_text).__name__}")
         if ships_per_player is None:
             ships_per_player = rules.MAX_SHIPS_PER_PLAYER if fleet else 1
         elif fleet and ships_per_player == 1:
             raise OptionError(f"{SPEC.env_name}: fleet=True needs ships_per_player 2 or 3 (or None for 3)")
         if solo and (fleet or ships_per_player != 1):
             raise OptionError(f"{SPEC.env_name}: the solo game has one ship; do not combine solo with fleet")
-        hexmap = _resolve_map(str(map), map_text)
+        hexmap = _resolve_map(os.fspath(map), map_text)
         try:
             self.config = rules.IcebergsConfig(
                 num_players=n,
                 ships_per_player=ships_per_player,
-                solo=bool(solo),
-                restart_on_sink=bool(restart_on_sink),
+                solo=solo,
+                restart_on_sink=restart_on_sink,
                 max_turns=max_turns,
                 max_turns_end=max_turns_end,
-                exit_penalties=bool(exit_penalties),
+                exit_penalties=exit_penalties,
                 fleet_end=fleet_end,
                 hexmap=hexmap,
             )
@@ -409,37 +429,136 @@ class IcebergsEnv(IceAECEnv):
 
     # -- engine
     def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.IcebergsState:
-        # other keys are ignored, as PettingZoo's api_test expects
+        opts = self._check_reset_options(options)
         try:
-            start = options.get("start_player")
-            ships = options.get("ships")
-            if ships is not None:
-                ships = [self._ship_option(sp) for sp in ships]
-            return rules.new_game(
-                self.config,
-                rng,
-                start_player=None if start is None else int(start),
-                ships=ships,
-                icebergs=self._spaces_option(options.get("icebergs")),
-                floes=self._spaces_option(options.get("floes")),
-                spare_floes=options.get("spare_floes"),
-            )
+            return rules.new_game(self.config, rng, **opts)
         except ValueError as exc:
             raise OptionError(str(exc)) from None
 
-    def _spaces_option(self, value: Any) -> list[int] | None:
+    def _check_reset_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The position keys of ``reset(options=...)`` (R7.7) checked completely, spaces as indices.
+        Raises :class:`OptionError` naming the key."""
+        name = SPEC.env_name
+        cfg = self.config
+        m = self.hexmap
+        start = check_int(
+            name,
+            "reset option 'start_player'",
+            options.get("start_player"),
+            low=0,
+            high=cfg.num_players - 1,
+            allow_none=True,
+        )
+        icebergs = self._spaces_option("icebergs", options.get("icebergs"))
+        if icebergs is not None and len(icebergs) > len(m.iceberg_starts):
+            raise OptionError(
+                f"{name}: reset option 'icebergs': {len(icebergs)} icebergs; the map has {len(m.iceberg_starts)} "
+                "(ice is never created)"
+            )
+        floes = self._spaces_option("floes", options.get("floes"))
+        total = len(m.floe_starts) + m.spare_floes
+        spare = check_int(
+            name, "reset option 'spare_floes'", options.get("spare_floes"), low=0, high=total, allow_none=True
+        )
+        on_map = len(floes) if floes is not None else len(m.floe_starts)
+        if on_map + (spare if spare is not None else 0) > total:
+            key = "floes" if spare is None else "spare_floes"
+            raise OptionError(
+                f"{name}: reset option {key!r}: {on_map} floes on the map"
+                + (f" and {spare} spare" if spare is not None else "")
+                + f"; the map has {total} in all (ice is never created)"
+            )
+        ships = options.get("ships")
+        if ships is not None:
+            if not isinstance(ships, (list, tuple)) or len(ships) != cfg.num_ships:
+                raise OptionError(f"{name}: reset option 'ships' must be a list of {cfg.num_ships} ship dicts")
+            ships = [self._ship_option(k, sp) for k, sp in enumerate(ships)]
+        return {
+            "start_player": start,
+            "ships": ships,
+            "icebergs": icebergs,
+            "floes": floes,
+            "spare_floes": spare,
+        }
+
+    def _space(self, where: str, v: Any) -> int:
+        """A sea space given as an index or a ``[row, col]`` pair."""
+        name = SPEC.env_name
+        m = self.hexmap
+        ok = lambda x: isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))  # noqa: E731
+        if isinstance(v, (list, tuple)):
+            if len(v) != 2 or not all(ok(x) for x in v):
+                raise OptionError(f"{name}: reset option {where}: {v!r} is not a [row, col] pair")
+            if not (0 <= v[0] < m.rows and 0 <= v[1] < m.cols):
+                raise OptionError(f"{name}: reset option {where}: {list(v)} is not on the {m.rows}x{m.cols} map")
+            sp = int(v[0]) * m.cols + int(v[1])
+        elif ok(v):
+            if not 0 <= v < m.num_spaces:
+                raise OptionError(f"{name}: reset option {where}: space {v} is not in 0..{m.num_spaces - 1}")
+            sp = int(v)
+        else:
+            raise OptionError(f"{name}: reset option {where}: {v!r} is not a space (an index or [row, col])")
+        if m.terrain[sp] != SEA:
+            raise OptionError(f"{name}: reset option {where}: {m.label(sp)} is an ice island, not a sea space")
+        return sp
+
+    def _spaces_option(self, key: str, value: Any) -> list[int] | None:
         if value is None:
             return None
-        out = []
-        for v in value:
-            out.append(self.hexmap.space(int(v[0]), int(v[1])) if isinstance(v, (list, tuple)) else int(v))
+        if not isinstance(value, (list, tuple)):
+            raise OptionError(f"{SPEC.env_name}: reset option {key!r} must be a list of spaces, got {value!r}")
+        return [self._space(repr(key), v) for v in value]
+
+    _SHIP_KEYS = ("status", "space", "row", "col", "fuel", "cargo", "loaded")
+
+    def _ship_option(self, k: int, spec: Any) -> dict[str, Any]:
+        name = SPEC.env_name
+        where = f"'ships'[{k}]"
+        if not isinstance(spec, dict):
+            raise OptionError(f"{name}: reset option {where} must be a dict, got {spec!r}")
+        check_keys(name, f"key of reset option {where}", spec, self._SHIP_KEYS)
+        raw = spec.get("status", "start")
+        if isinstance(raw, str) and raw.lower() in rules._STATUS_BY_NAME:
+            st = rules._STATUS_BY_NAME[raw.lower()]
+        elif (
+            isinstance(raw, (int, np.integer))
+            and not isinstance(raw, (bool, np.bool_))
+            and 0 <= raw < rules.NUM_STATUSES
+        ):
+            st = int(raw)
+        else:
+            raise OptionError(
+                f"{name}: reset option {where}: unknown status {raw!r}; known: {sorted(rules._STATUS_BY_NAME)}"
+            )
+        out: dict[str, Any] = {"status": st}
+        out["fuel"] = check_int(
+            name, f"reset option {where} 'fuel'", spec.get("fuel", rules.FULL_FUEL), low=0, high=rules.FULL_FUEL
+        )
+        loaded = spec.get("loaded", st in (rules.ALASKA_READY, rules.HOME))
+        out["loaded"] = check_flag(name, f"reset option {where} 'loaded'", loaded)
+        cargo = spec.get("cargo", rules.FULL_CARGO if out["loaded"] else 0)
+        out["cargo"] = check_int(name, f"reset option {where} 'cargo'", cargo, low=0, high=rules.FULL_CARGO)
+        status_name = rules.STATUS_NAMES[st]
+        if st in (rules.START, rules.ALASKA_LOADING) and out["loaded"]:
+            raise OptionError(f"{name}: reset option {where}: a ship {status_name} has not loaded yet (loaded=True)")
+        if st in (rules.ALASKA_READY, rules.HOME) and not out["loaded"]:
+            raise OptionError(f"{name}: reset option {where}: a ship {status_name} has loaded (loaded=False)")
+        if out["cargo"] and not out["loaded"]:
+            raise OptionError(f"{name}: reset option {where}: 'cargo' {out['cargo']} without having loaded in Alaska")
+        has_space = "space" in spec or "row" in spec or "col" in spec
+        if st == rules.AT_SEA:
+            if "space" in spec:
+                out["space"] = self._space(f"{where} 'space'", spec["space"])
+            elif "row" in spec and "col" in spec:
+                out["space"] = self._space(f"{where} 'row'/'col'", [spec["row"], spec["col"]])
+            else:
+                raise OptionError(f"{name}: reset option {where}: a ship at sea needs a sea 'space'")
+        elif has_space:
+            raise OptionError(f"{name}: reset option {where}: only a ship at sea has a 'space' ({status_name})")
         return out
 
-    def _ship_option(self, spec: dict[str, Any]) -> dict[str, Any]:
-        spec = dict(spec)
-        if isinstance(spec.get("space"), (list, tuple)):
-            spec["space"] = self.hexmap.space(int(spec["space"][0]), int(spec["space"][1]))
-        return spec
+    def _check_state(self, state: Any) -> None:
+        rules.check_state(state, self.config)
 
     def _current_seat(self) -> int:
         return self.game_state.deciding_seat

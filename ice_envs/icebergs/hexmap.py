@@ -31,6 +31,13 @@ Tokens: ``.`` sea, ``#`` ice island, and on sea spaces the starting pieces as le
 ``B`` one iceberg, ``F`` one ice floe (``BF``, ``FF``... for several). Every row must
 have the same number of tokens; the grid runs to the end of the file (no
 comments inside it). A bad file raises :class:`MapError` naming the line.
+
+Limits (``docs/rules/icebergs.md``, "The map file format"): at most :data:`MAX_ROWS` rows and
+:data:`MAX_COLS` columns (the shipped maps are 7 x 13 and 3 x 5; the cap keeps the action
+and observation spaces, which grow with the map, small), at most :data:`MAX_PIECES_PER_SPACE`
+starting pieces in a space and :data:`MAX_SPARE_FLOES` spare floes, and a sea route from the
+east edge to the west edge (ice ignored: it can be moved). Files are read through
+:mod:`ice_envs.core.files` (a regular UTF-8 file of at most 1 MiB).
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
+
+from ice_envs.core.files import read_text
 
 DIRECTIONS: tuple[str, ...] = ("N", "NE", "SE", "S", "SW", "NW")
 NUM_DIRECTIONS = 6
@@ -50,6 +59,12 @@ OFF_GRID = -1
 
 SEA = 0
 ISLAND = 1
+#: Largest map: rows x columns (comfortably above the shipped 7 x 13; see the module docstring).
+MAX_ROWS = 15
+MAX_COLS = 40
+#: Most starting pieces (icebergs and floes) in one space of a map file, and most spare floes.
+MAX_PIECES_PER_SPACE = 9
+MAX_SPARE_FLOES = 999
 
 
 class MapError(ValueError):
@@ -90,10 +105,22 @@ class HexMap:
     def __post_init__(self) -> None:
         if self.rows < 1 or self.cols < 2:
             raise MapError(f"map {self.name!r}: needs at least 1 row and 2 columns, got {self.rows}x{self.cols}")
+        if self.rows > MAX_ROWS or self.cols > MAX_COLS:
+            raise MapError(
+                f"map {self.name!r}: {self.rows}x{self.cols} is larger than the limit of {MAX_ROWS} rows x {MAX_COLS} columns"
+            )
         if len(self.terrain) != self.rows * self.cols:
             raise MapError(
                 f"map {self.name!r}: terrain has {len(self.terrain)} spaces, expected {self.rows * self.cols}"
             )
+        if any(t not in (SEA, ISLAND) for t in self.terrain):
+            raise MapError(f"map {self.name!r}: terrain values must be SEA (0) or ISLAND (1)")
+        for what, starts in (("iceberg", self.iceberg_starts), ("ice floe", self.floe_starts)):
+            for sp in starts:
+                if not (type(sp) is int and 0 <= sp < len(self.terrain) and self.terrain[sp] == SEA):
+                    raise MapError(f"map {self.name!r}: an {what} starts at {sp!r}, which is not a sea space")
+        if type(self.spare_floes) is not int or not 0 <= self.spare_floes <= MAX_SPARE_FLOES:
+            raise MapError(f"map {self.name!r}: spare_floes must be a whole number in 0..{MAX_SPARE_FLOES}")
         nbrs = []
         for s in range(self.rows * self.cols):
             r, c = divmod(s, self.cols)
@@ -104,6 +131,7 @@ class HexMap:
             nbrs.append(tuple(row))
         object.__setattr__(self, "neighbours", tuple(nbrs))
         object.__setattr__(self, "border", tuple(OFF_GRID in n for n in nbrs))
+        _check_playable(self, f"map {self.name!r}")
 
     @property
     def num_spaces(self) -> int:
@@ -167,7 +195,14 @@ def parse_map(text: str, source: str = "<map text>") -> HexMap:
         if in_grid:
             # the grid runs to the end of the file; blank lines are skipped ('#' is an island here)
             if stripped:
-                grid.append((lineno, stripped.split()))
+                if len(grid) >= MAX_ROWS:
+                    raise MapError(f"{source}, line {lineno}: the grid has more than {MAX_ROWS} rows (the limit)")
+                tokens = stripped.split()
+                if len(tokens) > MAX_COLS:
+                    raise MapError(
+                        f"{source}, line {lineno}: {len(tokens)} spaces in a row; the limit is {MAX_COLS} columns"
+                    )
+                grid.append((lineno, tokens))
             continue
         if stripped.startswith("#"):
             continue
@@ -188,6 +223,8 @@ def parse_map(text: str, source: str = "<map text>") -> HexMap:
                 raise MapError(f"{source}, line {lineno}: spare_floes must be a whole number, got {value!r}") from None
             if spare < 0:
                 raise MapError(f"{source}, line {lineno}: spare_floes must not be negative, got {spare}")
+            if spare > MAX_SPARE_FLOES:
+                raise MapError(f"{source}, line {lineno}: spare_floes is at most {MAX_SPARE_FLOES}, got {spare}")
         else:
             raise MapError(f"{source}, line {lineno}: unknown key {key!r} (known: name, spare_floes, grid)")
     if not grid:
@@ -215,31 +252,37 @@ def parse_map(text: str, source: str = "<map text>") -> HexMap:
                     f"{source}, line {lineno}: token {tok!r} in column {c} is not '.', '#' or pieces 'B'/'F' "
                     "(iceberg / ice floe)"
                 )
+            if len(tok) > MAX_PIECES_PER_SPACE:
+                raise MapError(
+                    f"{source}, line {lineno}: token {tok[:12]!r} in column {c} holds {len(tok)} pieces; "
+                    f"at most {MAX_PIECES_PER_SPACE} in a space"
+                )
             terrain.append(SEA)
             bergs.extend([s] * tok.count("B"))
             floes.extend([s] * tok.count("F"))
-    hexmap = HexMap(
-        rows=len(grid),
-        cols=cols,
-        terrain=tuple(terrain),
-        iceberg_starts=tuple(bergs),
-        floe_starts=tuple(floes),
-        spare_floes=spare,
-        name=name,
-    )
-    _check_playable(hexmap, source, grid[0][0])
-    return hexmap
+    if cols < 2:
+        raise MapError(f"{source}, line {grid[0][0]}: the grid needs at least 2 columns")
+    try:
+        return HexMap(
+            rows=len(grid),
+            cols=cols,
+            terrain=tuple(terrain),
+            iceberg_starts=tuple(bergs),
+            floe_starts=tuple(floes),
+            spare_floes=spare,
+            name=name,
+        )
+    except MapError as exc:
+        raise MapError(f"{source}, line {grid[0][0]}: {str(exc).partition(': ')[2] or exc}") from None
 
 
-def _check_playable(hexmap: HexMap, source: str, first_line: int) -> None:
-    """Both edges have sea, and a sea route joins them."""
-    if hexmap.cols < 2:
-        raise MapError(f"{source}, line {first_line}: the grid needs at least 2 columns")
+def _check_playable(hexmap: HexMap, where: str) -> None:
+    """Both edges have sea, and a sea route joins them (terrain only: ice can be moved)."""
     west, east = hexmap.west_edge(), hexmap.east_edge()
     if not west:
-        raise MapError(f"{source}, line {first_line}: the west edge (column 0) has no sea space")
+        raise MapError(f"{where}: the west edge (column 0) has no sea space")
     if not east:
-        raise MapError(f"{source}, line {first_line}: the east edge (last column) has no sea space")
+        raise MapError(f"{where}: the east edge (last column) has no sea space")
     seen = set(east)
     todo = list(east)
     while todo:
@@ -249,7 +292,10 @@ def _check_playable(hexmap: HexMap, source: str, first_line: int) -> None:
                 seen.add(t)
                 todo.append(t)
     if not seen.intersection(west):
-        raise MapError(f"{source}, line {first_line}: no sea route joins the east edge to the west edge")
+        raise MapError(
+            f"{where}: no sea route joins the east edge (Newfoundland) to the west edge (Alaska); "
+            "every ship would be stuck"
+        )
 
 
 def load_map(path: str | Path | None = None) -> HexMap:
@@ -257,10 +303,7 @@ def load_map(path: str | Path | None = None) -> HexMap:
     if path is None:
         return default_map()
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise MapError(f"cannot read map file {str(p)!r}: {exc.strerror or exc}") from None
+    text = read_text(p, what="map file")  # FileFormatError (an OptionError) naming the file and line
     return parse_map(text, source=str(p))
 
 

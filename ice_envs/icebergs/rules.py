@@ -1052,3 +1052,126 @@ def _set_over(state: IcebergsState) -> None:
     state.over = True
     state.phase = PHASE_OVER
     state.hazards.clear()
+
+
+# ------------------------------------------------------------------------------ validating a loaded state
+def _check_ints(name: str, value: Any, length: int | None, lo: int, hi: int) -> list[int]:
+    if not isinstance(value, list):
+        raise ValueError(f"{name} must be a list, got {type(value).__name__}")
+    if length is not None and len(value) != length:
+        raise ValueError(f"{name} must have {length} entries, got {len(value)}")
+    for x in value:
+        if type(x) is not int or not lo <= x <= hi:
+            raise ValueError(f"{name} holds {x!r}; expected integers in {lo}..{hi}")
+    return value
+
+
+def _check_int(name: str, value: Any, lo: int, hi: int) -> int:
+    if type(value) is not int or not lo <= value <= hi:
+        raise ValueError(f"{name} is {value!r}; expected an integer in {lo}..{hi}")
+    return value
+
+
+def check_state(state: IcebergsState, config: IcebergsConfig) -> None:
+    """Raise ``ValueError`` naming the problem unless ``state`` is a possible position of a game of ``config``.
+
+    Checks every field's type, length and range; ice only on sea spaces, no more icebergs and
+    floes than the map has (ice is never created), the iceberg counts against the icebergs;
+    each ship's status against its space, Fuel, Cargo and whether it has loaded; the arrival
+    order home; the turn order and phase; the pending hazards.
+    """
+    if state.config != config:
+        raise ValueError("its config (players, ships, variant, max_turns, map) differs from this env's")
+    m = config.hexmap
+    S = m.num_spaces
+    floes = _check_ints("floes", state.floes, S, 0, S * (len(m.floe_starts) + m.spare_floes))
+    bergs = _check_ints("bergs", state.bergs, None, -1, S - 1)
+    if len(bergs) > len(m.iceberg_starts):
+        raise ValueError(f"{len(bergs)} icebergs; the map has {len(m.iceberg_starts)}")
+    for s in range(S):
+        if m.terrain[s] != SEA and floes[s]:
+            raise ValueError(f"ice floes on the ice island {m.label(s)}")
+    for i, b in enumerate(bergs):
+        if b >= 0 and m.terrain[b] != SEA:
+            raise ValueError(f"iceberg {i} is on the ice island {m.label(b)}")
+    counts = [0] * S
+    for b in bergs:
+        if b >= 0:
+            counts[b] += 1
+    if _check_ints("berg_count", state.berg_count, S, 0, len(bergs)) != counts:
+        raise ValueError("berg_count does not count the icebergs in each space")
+    total = len(m.floe_starts) + m.spare_floes
+    spare = _check_int("spare_floes", state.spare_floes, 0, total)
+    if sum(floes) + spare > total:
+        raise ValueError(f"{sum(floes)} floes on the map and {spare} spare; the map has {total} in all")
+    n_ships = config.num_ships
+    status = _check_ints("status", state.status, n_ships, START, SUNK)
+    pos = _check_ints("pos", state.pos, n_ships, -1, S - 1)
+    fuel = _check_ints("fuel", state.fuel, n_ships, 0, FULL_FUEL)
+    cargo = _check_ints("cargo", state.cargo, n_ships, 0, FULL_CARGO)
+    _check_ints("faced", state.faced, n_ships, 0, (1 << len(bergs)) - 1)
+    home_rank = _check_ints("home_rank", state.home_rank, n_ships, -1, n_ships - 1)
+    loaded = state.loaded
+    if not isinstance(loaded, list) or len(loaded) != n_ships or any(type(x) is not bool for x in loaded):
+        raise ValueError(f"loaded must be a list of {n_ships} True/False")
+    for k in range(n_ships):
+        st = status[k]
+        if (pos[k] >= 0) != (st == AT_SEA):
+            raise ValueError(f"ship {k}: a ship is on a space exactly when it is at sea ({STATUS_NAMES[st]}, {pos[k]})")
+        if pos[k] >= 0 and m.terrain[pos[k]] != SEA:
+            raise ValueError(f"ship {k} is on the ice island {m.label(pos[k])}")
+        if st in (START, ALASKA_LOADING) and loaded[k] or st in (ALASKA_READY, HOME) and not loaded[k]:
+            raise ValueError(f"ship {k}: {STATUS_NAMES[st]} contradicts loaded={loaded[k]}")
+        if cargo[k] and not loaded[k]:
+            raise ValueError(f"ship {k} carries Cargo without having loaded in Alaska")
+        if (home_rank[k] >= 0) != (st == HOME):
+            raise ValueError(f"ship {k}: an arrival rank exactly when home")
+    ranks = sorted(r for r in home_rank if r >= 0)
+    if ranks != list(range(len(ranks))) or _check_int("home_count", state.home_count, 0, n_ships) != len(ranks):
+        raise ValueError(f"the arrival ranks {home_rank} and home_count {state.home_count} do not agree")
+    first = _check_int("first_home", state.first_home, -1, n_ships - 1)
+    if first >= 0 and status[first] != HOME:
+        raise ValueError(f"first_home ship {first} is not home")
+    order = _check_ints("order", state.order, n_ships, 0, n_ships - 1)
+    n = config.num_players
+    if not any(order == turn_order(n, config.ships_per_player, p) for p in range(n)):
+        raise ValueError(f"order {order} is not the turn order from any start player")
+    _check_int("order_pos", state.order_pos, -1, n_ships - 1)
+    _check_int("round", state.round, 0, config.max_turns)
+    _check_int("current", state.current, 0, n_ships - 1)
+    phase = _check_int("phase", state.phase, PHASE_MOVE, PHASE_OVER)
+    _check_int("resume", state.resume, _R_MOVE, _R_NEXT_TURN)
+    _check_int("die", state.die, 0, 6)
+    _check_int("moves_left", state.moves_left, 0, max(6, SOLO_MOVES))
+    _check_int("turns", state.turns, 0, 1 << 62)
+    for name in ("fuel_paid", "drifted", "turn_over", "over", "truncated"):
+        if type(getattr(state, name)) is not bool:
+            raise ValueError(f"{name} must be True or False, got {getattr(state, name)!r}")
+    if state.over != (phase == PHASE_OVER) or (state.truncated and not state.over):
+        raise ValueError(f"phase {phase}, over={state.over}, truncated={state.truncated} do not agree")
+    hazards = state.hazards
+    if not isinstance(hazards, list):
+        raise ValueError("hazards must be a list of [ship, iceberg] pairs")
+    for h in hazards:
+        if not isinstance(h, list) or len(h) != 2:
+            raise ValueError(f"hazard {h!r} is not a [ship, iceberg] pair")
+        _check_int("a hazard's ship", h[0], 0, n_ships - 1)
+        _check_int("a hazard's iceberg", h[1], 0, len(bergs) - 1)
+    if phase == PHASE_HAZARD:
+        k, i = hazards[0] if hazards else (-1, -1)
+        if k < 0 or status[k] != AT_SEA or not (fuel[k] > 0 and cargo[k] > 0):
+            raise ValueError("the hazard choice needs a pending hazard of a ship at sea with Fuel and Cargo")
+    if state.over and hazards:
+        raise ValueError("a finished game has no pending hazards")
+    result = state.result
+    if (
+        not isinstance(result, list)
+        or len(result) != n
+        or any(type(r) is not float or r not in (-1.0, 0.0, 1.0) for r in result)
+    ):
+        raise ValueError(f"result must be {n} rewards of -1.0, 0.0 or 1.0")
+    if not state.over and any(result):
+        raise ValueError("a game still going has no result")
+    log = state.log
+    if not isinstance(log, list) or len(log) > 12 or any(not isinstance(x, str) or len(x) > 200 for x in log):
+        raise ValueError("log must be at most 12 short strings")

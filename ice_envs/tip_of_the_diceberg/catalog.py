@@ -25,14 +25,24 @@ Rules: ``docs/rules/tip_of_the_diceberg.md`` R1.7 (which cards are revealed), R7
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ice_envs.tip_of_the_diceberg.patterns import Pattern, describe_pattern, parse_pattern
+from ice_envs.core.files import MAX_TEXT_BYTES, load_json, parse_json
+from ice_envs.tip_of_the_diceberg.patterns import (
+    DECK_MAX_NUMBER,
+    NUM_SUITS,
+    SUIT_FACES,
+    SUITS,
+    Pattern,
+    WitnessBudgetExceeded,
+    describe_pattern,
+    find_meld,
+    parse_pattern,
+)
 
 POWERS: tuple[str, ...] = ("reroll", "discard", "take", "clear")
 POWER_NONE = ""
@@ -159,6 +169,8 @@ def parse_catalog(data: Any, source: str = "catalog") -> Catalog:
         raise ValueError(f"{source}: duplicate card id(s) {dup}")
     if len(cards) > MAX_CATALOG:
         raise ValueError(f"{source}: {len(cards)} cards; a catalog holds at most {MAX_CATALOG}")
+    for card in cards:
+        _check_fillable(card, source)
     catalog = Catalog(str(data.get("name") or source), cards)
     n_decks = len(catalog.power_decks())
     for n in (3, 4, 5):
@@ -168,6 +180,87 @@ def parse_catalog(data: Any, source: str = "catalog") -> Catalog:
         if slots > MAX_SLOTS:
             raise ValueError(f"{source}: {slots} Diceberg slots with {n} players; at most {MAX_SLOTS}")
     return catalog
+
+
+def _check_fillable(card: MeldCard, source: str) -> None:
+    """R7.3: a card's pattern must be fillable with some player count the card is used with."""
+    counts = range(card.min_players, 6)
+    unproved = False
+    for n in counts:
+        try:
+            if find_meld(card.pattern, n) is not None:
+                return
+        except WitnessBudgetExceeded:
+            unproved = True
+    why = "cannot be shown to be fillable (the search gave up)" if unproved else "can never be filled"
+    raise ValueError(
+        f"{source}: card {card.id}: pattern {card.text!r} {why} with {counts[0]}-5 players "
+        "(not enough items of the deck and dice fit it)"
+    )
+
+
+def item_text(suit: int, number: int, is_die: bool) -> str:
+    """``"card d20:17"`` or ``"a d20 die showing 17"``."""
+    return f"a {SUITS[suit]} die showing {number}" if is_die else f"card {SUITS[suit]}:{number}"
+
+
+def _accepts(card: MeldCard, num_players: int, item: tuple[int, int, bool]) -> bool:
+    p = card.pattern
+    s, v, d = item
+    if (
+        p.count_min <= 1
+        and p.allows_item(s, v)
+        and p.sum_min <= v <= p.sum_max
+        and p.dice_min <= int(d) <= p.dice_max
+        and p.cards_min <= 1 - int(d) <= p.cards_max
+    ):
+        return True  # the item alone is a meld
+    try:
+        return find_meld(p, num_players, must=item) is not None
+    except WitnessBudgetExceeded:
+        return False  # not shown playable: counts as unplayable (the check stays sound)
+
+
+@lru_cache(maxsize=64)
+def unplayable_items(catalog: Catalog, num_players: int, main_cards: tuple[str, ...] = ()) -> list[str]:
+    """The items of a ``num_players`` game that some deal of the meld cards leaves unplayable (R7.3).
+
+    An item — a card of the reduced deck (R1.3) or a die in the game (R1.5) showing any of
+    its faces — is safe if a starter card revealed with ``num_players`` accepts it, or if
+    every card that may be revealed from some power deck (the one named in ``main_cards``,
+    else any card of the deck) accepts it: then whatever is revealed, some slot takes it in
+    a meld the game's items can form (:func:`~ice_envs.tip_of_the_diceberg.patterns.find_meld`).
+    A player left holding an item no slot takes could never go out.
+    """
+    fixed = {catalog.cards[catalog.index(cid)].power: catalog.index(cid) for cid in main_cards}
+    starters = [catalog.cards[i] for i in catalog.starters(num_players)]
+    decks = [
+        [catalog.cards[fixed[power]]] if power in fixed else [catalog.cards[i] for i in catalog.power_deck(power)]
+        for power in catalog.power_decks()
+    ]
+    limit = DECK_MAX_NUMBER[num_players]
+    out = []
+    for d in (False, True):
+        for s in range(NUM_SUITS):
+            for v in range(1, (SUIT_FACES[s] if d else min(SUIT_FACES[s], limit)) + 1):
+                item = (s, v, d)
+                if any(_accepts(c, num_players, item) for c in starters):
+                    continue
+                if any(all(_accepts(c, num_players, item) for c in deck) for deck in decks):
+                    continue
+                out.append(item_text(*item))
+    return out
+
+
+def check_playable(catalog: Catalog, num_players: int, main_cards: tuple[str, ...] = ()) -> None:
+    """Raise ``ValueError`` naming the first item :func:`unplayable_items` finds (R7.3)."""
+    bad = unplayable_items(catalog, num_players, tuple(main_cards))
+    if bad:
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        raise ValueError(
+            f"catalog {catalog.name!r}: {bad[0]}{more} can never be played with {num_players} players "
+            "whatever meld cards are revealed; a player holding it could never go out"
+        )
 
 
 def load_catalog(source: str | Path | dict | list | Catalog | None = None) -> Catalog:
@@ -180,21 +273,24 @@ def load_catalog(source: str | Path | dict | list | Catalog | None = None) -> Ca
         return parse_catalog(source, "catalog")
     if isinstance(source, (str, Path)):
         path = Path(source)
-        if not path.is_file():
+        if not path.exists():
             raise ValueError(f"catalog file {str(source)!r} does not exist")
-        return _load_file(str(path.resolve()), path.stat().st_mtime_ns)
+        if not path.is_file():  # a directory, /dev/zero, a FIFO: refused by the safe reader, naming it
+            load_json(path, what="catalog file")
+        info = path.stat()
+        return _load_file(str(path.resolve()), info.st_mtime_ns, info.st_size)
     raise ValueError(f"catalog must be None, 'default', a path or catalog data, got {type(source).__name__}")
 
 
 @lru_cache(maxsize=16)
-def _load_file(path: str, mtime_ns: int) -> Catalog:
-    """Parse a catalog file (cached per path and modification time)."""
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"catalog file {path!r} is not valid JSON: {exc}") from None
-    return parse_catalog(data, p.name)
+def _load_file(path: str, mtime_ns: int, size: int) -> Catalog:
+    """Parse a catalog file (cached per path, modification time and size).
+
+    Read through :mod:`ice_envs.core.files`: a regular file of at most 1 MiB, UTF-8 with or
+    without a byte-order mark, JSON nested at most 32 levels; errors name the file and line.
+    """
+    data = load_json(path, what="catalog file", max_bytes=MAX_TEXT_BYTES)
+    return parse_catalog(data, Path(path).name)
 
 
 def _package_data(name: str) -> str:
@@ -204,7 +300,8 @@ def _package_data(name: str) -> str:
 @lru_cache(maxsize=1)
 def default_catalog() -> Catalog:
     """The shipped catalog: 7 starter cards (one 5-player only) and 25 main cards (R7.4)."""
-    return parse_catalog(json.loads(_package_data(DEFAULT_CATALOG_FILE)), "default")
+    data = parse_json(_package_data(DEFAULT_CATALOG_FILE), what="catalog file", source=DEFAULT_CATALOG_FILE)
+    return parse_catalog(data, "default")
 
 
 def example_catalog_path() -> str:

@@ -120,6 +120,7 @@ for going out first, second, third in a round).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -129,9 +130,10 @@ from gymnasium import spaces
 from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.errors import OptionError
 from ice_envs.core.layout import ObservationLayout, Piece
+from ice_envs.core.options import check_int
 from ice_envs.core.wrapping import make_factories
 from ice_envs.tip_of_the_diceberg import rules
-from ice_envs.tip_of_the_diceberg.catalog import MAX_CATALOG, MAX_SLOTS, POWERS, load_catalog
+from ice_envs.tip_of_the_diceberg.catalog import MAX_CATALOG, MAX_SLOTS, POWERS, Catalog, check_playable, load_catalog
 from ice_envs.tip_of_the_diceberg.patterns import (
     ALL_SUITS_MASK,
     ITEM_DIE0,
@@ -144,8 +146,11 @@ from ice_envs.tip_of_the_diceberg.patterns import (
     PARITY_EVEN,
     PARITY_ODD,
     PARITY_SAME,
+    SUIT_FACES,
+    SUITS,
     Pattern,
     card_name,
+    parse_card,
 )
 from ice_envs.tip_of_the_diceberg.spec import SPEC
 
@@ -157,6 +162,8 @@ SLOT_SIZE = 2 + MAX_SEATS + 1 + len(POWERS) + PATTERN_FEATURES + MAX_CATALOG  # 
 #: Width of a row of the ``seats`` piece.
 SEAT_SIZE = 11
 NUM_PHASES = 7
+#: Most rounds a game may be set to (``num_rounds``); the default is 3.
+MAX_ROUNDS = 100
 
 
 def layout_for(config: rules.DicebergConfig) -> ObservationLayout:
@@ -262,22 +269,35 @@ class TipOfTheDicebergEnv(IceAECEnv):
         **common: Any,
     ) -> None:
         n = self.check_num_players(num_players)
+        name = SPEC.env_name
+        if catalog is not None and not isinstance(catalog, (str, os.PathLike, dict, list, Catalog)):
+            raise OptionError(
+                f"{name}: catalog must be None, 'default', a path or catalog data, got {type(catalog).__name__}"
+            )
         try:
             cat = load_catalog(catalog)
         except ValueError as exc:
-            raise OptionError(f"tip_of_the_diceberg: catalog: {exc}") from None
+            raise OptionError(f"{name}: catalog: {exc}") from None
+        rounds = check_int(name, "num_rounds", num_rounds, low=1, high=MAX_ROUNDS)
+        start = check_int(name, "start_player", start_player, low=0, high=n - 1, allow_none=True)
         if main_cards is not None and (isinstance(main_cards, str) or not isinstance(main_cards, (list, tuple))):
-            raise OptionError(f"tip_of_the_diceberg: main_cards must be a list of card ids, got {main_cards!r}")
+            raise OptionError(f"{name}: main_cards must be a list of card ids, got {main_cards!r}")
+        ids = tuple(main_cards or ())
+        for cid in ids:
+            if not isinstance(cid, str):
+                raise OptionError(f"{name}: main_cards must be card ids (strings), got {cid!r}")
+            if cid not in {c.id for c in cat.cards}:
+                raise OptionError(f"{name}: main_cards: catalog {cat.name!r} has no card {cid!r}")
         try:
             self.config = rules.DicebergConfig(
-                num_players=n,
-                catalog=cat,
-                num_rounds=num_rounds,
-                main_cards=tuple(main_cards or ()),
-                start_player=start_player,
+                num_players=n, catalog=cat, num_rounds=rounds, main_cards=ids, start_player=start
             )
         except ValueError as exc:
             raise OptionError(str(exc)) from None
+        try:
+            check_playable(cat, n, ids)
+        except ValueError as exc:
+            raise OptionError(f"{name}: catalog: {exc}") from None
         self._slot_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._base_cache: dict[tuple[int, ...], np.ndarray] = {}
         #: The observation layout; the encoder's offsets below are read from it once.
@@ -416,17 +436,121 @@ class TipOfTheDicebergEnv(IceAECEnv):
 
     # -- engine
     def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.DicebergState:
+        opts = self._check_reset_options(options)
         try:
-            return rules.new_game(
-                self.config,
-                rng,
-                start_player=options.get("start_player"),
-                hands=options.get("hands"),
-                dice=options.get("dice"),
-                pool=options.get("pool"),
-            )
+            return rules.new_game(self.config, rng, **opts)
         except ValueError as exc:
             raise OptionError(str(exc)) from None
+
+    def _check_reset_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The position keys of ``reset(options=...)`` checked completely (R7.7) and in canonical form:
+        card ids, ``(die type, value)`` pairs. Raises :class:`OptionError` naming the key."""
+        name = SPEC.env_name
+        n = self.num_players
+        start = check_int(
+            name, "reset option 'start_player'", options.get("start_player"), low=0, high=n - 1, allow_none=True
+        )
+        deck = set(rules.deck_cards(n))
+        hands = options.get("hands")
+        if hands is not None:
+            hands = self._seat_lists("hands", hands)
+            seen: set[int] = set()
+            for p, hand in enumerate(hands):
+                if len(hand) > rules.HAND_SIZE:
+                    raise OptionError(
+                        f"{name}: reset option 'hands': hand {p} has {len(hand)} cards, at most {rules.HAND_SIZE}"
+                    )
+                for i, c in enumerate(hand):
+                    c = hand[i] = self._card_option(f"hands[{p}]", c)
+                    if c not in deck:
+                        raise OptionError(
+                            f"{name}: reset option 'hands': card {card_name(c)} is not in the {n}-player deck"
+                        )
+                    if c in seen:
+                        raise OptionError(f"{name}: reset option 'hands': card {card_name(c)} is dealt twice")
+                    seen.add(c)
+        dice = options.get("dice")
+        if dice is not None:
+            dice = [
+                [self._die_option(f"dice[{p}]", x) for x in held]
+                for p, held in enumerate(self._seat_lists("dice", dice))
+            ]
+        pool = options.get("pool")
+        if pool is not None:
+            if not isinstance(pool, (list, tuple)):
+                raise OptionError(f"{name}: reset option 'pool' must be a list of dice like 'd6:4', got {pool!r}")
+            pool = [self._die_option("pool", x) for x in pool]
+        per_type = rules.DICE_PER_TYPE_FOR[n]
+        given = [t for held in (dice or []) for t, _ in held] + [t for t, _ in (pool or [])]
+        for t in range(NUM_SUITS):
+            if given.count(t) > per_type:
+                key = "dice" if dice is not None else "pool"
+                raise OptionError(
+                    f"{name}: reset option {key!r}: {given.count(t)} {SUITS[t]} dice given; "
+                    f"a {n}-player game has {per_type} of each type (18 dice, R1.5)"
+                )
+        if pool is not None and dice is None and len(pool) < 2 * n:
+            raise OptionError(
+                f"{name}: reset option 'pool': the draft takes {2 * n} dice but the pool holds {len(pool)} "
+                "(give 'dice' too to skip the draft)"
+            )
+        return {"start_player": start, "hands": hands, "dice": dice, "pool": pool}
+
+    def _seat_lists(self, key: str, value: Any) -> list[list[Any]]:
+        n = self.num_players
+        if not isinstance(value, (list, tuple)) or len(value) != n:
+            raise OptionError(f"{SPEC.env_name}: reset option {key!r} must be a list of {n} lists (one per seat)")
+        for p, held in enumerate(value):
+            if not isinstance(held, (list, tuple)):
+                raise OptionError(
+                    f"{SPEC.env_name}: reset option {key!r}: seat {p}'s entry must be a list, got {held!r}"
+                )
+        return [list(held) for held in value]
+
+    @staticmethod
+    def _card_option(where: str, value: Any) -> int:
+        name = SPEC.env_name
+        if isinstance(value, str):
+            try:
+                return parse_card(value)
+            except ValueError as exc:
+                raise OptionError(f"{name}: reset option {where}: {exc}") from None
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise OptionError(
+                f"{name}: reset option {where}: a card is an id 0-59 or a name like 'd8:7', got {value!r}"
+            )
+        if not 0 <= value < NUM_CARDS:
+            raise OptionError(f"{name}: reset option {where}: card id {value} is not in 0..{NUM_CARDS - 1}")
+        return int(value)
+
+    @staticmethod
+    def _die_option(where: str, value: Any) -> tuple[int, int]:
+        """A die ``"d6:4"`` / ``"d6=4"`` / ``("d6", 4)`` / ``(1, 4)`` as ``(type, value)``, strictly."""
+        name = SPEC.env_name
+        bad = OptionError(f"{name}: reset option {where}: {value!r} is not a die like 'd6:4'")
+        if isinstance(value, str):
+            suit, sep, number = value.replace("=", ":").partition(":")
+            if not sep or suit not in SUITS or not number.isdigit():
+                raise bad
+            t, v = SUITS.index(suit), int(number)
+        elif isinstance(value, (list, tuple)) and len(value) == 2:
+            t, v = value
+            if isinstance(t, str) and t in SUITS:
+                t = SUITS.index(t)
+            for x in (t, v):
+                if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+                    raise bad
+            t, v = int(t), int(v)
+            if not 0 <= t < NUM_SUITS:
+                raise bad
+        else:
+            raise bad
+        if not 1 <= v <= SUIT_FACES[t]:
+            raise OptionError(f"{name}: reset option {where}: a {SUITS[t]} die shows 1-{SUIT_FACES[t]}, got {v}")
+        return t, v
+
+    def _check_state(self, state: Any) -> None:
+        rules.check_state(state, self.config)
 
     def _current_seat(self) -> int:
         return self.game_state.current

@@ -535,3 +535,145 @@ def canonical_key(combo: Iterable[Item]) -> tuple[tuple[int, ...], tuple[tuple[i
     cards = tuple(sorted(i for i, _, _, d in combo if not d))
     dice = tuple(sorted((s, v) for _, s, v, d in combo if d))
     return cards, dice
+
+
+# ---------------------------------------------------------------------------- can a pattern ever be filled?
+#: Highest card number in the deck per player count (R1.3; ``rules.MAX_CARD_NUMBER`` is this table).
+DECK_MAX_NUMBER: dict[int, int] = {3: 8, 4: 12, 5: 20}
+#: Dice of each type in the game per player count (R1.5; ``rules.DICE_PER_TYPE_FOR`` is this table).
+DICE_PER_TYPE_IN_GAME: dict[int, int] = {3: 2, 4: 3, 5: 3}
+#: Search states :func:`find_meld` may visit before it gives up (and the catalog is refused as unprovable).
+WITNESS_BUDGET = 200_000
+
+
+class WitnessBudgetExceeded(ValueError):
+    """:func:`find_meld` could neither find a meld nor rule one out within its search budget."""
+
+
+def find_meld(
+    p: Pattern, num_players: int, must: tuple[int, int, bool] | None = None, budget: int = WITNESS_BUDGET
+) -> list[tuple[int, int, bool]] | None:
+    """A meld of ``p`` that the ``num_players`` game's items can form (containing ``must``), or ``None``.
+
+    The items are every card of the reduced deck (R1.3: numbers up to ``DECK_MAX_NUMBER``,
+    each card once) and the dice in the game (``DICE_PER_TYPE_IN_GAME`` of each type, each
+    showing any of its faces). Any set of at most 8 of them can be held by one player (a hand
+    is 12 cards, dice can all be drafted or taken), so a pattern with no such meld can never be
+    filled and an item in no such meld can never be played to it. Items are ``(suit, number,
+    is_die)``. An exact depth-first search over the item kinds in number order, with failed
+    states remembered; it raises :class:`WitnessBudgetExceeded` if it needs more than
+    ``budget`` states (then nothing is proved either way).
+    """
+    card_limit = DECK_MAX_NUMBER[num_players]
+    per_type = DICE_PER_TYPE_IN_GAME[num_players]
+    kinds = sorted(
+        (v, s, d)
+        for s in range(NUM_SUITS)
+        for v in range(1, SUIT_FACES[s] + 1)
+        for d in (False, True)
+        if (d or v <= card_limit) and p.allows_item(s, v)
+    )
+    xi, xv = -1, 0
+    if must is not None:
+        xs, xv = must[0], must[1]
+        key = (xv, xs, bool(must[2]))
+        if key not in kinds:
+            return None
+        # only the kinds that can share a meld with ``must`` at all (the pair alone tells)
+        kinds = [
+            k
+            for k in kinds
+            if k == key
+            or (
+                k[0] + xv <= p.sum_max
+                and (not p.same_number or k[0] == xv)
+                and (not p.same_suit or k[1] == xs)
+                and (not (p.distinct_numbers or p.run) or k[0] != xv)
+                and (not p.distinct_suits or k[1] != xs)
+                and (not p.run or abs(k[0] - xv) < p.count_max)
+                and (p.parity != PARITY_SAME or not (k[0] - xv) & 1)
+            )
+        ]
+        xi = kinds.index(key)
+    K = len(kinds)
+    cmin, cmax = p.count_min, p.count_max
+    smin, smax = p.sum_min, p.sum_max
+    dmin, kmin = p.dice_min, p.cards_min
+    dmax, kmax = min(p.dice_max, cmax - kmin), min(p.cards_max, cmax - dmin)
+    same_n, same_s, dist_s, run = p.same_number, p.same_suit, p.distinct_suits, p.run
+    dist_n = p.distinct_numbers or run
+    same_par = p.parity == PARITY_SAME
+    # suffix capacities: how many more items kinds[i:] can give at most
+    cap = [0] * (K + 1)
+    for i in range(K - 1, -1, -1):
+        cap[i] = cap[i + 1] + (per_type if kinds[i][2] else 1)
+    top = kinds[-1][0] if kinds else 0
+    failed: set[tuple] = set()
+    chosen: list[tuple[int, int, bool]] = []
+    visits = 0
+
+    def done(cnt: int, total: int, nd: int, has: bool) -> bool:
+        return has and cmin <= cnt <= cmax and smin <= total <= smax and dmin <= nd <= dmax and kmin <= cnt - nd <= kmax
+
+    def rec(i: int, cnt: int, total: int, nd: int, dsuit: tuple, smask: int, first: int, last: int, has: bool) -> bool:
+        nonlocal visits
+        if done(cnt, total, nd, has):
+            return True
+        if cnt >= cmax or i >= K or (xi >= 0 and not has and i > xi):
+            return False
+        room = cmax - cnt
+        more = min(room, cap[i])
+        if dist_s:
+            more = min(more, NUM_SUITS - bin(smask).count("1"))
+        if (
+            cnt + more < cmin
+            or total + more * (first if same_n and cnt else top) < smin
+            or nd + more < dmin
+            or cnt - nd + more < kmin
+        ):
+            return False
+        key = (
+            i,
+            cnt,
+            total,
+            nd,
+            dsuit,
+            smask if dist_s or same_s else 0,
+            first if same_n else (first & 1 if same_par else 0),
+            last if dist_n else 0,
+            has,
+        )
+        if key in failed:
+            return False
+        visits += 1
+        if visits > budget:
+            raise WitnessBudgetExceeded(f"no answer within {budget} search states")
+        v, s, d = kinds[i]
+        if total + v > smax or (cnt and same_n and v > first) or (cnt and run and v > last + 1):
+            failed.add(key)  # every later kind has a number >= v: nothing more can be added
+            return False
+        can_take = not (
+            (cnt and same_n and v != first)
+            or (cnt and same_s and s != (smask.bit_length() - 1))
+            or (cnt and dist_n and v == last)
+            or (cnt and run and v != last + 1)
+            or (dist_s and smask >> s & 1)
+            or (cnt and same_par and (v - first) & 1)
+            or (d and (dsuit[s] >= per_type or nd + 1 > dmax))
+            or (not d and cnt - nd + 1 > kmax)
+            or (xi >= 0 and not has and i != xi and (cnt + 2 > cmax or total + v + xv > smax))
+        )
+        if can_take:
+            chosen.append((s, v, d))
+            ds = dsuit[:s] + (dsuit[s] + 1,) + dsuit[s + 1 :] if d else dsuit
+            nxt = i if d and not dist_n and not dist_s else i + 1  # a die kind may be taken again
+            if rec(nxt, cnt + 1, total + v, nd + d, ds, smask | 1 << s, first if cnt else v, v, has or i == xi):
+                return True
+            chosen.pop()
+        if (i != xi or has) and rec(i + 1, cnt, total, nd, dsuit, smask, first, last, has):
+            return True
+        failed.add(key)
+        return False
+
+    found = rec(0, 0, 0, 0, (0,) * NUM_SUITS, 0, 0, -1, must is None)
+    return list(chosen) if found else None

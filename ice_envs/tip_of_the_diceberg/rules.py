@@ -55,7 +55,9 @@ from ice_envs.tip_of_the_diceberg.catalog import MAX_SLOTS, Catalog, default_cat
 from ice_envs.tip_of_the_diceberg.patterns import (
     CARD_NUMBER,
     CARD_SUIT,
+    DECK_MAX_NUMBER,
     DICE_PER_TYPE,
+    DICE_PER_TYPE_IN_GAME,
     DIE_TYPE,
     ITEM_DIE0,
     MAX_NUMBER,
@@ -66,6 +68,7 @@ from ice_envs.tip_of_the_diceberg.patterns import (
     Pattern,
     card_name,
     enumerate_melds,
+    matches,
     parse_card,
 )
 
@@ -100,9 +103,9 @@ UNUSED = -3
 
 HAND_SIZE = 12
 #: Highest card number kept in the deck per player count (R1.3: remove 9+ / 13+ / none).
-MAX_CARD_NUMBER = {3: 8, 4: 12, 5: 20}
+MAX_CARD_NUMBER = DECK_MAX_NUMBER
 #: Dice of each type in the game per player count (R1.5).
-DICE_PER_TYPE_FOR = {3: 2, 4: 3, 5: 3}
+DICE_PER_TYPE_FOR = DICE_PER_TYPE_IN_GAME
 #: Points for the first, second and third player to go out (R4.2).
 POINTS = (3, 2, 1)
 _CACHE_LIMIT = 4096
@@ -943,3 +946,156 @@ def resample_hidden(state: DicebergState, seat: int, rng: IntegerRng) -> Diceber
         start += k
     new.undealt = sorted(shuffled[start:])
     return new
+
+
+# ---------------------------------------------------------------------------- validating a loaded state
+def _ints(name: str, value: Any, length: int | None, lo: int, hi: int) -> list[int]:
+    if not isinstance(value, list):
+        raise ValueError(f"{name} must be a list, got {type(value).__name__}")
+    if length is not None and len(value) != length:
+        raise ValueError(f"{name} must have {length} entries, got {len(value)}")
+    for x in value:
+        if type(x) is not int or not lo <= x <= hi:
+            raise ValueError(f"{name} holds {x!r}; expected integers in {lo}..{hi}")
+    return value
+
+
+def _int(name: str, value: Any, lo: int, hi: int) -> int:
+    if type(value) is not int or not lo <= value <= hi:
+        raise ValueError(f"{name} is {value!r}; expected an integer in {lo}..{hi}")
+    return value
+
+
+def _ascending(name: str, values: list[int]) -> None:
+    if any(a >= b for a, b in zip(values, values[1:])):
+        raise ValueError(f"{name} must be distinct and in increasing order, got {values}")
+
+
+def check_state(state: DicebergState, config: DicebergConfig) -> None:
+    """Raise ``ValueError`` naming the problem unless ``state`` is a possible position of a game of ``config``.
+
+    Checks every field's type and range, the slots against the catalog (R1.7), that the
+    cards in hands, undealt, removed and on the slots are exactly the reduced deck (R1.3),
+    the dice against the 18 dice and those in the game (R1.5), the melds on the slots against
+    their patterns, the phase and the seats it names, and the finished rounds.
+    """
+    if state.config != config:
+        raise ValueError("its config (players, catalog, rounds, main cards, start player) differs from this env's")
+    n = config.num_players
+    cat = config.catalog
+    slots = _ints("slots", state.slots, None, 0, len(cat.cards) - 1)
+    starters = cat.starters(n)
+    decks = cat.power_decks()
+    if len(slots) != len(starters) + len(decks) or slots[: len(starters)] != starters:
+        raise ValueError(f"slots {slots} are not the {n}-player starters {starters} and one card per power deck")
+    fixed = {cat.cards[cat.index(cid)].power: cat.index(cid) for cid in config.main_cards}
+    for power, idx in zip(decks, slots[len(starters) :]):
+        if idx not in cat.power_deck(power) or (power in fixed and idx != fixed[power]):
+            raise ValueError(f"slot card {cat.cards[idx].id} is not a possible {power!r} card of this game")
+    deck = set(deck_cards(n))
+    hands = state.hands
+    if not isinstance(hands, list) or len(hands) != n:
+        raise ValueError(f"hands must be a list of {n} hands")
+    seen: list[int] = []
+    for p, hand in enumerate(hands):
+        _ints(f"hands[{p}]", hand, None, 0, NUM_CARDS - 1)
+        _ascending(f"hands[{p}]", hand)
+        if len(hand) > HAND_SIZE:
+            raise ValueError(f"hands[{p}] holds {len(hand)} cards; a hand holds at most {HAND_SIZE}")
+        seen += hand
+    for name in ("undealt", "removed"):
+        values = _ints(name, getattr(state, name), None, 0, NUM_CARDS - 1)
+        _ascending(name, values)
+        seen += values
+    k_slots = len(slots)
+    _ints("slot_player", state.slot_player, k_slots, -1, n - 1)
+    melds = state.slot_meld
+    if not isinstance(melds, list) or len(melds) != k_slots:
+        raise ValueError(f"slot_meld must be a list of {k_slots} melds")
+    played_dice: list[int] = []
+    for k, meld in enumerate(melds):
+        _ints(f"slot_meld[{k}]", meld, None, 0, ITEM_DIE0 + NUM_DICE - 1)
+        _ascending(f"slot_meld[{k}]", meld)
+        if bool(meld) != (state.slot_player[k] >= 0):
+            raise ValueError(f"slot {k}: a meld must lie there exactly when a player took it")
+        seen += [it for it in meld if it < ITEM_DIE0]
+        played_dice += [it - ITEM_DIE0 for it in meld if it >= ITEM_DIE0]
+    if len(seen) != len(set(seen)) or set(seen) != deck:
+        twice = sorted({card_name(c) for c in seen if seen.count(c) > 1})
+        outside = sorted(card_name(c) for c in set(seen) - deck)
+        missing = sorted(card_name(c) for c in deck - set(seen))
+        raise ValueError(
+            f"the cards are not the {n}-player deck once each (twice: {twice}, not in the deck: {outside}, "
+            f"missing: {missing})"
+        )
+    die_value = _ints("die_value", state.die_value, NUM_DICE, 1, MAX_NUMBER)
+    for d, v in enumerate(die_value):
+        if v > SUIT_FACES[DIE_TYPE[d]]:
+            raise ValueError(f"die {d} ({SUITS[DIE_TYPE[d]]}) shows {v}")
+    die_loc = _ints("die_loc", state.die_loc, NUM_DICE, UNUSED, n - 1)
+    in_game = set(dice_in_game(n))
+    for d, loc in enumerate(die_loc):
+        if d not in in_game and loc != UNUSED:
+            raise ValueError(f"die {d} is not in a {n}-player game but is not marked unused")
+    if sorted(played_dice) != [d for d in range(NUM_DICE) if die_loc[d] == PLAYED]:
+        raise ValueError("the dice on the slots are not exactly the dice marked as played")
+    for k, meld in enumerate(melds):
+        if meld:
+            items = [
+                (CARD_SUIT[it], CARD_NUMBER[it], False)
+                if it < ITEM_DIE0
+                else (DIE_TYPE[it - ITEM_DIE0], die_value[it - ITEM_DIE0], True)
+                for it in meld
+            ]
+            if not matches(cat.cards[slots[k]].pattern, items):
+                raise ValueError(f"slot {k}: the meld {meld} does not fit the card {cat.cards[slots[k]].id}")
+    _ints("points", state.points, n, 0, POINTS[0] * config.num_rounds)
+    phase = _int("phase", state.phase, PHASE_DRAFT, PHASE_OVER)
+    over = phase == PHASE_OVER
+    rnd = _int("round", state.round, 0, config.num_rounds - 1)
+    history = state.history
+    if not isinstance(history, list) or len(history) != rnd + (1 if over else 0):
+        raise ValueError(f"history must list the {rnd + over} finished rounds")
+    for i, order in enumerate([*history, state.out_order]):
+        name = f"history[{i}]" if i < len(history) else "out_order"
+        _ints(name, order, None, 0, n - 1)
+        if len(set(order)) != len(order) or len(order) > n - (2 if n == 5 else 1):
+            raise ValueError(f"{name} {order} is not a list of distinct seats that went out")
+    if over and state.out_order != history[-1]:
+        raise ValueError("out_order of a finished game must be its last round's")
+    for p in state.out_order:
+        if hands[p] or p in die_loc:
+            raise ValueError(f"player {p} went out but still holds items")
+    for name in ("current", "start_player", "leader"):
+        _int(name, getattr(state, name), 0, n - 1)
+    _int("last_player", state.last_player, -1, n - 1)
+    _int("passes", state.passes, 0, n)
+    _int("tricks", state.tricks, 0, 1 << 62)
+    draft = _ints("draft_order", state.draft_order, None, 0, n - 1)
+    if len(draft) > 2 * n or bool(draft) != (phase == PHASE_DRAFT):
+        raise ValueError("draft_order must hold the picks left exactly during the draft (at most 2 per player)")
+    if phase == PHASE_DRAFT and (
+        state.current != draft[0] or draft != snake_order(state.start_player, n)[-len(draft) :]
+    ):
+        raise ValueError("the draft order is not the rest of the snake draft from the start player")
+    if phase == PHASE_DRAFT and die_loc.count(POOL) < len(draft):
+        raise ValueError(f"the draft needs {len(draft)} more picks but the pool holds {die_loc.count(POOL)} dice")
+    if not over and state.current in state.out_order:
+        raise ValueError(f"player {state.current} is to act but went out")
+    selection = _ints("selection", state.selection, None, 0, ITEM_DIE0 + NUM_DICE - 1)
+    _ascending("selection", selection)
+    if selection and phase != PHASE_PLAY:
+        raise ValueError("a meld can only be composed while playing")
+    for it in selection:
+        held = it in hands[state.current] if it < ITEM_DIE0 else die_loc[it - ITEM_DIE0] == state.current
+        if not held:
+            raise ValueError(f"the meld being composed uses item {it}, which player {state.current} does not hold")
+    marks = _ints("marks", state.marks, None, 0, NUM_DICE - 1)
+    _ascending("marks", marks)
+    if marks and (phase != PHASE_REROLL or any(die_loc[d] != state.current for d in marks)):
+        raise ValueError(f"marks {marks}: only the re-rolling player's own dice can be marked")
+    winners = _ints("winners", state.winners, None, 0, n - 1)
+    if over and winners != game_winners(state):
+        raise ValueError(f"winners {winners} are not the winners of the finished game")
+    if not over and winners:
+        raise ValueError("a game still going has no winners")

@@ -17,7 +17,16 @@ def test_next_third_replays_float32_additions_of_a_third() -> None:
 
 def test_piled_up_ice_is_capped_like_the_observation_box() -> None:
     e = icebergs_env.raw_env(num_players=2)
-    e.reset(seed=0, options={"floes": [5] * 300, "icebergs": [30] * 7, "spare_floes": 0})
+    # every floe and every iceberg of the map piled into one space each (the most a position may hold)
+    m = e.hexmap
+    e.reset(
+        seed=0,
+        options={
+            "floes": [5] * (len(m.floe_starts) + m.spare_floes),
+            "icebergs": [30] * len(m.iceberg_starts),
+            "spare_floes": 0,
+        },
+    )
     obs = e.observe("player_0")["observation"]
     s = e.hexmap.num_spaces
     high = e.observation_space("player_0")["observation"].high
