@@ -100,7 +100,7 @@ def test_replay_fails_clearly_when_the_record_does_not_match(tmp_path, capsys):
     with pytest.raises(RecordError, match="does not end as the record says: scores"):
         replay(bad)
     assert main(["replay", str(bad), "--out", str(tmp_path / "x"), "--no-gif", "--every", "1000"]) == 2
-    assert "ice-envs replay: error:" in capsys.readouterr().err
+    assert "ice-envs: error:" in capsys.readouterr().err
 
     _write(bad, [{**header, "options": {"hand_size": 7}}, *steps])
     with pytest.raises(RecordError, match="does not build a game"):
