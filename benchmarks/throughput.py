@@ -14,6 +14,12 @@ One run measures, under identical random-legal-action loops (:mod:`benchmarks.ra
   ``connect_four_v3`` and ``texas_holdem_v4`` through the same loop, and OpenSpiel's C++
   ``gin_rummy`` with its observation tensor and legal-action mask built at every decision.
 
+With ``--batched``, the games with a batched engine (:mod:`ice_envs.core.vector`: Cardiceo and
+CubeMelt) are also measured through it at batch sizes 1, 64, 1024 and 8192 (random legal actions
+chosen vectorised, :func:`ice_envs.core.vector.random_actions`, inside the timed loop), next to
+the ``raw_env()`` loop of the same configuration measured in the same run, with the bytes of
+state arrays per game and the target: at batch 1024, decisions/s at least 10x ``raw_env()``.
+
 It reports decision steps/s, games/s, decisions per game, reset cost, memory per live
 instance and Python-heap peak (:mod:`benchmarks.memory`), the ratios to the floor env and to
 gin_rummy, the performance targets (met or missed, and by how much), and the games/s of
@@ -49,6 +55,11 @@ DICE_GAMES = ("cardiceo", "cubemelt")
 ENV_FLOOR_SHARE = 0.5
 #: Evaluation games/s on 2 workers at least this multiple of 1 worker.
 EVAL_SCALING_TARGET = 1.8
+#: Batch sizes of the batched-engine measurement.
+BATCH_SIZES = (1, 64, 1024, 8192)
+#: At this batch size the batched engine's decisions/s must be at least BATCHED_TARGET x raw_env()'s.
+BATCHED_TARGET_BATCH = 1024
+BATCHED_TARGET = 10.0
 
 
 @dataclass
@@ -82,6 +93,127 @@ def measure(make: Callable[[], Any], seconds: float, seed: int = 0, min_games: i
         return env
 
     return timed_games(new_game, lambda e: play_aec(e, rng), seconds, min_games)
+
+
+@dataclass
+class BatchedMeasurement:
+    """One batched engine configuration at one batch size, next to raw_env() of the same configuration."""
+
+    game: str
+    variant: str
+    players: int
+    batch: int
+    steps_per_s: float  # decisions per second over all games of the batch
+    games_per_s: float
+    ms_per_step: float
+    bytes_per_game: float
+    steps: int
+    seconds: float
+    raw_env_steps_per_s: float = float("nan")
+
+    @property
+    def ratio_to_raw_env(self) -> float:
+        return self.steps_per_s / self.raw_env_steps_per_s
+
+
+def measure_batched(
+    game: str, players: int, options: dict[str, Any], batch: int, seconds: float, seed: int = 0, min_steps: int = 5
+) -> dict[str, float]:
+    """Random legal play of ``batch`` games through the game's batched engine for about ``seconds``.
+
+    One call of the loop: pick a random legal action per game from the mask (vectorised) and
+    ``step``; finished games restart inside ``step``. Decisions/s count every game's decision.
+    """
+    from ice_envs.core.vector import make as make_batched
+    from ice_envs.core.vector import random_actions
+
+    engine = make_batched(game, batch, players, seed=seed, copy=False, **options)
+    rng = np.random.default_rng(seed)
+    _, mask, _ = engine.reset()
+    for _ in range(2):  # warm-up
+        _, mask, _, _, _, _, _ = engine.step(random_actions(mask, rng))
+    steps = games = 0
+    t0 = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < seconds or steps < min_steps:
+        _, mask, _, _, _, _, info = engine.step(random_actions(mask, rng))
+        steps += 1
+        games += int(info["final_index"].size)
+        elapsed = time.perf_counter() - t0
+    return {
+        "steps_per_s": steps * batch / elapsed,
+        "games_per_s": games / elapsed,
+        "ms_per_step": 1e3 * elapsed / steps,
+        "bytes_per_game": engine.bytes_per_game,
+        "steps": steps,
+        "seconds": elapsed,
+    }
+
+
+def batched_rows(
+    games: list[str],
+    seconds: float,
+    seed: int = 0,
+    batch_sizes: tuple[int, ...] = BATCH_SIZES,
+    all_players: bool = True,
+) -> list[BatchedMeasurement]:
+    """The batched engine of every game in ``games`` that has one, at each batch size, with raw_env() of the
+    same configuration measured in the same run (default variant; every player count, or the smallest)."""
+    rows = []
+    for name in games:
+        spec = ice_envs.get_spec(name)
+        if not spec.vector:
+            continue
+        module = spec.load()
+        options = dict(spec.variants["default"].options)
+        for n in spec.players if all_players else spec.players[:1]:
+            factory = lambda f=module.raw_env, k=n, o=options: f(num_players=k, **o)  # noqa: E731
+            raw = measure(factory, seconds, seed)["steps_per_s"]
+            for batch in batch_sizes:
+                rates = measure_batched(name, n, options, batch, seconds, seed)
+                rows.append(BatchedMeasurement(name, "default", n, batch, **rates, raw_env_steps_per_s=raw))
+    return rows
+
+
+def batched_targets(rows: list[BatchedMeasurement]) -> list[Target]:
+    """Per game, at batch BATCHED_TARGET_BATCH: decisions/s >= BATCHED_TARGET x raw_env(), at the worst player count."""
+    out = []
+    for name in dict.fromkeys(r.game for r in rows):
+        mine = [r for r in rows if r.game == name and r.batch == BATCHED_TARGET_BATCH]
+        if mine:
+            worst = min(mine, key=lambda r: r.ratio_to_raw_env)
+            out.append(
+                Target(
+                    name,
+                    f"batched @ {BATCHED_TARGET_BATCH} >= {BATCHED_TARGET:g}x raw_env",
+                    BATCHED_TARGET,
+                    worst.ratio_to_raw_env,
+                    worst.players,
+                )
+            )
+    return out
+
+
+def batched_markdown(rows: list[BatchedMeasurement], goals: list[Target]) -> str:
+    """The batched-engine table (and its targets) as Markdown."""
+    lines = [
+        "| game | players | batch | decisions/s | games/s | ms per step | state bytes per game "
+        "| raw_env decisions/s (same run) | x raw_env |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.game} | {r.players} | {r.batch} | {r.steps_per_s:,.0f} | {r.games_per_s:,.1f} | {r.ms_per_step:.3f} | "
+            f"{r.bytes_per_game:,.0f} | {r.raw_env_steps_per_s:,.0f} | {r.ratio_to_raw_env:.1f} |"
+        )
+    if goals:
+        lines += ["", "| game | target | required | measured (worst player count) | met |", "|---|---|---:|---:|---|"]
+        for t in goals:
+            lines.append(
+                f"| {t.game} | {t.target} | {t.required:.1f} | {t.measured:.1f} ({t.worst_players}p) | "
+                f"{'yes' if t.met else '**no**'} |"
+            )
+    return "\n".join(lines) + "\n"
 
 
 def aec_instance(make: Callable[[], Any]) -> memory.InstanceFactory:
@@ -339,17 +471,32 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="also time `ice-envs evaluate` (Cardiceo, 4 random agents) on 1 and 2 workers with this many games",
     )
+    parser.add_argument(
+        "--batched",
+        action="store_true",
+        help="also measure the batched engines (Cardiceo, CubeMelt) at batch sizes 1, 64, 1024, 8192 next to raw_env",
+    )
+    parser.add_argument(
+        "--batched-only", action="store_true", help="measure only the batched engines and their raw_env loops"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for throughput.json / .md")
     args = parser.parse_args(argv)
     games = args.games or list(ice_envs.GAMES)
     for g in games:
         ice_envs.get_spec(g)  # clear error for an unknown game before measuring anything
+    info = machine_info()
+    command = "python -m ice_envs.benchmarks.throughput " + " ".join(argv if argv is not None else sys.argv[1:])
+    batched: list[BatchedMeasurement] = []
+    if args.batched or args.batched_only:
+        batched = batched_rows(games, args.seconds, args.seed)
+    if args.batched_only:
+        return _write_batched(args.out, info, command.strip(), batched)
     rows, skipped = run(games, args.seconds, args.all_variants, args.seed, not args.no_peers, not args.no_memory)
     goals = targets(rows, games)
     scaling = eval_scaling(args.eval_scaling_games, seed=args.seed) if args.eval_scaling_games > 0 else None
-    info = machine_info()
-    command = "python -m ice_envs.benchmarks.throughput " + " ".join(argv if argv is not None else sys.argv[1:])
     markdown = to_markdown(rows, info, command.strip(), goals, scaling, skipped)
+    if batched:
+        markdown += "\nBatched engines (`ice_envs.vector`):\n\n" + batched_markdown(batched, batched_targets(batched))
     print(markdown)
     args.out.mkdir(parents=True, exist_ok=True)
     report = {
@@ -359,10 +506,35 @@ def main(argv: list[str] | None = None) -> int:
         "targets": [{**asdict(t), "met": t.met, "shortfall": t.shortfall} for t in goals],
         "eval_scaling": scaling,
         "skipped_peers": skipped,
+        "batched": _batched_json(batched),
     }
     (args.out / "throughput.json").write_text(json.dumps(report, indent=2))
     (args.out / "throughput.md").write_text(markdown)
     print(f"wrote {args.out / 'throughput.json'} and {args.out / 'throughput.md'}")
+    return 0
+
+
+def _batched_json(rows: list[BatchedMeasurement]) -> dict[str, Any]:
+    goals = batched_targets(rows)
+    return {
+        "results": [{**asdict(r), "ratio_to_raw_env": r.ratio_to_raw_env} for r in rows],
+        "targets": [{**asdict(t), "met": t.met} for t in goals],
+    }
+
+
+def _write_batched(out: Path, info: dict[str, str], command: str, rows: list[BatchedMeasurement]) -> int:
+    markdown = (
+        f"Command: `{command}`\n\nMachine: "
+        + ", ".join(f"{k} {v}" for k, v in info.items())
+        + "\n\n"
+        + batched_markdown(rows, batched_targets(rows))
+    )
+    print(markdown)
+    out.mkdir(parents=True, exist_ok=True)
+    report = {"machine": info, "command": command, "batched": _batched_json(rows)}
+    (out / "throughput_batched.json").write_text(json.dumps(report, indent=2))
+    (out / "throughput_batched.md").write_text(markdown)
+    print(f"wrote {out / 'throughput_batched.json'} and {out / 'throughput_batched.md'}")
     return 0
 
 

@@ -88,3 +88,33 @@ def test_evaluation_scaling_reports_both_worker_counts():
     scaling = throughput.eval_scaling(games=8, game="cubemelt", players=2)
     assert scaling["games_per_s_1_worker"] > 0 and scaling["games_per_s_2_workers"] > 0
     assert scaling["scaling"] == pytest.approx(scaling["games_per_s_2_workers"] / scaling["games_per_s_1_worker"])
+
+
+def test_batched_engine_rows_sit_next_to_raw_env_of_the_same_run(tmp_path):
+    args = ["--games", "cubemelt", "cardiceo", "--seconds", "0.01", "--batched-only", "--out", str(tmp_path)]
+    assert throughput.main(args) == 0
+    data = json.loads((tmp_path / "throughput_batched.json").read_text())
+    rows = data["batched"]["results"]
+    assert {(r["game"], r["batch"]) for r in rows} == {
+        (g, b) for g in ("cardiceo", "cubemelt") for b in throughput.BATCH_SIZES
+    }
+    assert {r["players"] for r in rows if r["game"] == "cubemelt"} == {2, 3, 4, 5}
+    for r in rows:
+        assert r["steps_per_s"] > 0 and r["raw_env_steps_per_s"] > 0 and r["steps"] >= 5
+        assert r["ratio_to_raw_env"] == pytest.approx(r["steps_per_s"] / r["raw_env_steps_per_s"])
+        assert 50 < r["bytes_per_game"] < 400
+    assert [t["game"] for t in data["batched"]["targets"]] == ["cubemelt", "cardiceo"]
+    text = (tmp_path / "throughput_batched.md").read_text()
+    assert "| cardiceo | 2 | 1024 |" in text and "x raw_env" in text
+
+
+def test_batched_target_uses_the_worst_player_count_at_batch_1024():
+    def row(players: int, batch: int, rate: float) -> throughput.BatchedMeasurement:
+        return throughput.BatchedMeasurement(
+            "cardiceo", "default", players, batch, rate, 1.0, 1.0, 100.0, 10, 1.0, 20_000.0
+        )
+
+    rows = [row(2, 1024, 400_000), row(3, 1024, 150_000), row(3, 8192, 900_000), row(2, 1, 3_000)]
+    (goal,) = throughput.batched_targets(rows)
+    assert (goal.worst_players, goal.measured, goal.met) == (3, pytest.approx(7.5), False)
+    assert "**no**" in throughput.batched_markdown(rows, [goal])

@@ -18,4 +18,5 @@ SPEC = GameSpec(
     heuristic="ice_envs.cardiceo.heuristic:CardiceoHeuristic",
     ui="ice_envs.cardiceo.ui",
     smoke_config="smoke.yaml",
+    vector="ice_envs.cardiceo.batched:CardiceoBatched",
 )

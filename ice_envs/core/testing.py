@@ -28,6 +28,10 @@ class ScriptedRng:
         assert low <= value < high, f"scripted value {value} outside [{low}, {high})"
         return value
 
+    def feed(self, values: Iterable[int]) -> None:
+        """Append ``values`` to the script (to replay the draws of a batched engine step by step)."""
+        self._values.extend(int(v) for v in values)
+
     @property
     def remaining(self) -> list[int]:
         """Scripted values not used yet."""
@@ -35,3 +39,21 @@ class ScriptedRng:
 
     def __getattr__(self, name: str):
         return getattr(self._fallback, name)
+
+
+def draws_by_game(log: list[tuple[int, np.ndarray, np.ndarray]], stage: int) -> dict[int, list[int]]:
+    """The draws of a batched engine's ``draw_log`` (:mod:`ice_envs.core.vector`) made in ``stage``,
+    per game, in the order each game made them: what a :class:`ScriptedRng` replays into the scalar env."""
+    games = [g for s, g, _ in log if s == stage]
+    if not games:
+        return {}
+    values = [v for s, _, v in log if s == stage]
+    all_games = np.concatenate(games)
+    all_values = np.concatenate(values)
+    order = np.argsort(all_games, kind="stable")
+    all_games, all_values = all_games[order], all_values[order]
+    cuts = np.flatnonzero(np.diff(all_games)) + 1
+    starts = np.concatenate(([0], cuts))
+    return {
+        int(all_games[a]): chunk.tolist() for a, chunk in zip(starts.tolist(), np.split(all_values, cuts), strict=True)
+    }

@@ -27,4 +27,5 @@ SPEC = GameSpec(
     heuristic="ice_envs.cubemelt.heuristic:CubeMeltHeuristic",
     ui="ice_envs.cubemelt.ui",
     smoke_config="smoke.yaml",
+    vector="ice_envs.cubemelt.batched:CubeMeltBatched",
 )

@@ -1,0 +1,180 @@
+"""The batched-engine API (:mod:`ice_envs.core.vector`): construction, arrays, seeding, auto-reset, partial steps."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ice_envs
+from ice_envs import vector
+from ice_envs.core.errors import IllegalActionError, OptionError
+from ice_envs.core.vector import BatchedEngine
+
+GAMES = ("cardiceo", "cubemelt")
+
+
+def test_specs_name_their_batched_engines_and_ice_envs_vector_re_exports():
+    for game in GAMES:
+        cls = vector.engine_class(game)
+        assert issubclass(cls, BatchedEngine) and cls.game == game
+    assert vector.make is ice_envs.core.vector.make
+    with pytest.raises(OptionError, match="no batched engine"):
+        vector.make("icebergs", 4)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_arrays_have_the_documented_shapes_and_match_the_scalar_spaces(game):
+    engine = vector.make(game, 8, 3, seed=0)
+    scalar = ice_envs.make(game, raw=True, num_players=3)
+    obs, mask, seat = engine.reset()
+    box = scalar.observation_space("player_0")["observation"]
+    assert obs.shape == (8, box.shape[0]) and obs.dtype == np.float32
+    assert mask.shape == (8, scalar.action_space("player_0").n) and mask.dtype == np.int8
+    assert seat.shape == (8,) and ((seat >= 0) & (seat < 3)).all()
+    assert all(box.contains(o) for o in obs)
+    assert mask.any(axis=1).all()
+    assert engine.max_game_length == scalar.max_game_length
+    actions = vector.random_actions(mask, np.random.default_rng(0))
+    obs, mask, seat, rewards, terminated, truncated, info = engine.step(actions)
+    assert rewards.shape == (8, 3) and rewards.dtype == np.float64
+    assert terminated.shape == truncated.shape == (8,) and terminated.dtype == bool
+    assert info["final_obs"].shape[1:] == (3, box.shape[0])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_options_are_validated_as_the_scalar_env_does(game):
+    with pytest.raises(OptionError):
+        vector.make(game, 4, 9)
+    with pytest.raises(OptionError):
+        vector.make(game, 4, 2, no_such_option=1)
+    with pytest.raises(OptionError):
+        vector.make(game, 0, 2)
+    with pytest.raises(OptionError):
+        vector.make(game, 4, 2, reward_mode="points")
+    with pytest.raises(OptionError, match="render"):
+        vector.make(game, 4, 2, render_mode="ansi")
+    engine = vector.make(game, 4, 2, max_decisions=7)
+    assert engine.max_game_length == 7
+
+
+def _play(engine: BatchedEngine, steps: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    obs, mask, seat = engine.reset(seed=seed)
+    trace = [obs, seat]
+    for _ in range(steps):
+        obs, mask, seat, rewards, terminated, truncated, _ = engine.step(vector.random_actions(mask, rng))
+        trace += [obs, seat, rewards, terminated]
+    return trace
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_same_seed_and_actions_give_the_same_batch_trajectory(game):
+    a = _play(vector.make(game, 16, 4), 60, seed=5)
+    b = _play(vector.make(game, 16, 4), 60, seed=5)
+    c = _play(vector.make(game, 16, 4), 60, seed=6)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_finished_games_restart_and_keep_their_final_info(game):
+    engine = vector.make(game, 32, 2, seed=1)
+    rng = np.random.default_rng(1)
+    _, mask, _ = engine.reset()
+    finished = 0
+    for _ in range(400):
+        _, mask, seat, rewards, terminated, truncated, info = engine.step(vector.random_actions(mask, rng))
+        fin = info["final_index"]
+        assert np.array_equal(np.flatnonzero(info["_final"]), fin)
+        assert np.array_equal(fin, np.flatnonzero(terminated | truncated))
+        if fin.size:
+            finished += fin.size
+            # outcome rewards: exactly one +1 in Cardiceo; +1 winners, -1 the others in CubeMelt
+            won = info["final_outcome"] > 0
+            assert np.all(np.abs(info["final_outcome"][terminated[fin]]) == 1)
+            assert np.array_equal(info["final_rewards"], rewards[fin])
+            if game == "cardiceo":
+                assert (won.sum(axis=1)[terminated[fin]] == 1).all()
+            assert (engine.num_steps[fin] == 0).all() and mask[fin].any(axis=1).all()
+            assert (info["final_length"] > 0).all()
+    assert finished >= 32
+
+
+def test_where_steps_only_the_chosen_games():
+    engine = vector.make("cubemelt", 6, 3, seed=2, expansion=True)
+    obs, mask, seat = engine.reset()
+    before = {name: a.copy() for name, a in engine.state_arrays().items()}
+    where = np.array([True, False, True, False, False, False])
+    actions = vector.random_actions(mask, np.random.default_rng(0))
+    obs2, _, _, rewards, _, _, _ = engine.step(actions, where=where)
+    for name, array in engine.state_arrays().items():
+        assert np.array_equal(array[~where], before[name][~where]), name
+    assert np.array_equal(obs2[~where], obs[~where])
+    assert not rewards[~where].any()
+
+
+def test_an_illegal_action_raises_and_changes_nothing_or_is_penalized():
+    engine = vector.make("cardiceo", 4, 2, seed=3)
+    _, mask, seat = engine.reset()
+    actions = vector.random_actions(mask, np.random.default_rng(0))
+    illegal = int(np.flatnonzero(mask[1] == 0)[0])
+    bad = actions.copy()
+    bad[1] = illegal
+    before = {name: a.copy() for name, a in engine.state_arrays().items()}
+    with pytest.raises(IllegalActionError, match="game 1"):
+        engine.step(bad)
+    with pytest.raises(IllegalActionError, match="outside the action space"):
+        engine.step(np.full(4, 10))
+    with pytest.raises(IllegalActionError):
+        engine.step(actions.astype(float))
+    assert all(np.array_equal(a, before[n]) for n, a in engine.state_arrays().items())
+
+    engine = vector.make("cardiceo", 4, 2, seed=3, illegal_action="penalize", illegal_reward=-3.0)
+    _, mask, seat = engine.reset()
+    _, _, _, rewards, terminated, _, info = engine.step(bad)
+    assert terminated[1] and info["illegal"][1] and not info["illegal"][[0, 2, 3]].any()
+    expected = np.zeros(2)
+    expected[seat[1]] = -3.0
+    assert np.array_equal(rewards[1], expected)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_observe_any_seat_and_state_of_are_the_scalar_views(game):
+    engine = vector.make(game, 5, 3, seed=4)
+    engine.reset()
+    scalar = ice_envs.make(game, raw=True, num_players=3)
+    for seat in range(3):
+        obs = engine.observe(seat)
+        for i in range(5):
+            scalar.reset(options={"state": engine.state_of(i)})
+            assert np.array_equal(obs[i], scalar.observe(f"player_{seat}")["observation"])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_memory_is_a_few_hundred_bytes_per_game(game):
+    engine = vector.make(game, 1000, 4)
+    assert engine.state_nbytes == sum(a.nbytes for a in engine.state_arrays().values())
+    assert 50 <= engine.bytes_per_game <= 400
+    assert all(a.shape[0] == 1000 for a in engine.state_arrays().values())
+
+
+def test_random_actions_are_legal_and_uniform():
+    mask = np.zeros((20000, 5), dtype=np.int8)
+    mask[:, [1, 3, 4]] = 1
+    mask[0] = 0
+    mask[0, 2] = 1
+    actions = vector.random_actions(mask, np.random.default_rng(0))
+    assert actions[0] == 2 and mask[np.arange(20000), actions].all()
+    share = np.bincount(actions[1:], minlength=5)[[1, 3, 4]] / 19999
+    assert np.allclose(share, 1 / 3, atol=0.02)
+
+
+def test_step_before_reset_and_bad_shapes_are_refused():
+    engine = vector.make("cardiceo", 3, 2)
+    with pytest.raises(RuntimeError, match="reset"):
+        engine.step(np.zeros(3, dtype=np.int64))
+    engine.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="shape"):
+        engine.step(np.zeros(4, dtype=np.int64))
+    with pytest.raises(OptionError):
+        engine.reset(seed=-1)
