@@ -595,6 +595,14 @@ class IceAECEnv(AECEnv):
         expected = self._state_type()
         if type(state) is not expected:
             raise OptionError(f"{name}: 'state' must be a {expected.__name__}, got {type(state).__name__}")
+        own = getattr(self, "config", None)
+        if own is not None and hasattr(state, "config"):
+            try:
+                same = to_jsonable(state.config) == to_jsonable(own)
+            except TypeError:
+                same = False
+            if not same:  # every field, derived ones included (a map's neighbour table...)
+                raise OptionError(f"{name}: 'state' is for another configuration of the game than this env's")
         try:
             self._check_state(state)
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:

@@ -12,7 +12,9 @@ A *play* is ``(cards, target, value)``: ``cards`` a sorted tuple of card ids (a 
 ``target`` ``-1`` for a new meld or the table slot ``k`` it is laid off onto, and ``value``
 the points it scores. :func:`enumerate_plays` lists every legal play of a hand against a
 table; :func:`best_playout` finds the best set of plays a hand could still make (used for
-the end-of-hand penalties).
+the end-of-hand penalties), and :func:`best_playout_exact` also says whether that is
+proven (an exact branch-and-bound search, with a guard that falls back to a greedy
+play-out).
 
 Meld values: a meld of ``n`` cards is worth :func:`size_value` ``(n)`` — 10 for a pair and
 ``5 n (n + 1) - 30`` for ``n >= 3`` (30, 70, 120, 180, ...): the value table (R4.2) with a
@@ -426,11 +428,18 @@ def analyse(hand_bytes: bytes, table: tuple[tuple[int, ...], ...]) -> Analysis:
 
 
 # ---------------------------------------------------------------------------- best play-out
-#: States the exact play-out search may visit; beyond, :func:`best_playout` falls back to a
-#: greedy play-out (the most valuable play still possible, repeatedly). Hands possible with
-#: the deck sizes of R1.2 (at most about 27 cards) stayed far below it in every measurement;
-#: the fallback may under-charge the penalty (a known limitation, ``docs/rules/iceberg_rummy.md`` I12).
-PLAYOUT_SEARCH_BUDGET = 5_000
+#: Guard on the exact play-out search (:func:`best_playout_exact`): the most search states
+#: it may expand for one hand. No hand of real play comes near it (at most about 1,200
+#: states, ``docs/rules/iceberg_rummy.md`` I12); if one ever does, the search gives up and
+#: the greedy play-out is used instead, reported with ``exact=False``.
+PLAYOUT_SEARCH_BUDGET = 100_000
+
+#: A search score is ``points * _CARD_SLOTS + cards played``: comparing scores compares the
+#: points, then the cards played (R6.4); 128 exceeds the 96 non-ace cards of two decks.
+_CARD_SLOTS = 128
+#: lcm(1, ..., 12): every play has 2-12 cards, so a play's score shared equally among its
+#: cards is a whole number once multiplied by this.
+_SHARE_SCALE = 27720
 
 
 def _rank_major(card: int) -> int:
@@ -440,19 +449,67 @@ def _rank_major(card: int) -> int:
 def best_playout(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> tuple[int, int]:
     """The most points ``hand`` could still score against ``melds``, and the cards it would play.
 
-    The end-of-hand penalty's play-out (``docs/rules/iceberg_rummy.md`` R4.6.1, R6.4, I12).
+    ``(points, cards_played)`` of :func:`best_playout_exact` (which also says whether the
+    result is proven exact).
+    """
+    points, played, _ = best_playout_exact(hand, melds)
+    return points, played
 
-    A play-out is a set of plays made one after another: new melds from the hand and
-    lay-offs onto the table (several cards laid off onto one table meld together, new
-    melds laid whole — the same points as any order of building them, since a meld's
-    value depends only on its final size). Maximises the points, then the cards played
-    (exactly, unless the search exceeds :data:`PLAYOUT_SEARCH_BUDGET` states). Returns
-    ``(points, cards_played)``.
+
+def best_playout_exact(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> tuple[int, int, bool]:
+    """The best play-out of ``hand`` against ``melds``: ``(points, cards_played, exact)``.
+
+    The end-of-hand penalty's play-out (``docs/rules/iceberg_rummy.md`` R4.6.1, R6.4, I12):
+    the most points, then the most cards, that plays from ``hand`` onto the table could
+    still score. ``exact`` is ``True`` when the result is proven optimal, always unless the
+    search exceeds the guard :data:`PLAYOUT_SEARCH_BUDGET`; then the greedy play-out (the
+    most valuable play still possible, repeatedly; a lower bound) is returned with
+    ``exact=False``.
+
+    **Model.** A play-out is a set of plays from :func:`enumerate_plays` (of the whole hand
+    against the final table) whose cards together fit in the hand, with at most one
+    lay-off per table meld; its score is the sum of the plays' values. This loses nothing
+    against playing the real game move by move: a meld's validity depends only on its final
+    cards (R3.4, R3.5, I2) and its value only on its final size (R4.2-R4.4, value
+    ``size_value(n)`` telescopes over lay-offs), so several lay-offs onto one meld score and
+    are legal exactly as one lay-off of all their cards, and a new meld with lay-offs onto
+    it exactly as that meld laid whole; special melds take no lay-offs (I5).
+
+    **Search.** Scores are ``points * 128 + cards`` (points first, R6.4). Cards linked by
+    no play or table target are independent components, solved separately. Within one,
+    the cards are ordered rank-major (all 2s, then all 3s, ...) and a state is the multiset
+    ``h`` of cards left with the set of table targets already used. Let ``c`` be the first
+    card of ``h``. Every play of a play-out of ``h`` uses only cards of ``h``, so a play
+    containing ``c`` has ``c`` as its first card. Hence either no play uses (this copy
+    of) ``c`` — the rest is a play-out of ``h`` minus ``c`` — or exactly one play with first
+    card ``c`` does, onto a free target, and the rest is a play-out of ``h`` minus its cards
+    with its target used. The recurrence over these choices is exact; memoising it is
+    exact because a state's value depends only on the state. Two merges keep the states
+    few, and lose nothing:
+
+    * *relevant targets*: every later play of the sub-search has its first card at or
+      after ``c``; a table meld all of whose plays start before ``c`` can never be used
+      again, so whether it was used is dropped from the memo key;
+    * *branch and bound*: each card ``x`` gets ``share(x)``, the largest
+      ``score / size`` over the plays that contain it (integral after scaling by
+      ``lcm(1..12)``). A play-out's score is the sum, over the cards it plays, of their
+      play's ``score / size``, which is at most ``share`` of the card; so the sum of
+      ``share`` over ``h`` bounds from above the score of any play-out of ``h`` (the plays
+      of a sub-state are a subset of the root's, so one table of shares serves all).
+      Within a state the choices are tried in order of their bound; a choice whose bound
+      (its play's score plus the shares of the cards left) is no better than the best
+      choice found so far cannot win and is skipped, and so is every later one. Every
+      choice that is explored is solved exactly, so each state's stored value is exact:
+      the pruning never affects the memo.
+
+    In real play (hands of up to 36 cards with two decks) the search creates at most about
+    1,200 states, crafted meld-dense hands of 30 cards a few thousand; the guard (100,000
+    states) is far beyond, only to keep the end of any hand fast.
     """
     hand = np.asarray(hand)
     plays = enumerate_plays(hand, melds)
     if not plays:
-        return 0, 0
+        return 0, 0, True
     # independent components: cards linked by a common play or a common table target
     parent = list(range(NUM_CARDS + len(melds)))
 
@@ -468,23 +525,66 @@ def best_playout(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> tuple[in
             parent[find(x)] = root
         if target >= 0:
             parent[find(NUM_CARDS + target)] = root
-    # cards are decided in rank-major order (all 2s, then all 3s, ...): a state then only
-    # carries the higher cards already taken by runs (and special melds) started below,
-    # which keeps the number of distinct states small
-    by_min: dict[int, list[tuple[tuple[int, ...], int, int]]] = {}
-    for cards, target, value in plays:
-        by_min.setdefault(min(cards, key=_rank_major), []).append((cards, target, value))
+    by_min: dict[int, list[Play]] = {}
+    for play in plays:
+        by_min.setdefault(min(play[0], key=_rank_major), []).append(play)
     usable = {c for cards, _, _ in plays for c in cards}
     components: dict[int, list[int]] = {}
     for c in sorted(cards_of(hand), key=_rank_major):
         if c in usable:
             components.setdefault(find(c), []).append(c)
-    memo: dict[tuple[tuple[int, ...], int], tuple[int, int]] = {}
     budget = [PLAYOUT_SEARCH_BUDGET]
+    try:
+        total = 0
+        for comp in components.values():
+            total += _search(comp, by_min, budget)
+    except _SearchTooBig:
+        points, played = _greedy_playout(hand, plays)
+        return points, played, False
+    return total // _CARD_SLOTS, total % _CARD_SLOTS, True
 
-    def rec(h: tuple[int, ...], used: int) -> tuple[int, int]:
+
+def _search(cards: list[int], by_min: dict[int, list[Play]], budget: list[int]) -> int:
+    """The best score (``points * _CARD_SLOTS + cards``) of one component's play-out.
+
+    ``cards``: the component's cards in rank-major order (duplicates repeated);
+    ``by_min[c]``: the plays whose rank-major first card is ``c``; ``budget``: states left
+    (shared by the components of one hand). See :func:`best_playout_exact`.
+    """
+    firsts = sorted(set(cards), key=_rank_major)
+    # share[c]: the most a card can bring, its equal share of the best-per-card play it is in
+    share: dict[int, int] = {}
+    last: dict[int, int] = {}  # table target -> the latest rank-major first card of a play onto it
+    for c in firsts:
+        for play_cards, target, value in by_min.get(c, ()):
+            per_card = (value * _CARD_SLOTS + len(play_cards)) * _SHARE_SCALE // len(play_cards)
+            for x in play_cards:
+                if share.get(x, 0) < per_card:
+                    share[x] = per_card
+            if target >= 0:
+                last[target] = max(last.get(target, -1), _rank_major(c))
+    # the choices for the first card c of a state, most promising first: leave it unplayed
+    # (None), or a play whose first card it is; ``loss`` is what the choice gives up of the
+    # upper bound (bound of the choice = bound of the state - loss)
+    choices: dict[int, list[tuple[int, tuple[int, ...] | None, int, int]]] = {}
+    relevant: dict[int, int] = {}
+    for c in firsts:
+        opts: list[tuple[int, tuple[int, ...] | None, int, int]] = [(share[c], None, 0, 0)]
+        for play_cards, target, value in by_min.get(c, ()):
+            score = value * _CARD_SLOTS + len(play_cards)
+            loss = sum(share[x] for x in play_cards) - score * _SHARE_SCALE
+            opts.append((loss, play_cards, 1 << target if target >= 0 else 0, score))
+        opts.sort(key=lambda o: o[0])
+        choices[c] = opts
+        p = _rank_major(c)
+        relevant[c] = sum(1 << k for k, at in last.items() if at >= p)
+    memo: dict[tuple[tuple[int, ...], int], int] = {}
+
+    def rec(h: tuple[int, ...], used: int, bound: int) -> int:
         if not h:
-            return (0, 0)
+            return 0
+        c = h[0]
+        used &= relevant[c]
         key = (h, used)
         got = memo.get(key)
         if got is not None:
@@ -492,33 +592,29 @@ def best_playout(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> tuple[in
         budget[0] -= 1
         if budget[0] < 0:
             raise _SearchTooBig
-        c = h[0]
-        best = rec(h[1:], used)  # c is not played
-        for cards, target, value in by_min.get(c, ()):
-            if target >= 0 and used >> target & 1:
-                continue
-            rest = list(h)
-            try:
-                for x in cards:
-                    rest.remove(x)
-            except ValueError:
-                continue
-            sub = rec(tuple(rest), used | (1 << target) if target >= 0 else used)
-            cand = (sub[0] + value, sub[1] + len(cards))
-            if cand > best:
-                best = cand
+        best = -1
+        for loss, play_cards, bit, score in choices[c]:
+            if bound - loss <= best * _SHARE_SCALE:
+                break  # this choice, and every later one, cannot beat the best found
+            if play_cards is None:
+                got = rec(h[1:], used, bound - loss)
+            else:
+                if used & bit:
+                    continue
+                rest = list(h)
+                try:
+                    for x in play_cards:
+                        rest.remove(x)
+                except ValueError:
+                    continue
+                got = score + rec(tuple(rest), used | bit, bound - loss - score * _SHARE_SCALE)
+            if got > best:
+                best = got
         memo[key] = best
         return best
 
-    try:
-        points = played = 0
-        for comp in components.values():
-            got = rec(tuple(comp), 0)
-            points += got[0]
-            played += got[1]
-        return points, played
-    except _SearchTooBig:
-        return _greedy_playout(hand, plays)
+    h = tuple(cards)
+    return rec(h, 0, sum(share[x] for x in h))
 
 
 class _SearchTooBig(Exception):
@@ -526,7 +622,7 @@ class _SearchTooBig(Exception):
 
 
 def _greedy_playout(hand: np.ndarray, plays: list[Play]) -> tuple[int, int]:
-    """Repeatedly the most valuable play still possible (the fallback for huge hands)."""
+    """Repeatedly the most valuable play still possible (the fallback past the guard)."""
     left = np.asarray(hand, dtype=np.int64).copy()
     used: set[int] = set()
     points = played = 0
