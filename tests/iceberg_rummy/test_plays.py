@@ -262,7 +262,7 @@ def test_best_playout_matches_exhaustive_sequential_search():
 
 
 def test_best_playout_falls_back_to_a_greedy_play_out_for_huge_hands(monkeypatch):
-    """I12 (known limitation): past the search cap a greedy play-out, never more than the exact one."""
+    """I12 (the guard): past the state guard a greedy play-out, never more than the exact one."""
     rng = np.random.default_rng(9)
     for _ in range(30):
         state = _rich_position(rng, 2)
