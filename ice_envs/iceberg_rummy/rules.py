@@ -540,10 +540,11 @@ def _end_hand(state: IcebergRummyState, reason: int, rng: np.random.Generator) -
         "ace_bonus": state.ace_bonus.tolist(),
         "aces": state.aces.tolist(),
         "penalties": penalties,
-        # False where the play-out search hit its guard and the greedy play-out was charged (never seen in play)
-        "penalty_exact": [r[3] for r in settled],
         "scores": results,
     }
+    inexact = [p for p in range(n) if not settled[p][3]]
+    if inexact:  # the play-out search hit its guard and the greedy play-out was charged (never seen in play)
+        state.last_hand["penalty_inexact"] = inexact
     state.hand_points[:] = 0
     state.ace_bonus[:] = 0
     state.selection = []
