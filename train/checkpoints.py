@@ -18,6 +18,16 @@ attributes, and a PPO opponent's network as the path of its ``.npz`` (loaded aga
 checked PPO loader). Decoding builds only those: no callable is ever called, no module is
 imported, no class outside ``ice_envs`` and ``gymnasium.spaces`` is instantiated.
 
+The ``.zip`` is never unpickled either (:func:`load_model`): its ``data`` member is read
+as plain JSON, every ``":serialized:"`` (cloudpickled) entry in it gets its value from
+elsewhere, handed to ``MaskablePPO.load`` as ``custom_objects`` so that SB3 never
+deserializes it — the static ones (:data:`STATIC_KEYS`: policy class, spaces, schedules,
+policy kwargs...) from a fresh model built from the run's config, the runtime ones
+(:data:`RUNTIME_KEYS`: last observations, episode buffers) from the ``.state.json``, which
+saves them as plain JSON — and a serialized entry with no such value refuses the resume.
+The ``.pth`` weights are read with ``torch.load(..., weights_only=True)``; SB3 is handed an
+archive rebuilt in memory from the checked ``data`` and those weights only.
+
 Checkpoints are taken at rollout boundaries, after a PPO update, so a resumed run
 continues with the very same updates as an uninterrupted one (same machine, same thread
 count).
@@ -26,6 +36,8 @@ count).
 from __future__ import annotations
 
 import base64
+import collections
+import io
 import json
 import math
 import os
@@ -33,6 +45,7 @@ import pickle
 import random
 import re
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -40,13 +53,35 @@ import numpy as np
 
 CHECKPOINTS = "checkpoints"
 _NAME = re.compile(r"^step_(\d+)\.zip$")
-STATE_FORMAT = 2
+STATE_FORMAT = 3
 STATE_KIND = "ice-envs training state"
 #: Size cap of a ``.state.json`` (read through :func:`ice_envs.core.files.load_json`).
 MAX_STATE_BYTES = 256 << 20
 #: Nesting bound of a ``.state.json`` (the env object graphs nest a few levels per object).
 MAX_STATE_DEPTH = 128
-STATE_KEYS = frozenset(("kind", "format", "num_timesteps", "rng", "envs", "pool", "logger", "last_event"))
+STATE_KEYS = frozenset(("kind", "format", "num_timesteps", "rng", "envs", "pool", "logger", "last_event", "model"))
+#: Attributes of the model that change while it trains and that SB3 pickles into the ``.zip``'s
+#: ``data``: the ``.state.json`` holds them as plain JSON (field ``model``) and a resume takes
+#: them from there.
+RUNTIME_KEYS = ("_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer", "ep_success_buffer")
+#: Attributes of the model that its config fixes: a resume takes the pickled ones from a fresh
+#: model built from the run's config (as ``train()`` builds it).
+STATIC_KEYS = (
+    "policy_class",
+    "policy_kwargs",
+    "observation_space",
+    "action_space",
+    "rollout_buffer_class",
+    "rollout_buffer_kwargs",
+    "clip_range",
+    "clip_range_vf",
+    "lr_schedule",
+    "learning_rate",
+    "action_noise",
+    "ice_envs",
+)
+#: The ``torch.save`` member of a MaskablePPO ``.zip`` that holds plain torch variables (not state dicts).
+_TORCH_VARIABLES = "pytorch_variables.pth"
 
 #: Modules whose classes a state file may name (as ``module:qualname``).
 _SAFE_MODULES = ("ice_envs.", "gymnasium.spaces.")
@@ -105,6 +140,7 @@ def save_checkpoint(model: Any, run_dir: Path, pool: Any | None, events_done: bo
         "pool": pool.state_dict() if pool is not None else None,
         "logger": encode_state(_pending_logs(model)),
         "last_event": int(model.num_timesteps if events_done else model.num_timesteps - 1),
+        "model": model_runtime_state(model),
     }
     target = state_path(path)
     tmp = target.with_name(target.name + ".tmp")
@@ -114,6 +150,20 @@ def save_checkpoint(model: Any, run_dir: Path, pool: Any | None, events_done: bo
         os.fsync(handle.fileno())
     os.replace(tmp, target)
     return path
+
+
+def model_runtime_state(model: Any) -> dict[str, Any]:
+    """The :data:`RUNTIME_KEYS` of ``model`` as plain JSON (arrays as dtype, shape and values; deques as items and maxlen)."""
+    out: dict[str, Any] = {}
+    for key in RUNTIME_KEYS:
+        value = getattr(model, key, None)
+        if isinstance(value, collections.deque):
+            out[key] = {"maxlen": value.maxlen, "items": encode_state(list(value))}
+        elif key.endswith("_buffer") and value is not None:
+            raise TypeError(f"cannot save the model's {key} ({type(value).__name__}) in a checkpoint state")
+        else:
+            out[key] = encode_state(value)
+    return out
 
 
 def pending_logger_values(logger: Any) -> dict[str, Any]:
@@ -204,7 +254,169 @@ def read_state(zip_path: Path) -> dict[str, Any]:
         raise ConfigError(f"checkpoint state {src}: field 'envs' must be a non-empty list")
     if state["pool"] is not None:
         _check_pool(src, state["pool"])
+    if not isinstance(state["model"], dict) or set(state["model"]) != set(RUNTIME_KEYS):
+        raise ConfigError(f"checkpoint state {src}: field 'model' must be an object with exactly {list(RUNTIME_KEYS)}")
     return state
+
+
+def read_runtime(zip_path: Path, n_envs: int) -> dict[str, Any]:
+    """The :data:`RUNTIME_KEYS` of the model saved at ``zip_path``, from its checked ``.state.json``."""
+    state = read_state(zip_path)
+    src = str(state_path(zip_path))
+    saved = state["model"]
+    out: dict[str, Any] = {}
+    for key in ("_last_obs", "_last_original_obs"):
+        value = decode_state(saved[key], source=src, where=f"model.{key}")
+        arrays = list(value.values()) if isinstance(value, dict) else [value]
+        if value is not None and not all(
+            isinstance(a, np.ndarray) and a.ndim >= 1 and len(a) == n_envs for a in arrays
+        ):
+            raise _fail(src, f"model.{key}", f"must be null or observations of {n_envs} envs (arrays)")
+        out[key] = value
+    starts = decode_state(saved["_last_episode_starts"], source=src, where="model._last_episode_starts")
+    if starts is not None and not (
+        isinstance(starts, np.ndarray) and starts.dtype == np.bool_ and starts.shape == (n_envs,)
+    ):
+        raise _fail(src, "model._last_episode_starts", f"must be null or a bool array of {n_envs} values")
+    out["_last_episode_starts"] = starts
+    for key in ("ep_info_buffer", "ep_success_buffer"):
+        out[key] = _decode_deque(src, f"model.{key}", saved[key], info=key == "ep_info_buffer")
+    return out
+
+
+def _decode_deque(source: str, field: str, data: Any, info: bool) -> collections.deque | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict) or set(data) != {"maxlen", "items"}:
+        raise _fail(source, field, "must be null or an object with 'maxlen' and 'items'")
+    maxlen = data["maxlen"]
+    if maxlen is not None:
+        _check_int(source, f"{field}.maxlen", maxlen, low=1)
+    items = decode_state(data["items"], source=source, where=f"{field}.items")
+    if not isinstance(items, list) or (maxlen is not None and len(items) > maxlen):
+        raise _fail(source, f"{field}.items", f"must be a list of at most {maxlen} entries")
+    scalar = (bool, int, float, str, np.generic)
+    for i, item in enumerate(items):
+        ok = (
+            isinstance(item, dict) and all(isinstance(k, str) and isinstance(v, scalar) for k, v in item.items())
+            if info
+            else isinstance(item, scalar)
+        )
+        if not ok:
+            raise _fail(source, f"{field}.items[{i}]", "must be " + ("an episode's numbers" if info else "a number"))
+    return collections.deque(items, maxlen=maxlen)
+
+
+def load_model(zip_path: Path, fresh: Any, venv: Any) -> Any:
+    """The MaskablePPO model of checkpoint ``zip_path`` on ``venv``, without unpickling anything.
+
+    ``fresh`` is a model built from the run's config exactly as ``train()`` builds it: it
+    gives the values of the :data:`STATIC_KEYS`; the ``.state.json`` gives those of the
+    :data:`RUNTIME_KEYS`. The ``data`` JSON of the ``.zip`` is read here; each of its
+    ``":serialized:"`` (pickled) entries is replaced by one of those values (``custom_objects``)
+    and one with no such value, or whose recorded type differs, refuses the resume
+    (:class:`~train.config.ConfigError` naming the file and the key). The weights are read with
+    ``torch.load(..., weights_only=True)`` and SB3 loads an archive rebuilt in memory from the
+    checked parts only, so what it reads is exactly what was checked.
+    """
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from ice_envs.train.config import ConfigError
+
+    src = str(zip_path)
+    data, raw_data, members = _read_zip(zip_path, fresh)
+    runtime = read_runtime(zip_path, venv.num_envs)
+    custom: dict[str, Any] = {key: runtime[key] for key in RUNTIME_KEYS if key in data}
+    for key, item in data.items():
+        if not (isinstance(item, dict) and ":serialized:" in item):
+            continue
+        if key in RUNTIME_KEYS:
+            value = runtime[key]
+        elif key in STATIC_KEYS and hasattr(fresh, key):
+            value = getattr(fresh, key)
+        else:
+            raise ConfigError(
+                f"checkpoint {src}: its data holds {key!r} only as a pickled (':serialized:') value, and this "
+                "version has no safe value for it (it never unpickles); the checkpoint cannot be resumed"
+            )
+        recorded, built = _type_name(item.get(":type:")), type(value).__name__
+        if recorded != built:
+            raise ConfigError(
+                f"checkpoint {src}: its data records {key!r} as a {item.get(':type:')!r}, "
+                f"the run's config and state give a value of type {built}; the checkpoint cannot be resumed"
+            )
+        custom[key] = value
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
+        out.writestr("data", raw_data)
+        for name, value in members.items():
+            blob = io.BytesIO()
+            torch.save(value, blob)
+            out.writestr(name, blob.getvalue())
+    archive.seek(0)
+    try:
+        return MaskablePPO.load(archive, env=venv, device="cpu", custom_objects=custom, force_reset=False)
+    except (KeyError, ValueError, TypeError, RuntimeError, AssertionError) as exc:
+        raise ConfigError(f"checkpoint {src}: cannot be loaded on the run's envs: {exc}") from None
+
+
+def _type_name(text: Any) -> str | None:
+    """``'ndarray'`` for SB3's ``":type:"`` text ``"<class 'numpy.ndarray'>"``."""
+    m = re.fullmatch(r"<class '([\w.]+)'>", text) if isinstance(text, str) else None
+    return m.group(1).rsplit(".", 1)[-1] if m else None
+
+
+def _read_zip(zip_path: Path, fresh: Any) -> tuple[dict[str, Any], bytes, dict[str, Any]]:
+    """(the ``data`` JSON, its bytes, the ``.pth`` members loaded with ``weights_only=True``) of a checkpoint."""
+    import torch
+
+    from ice_envs.agents.ppo_agent import MAX_CHECKPOINT_BYTES, MAX_DATA_BYTES, _check_zip_members, _read_member
+    from ice_envs.core.errors import AgentSpecError
+    from ice_envs.core.files import FileFormatError, decode_text, parse_json, read_bytes
+    from ice_envs.train.config import ConfigError
+
+    src = str(zip_path)
+    state_dicts, variables = fresh._get_torch_save_params()
+    expected = {f"{name}.pth" for name in state_dicts} | {_TORCH_VARIABLES}
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(read_bytes(zip_path, what="checkpoint", max_bytes=MAX_CHECKPOINT_BYTES)))
+        infos = _check_zip_members(archive, zip_path, MAX_CHECKPOINT_BYTES)
+        if "data" not in infos:
+            raise ConfigError(f"checkpoint {src}: no 'data' in the archive")
+        if infos["data"].file_size > MAX_DATA_BYTES:
+            raise ConfigError(f"checkpoint {src}: its 'data' is larger than the limit of {MAX_DATA_BYTES} bytes")
+        unknown = sorted(n for n in infos if n.endswith(".pth") and n not in expected)
+        missing = sorted(n for n in expected - {_TORCH_VARIABLES} if n not in infos)
+        if unknown or missing:
+            raise ConfigError(f"checkpoint {src}: unexpected weight files {unknown}, missing weight files {missing}")
+        raw_data = _read_member(archive, infos["data"])
+        raw_members = {n: _read_member(archive, infos[n]) for n in sorted(expected) if n in infos}
+        data = parse_json(
+            decode_text(raw_data, what="checkpoint data", source=f"{src}:data"),
+            what="checkpoint data",
+            source=f"{src}:data",
+        )
+    except ConfigError:
+        raise
+    except (FileFormatError, AgentSpecError) as exc:
+        raise ConfigError(str(exc)) from None
+    except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError, RuntimeError) as exc:
+        raise ConfigError(f"checkpoint {src} is not a MaskablePPO checkpoint: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"checkpoint {src}: its data is not a JSON object")
+    members: dict[str, Any] = {}
+    for name, blob in raw_members.items():
+        try:
+            value = torch.load(io.BytesIO(blob), map_location="cpu", weights_only=True)
+        except Exception as exc:  # weights_only refuses anything but tensors and plain containers
+            raise ConfigError(f"checkpoint {src}: {name} cannot be read as plain weights: {exc}") from None
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise ConfigError(f"checkpoint {src}: {name} is not a dict of named weights")
+        if name == _TORCH_VARIABLES and not set(value) <= set(variables):
+            raise ConfigError(f"checkpoint {src}: {name} names unknown variables {sorted(set(value) - set(variables))}")
+        members[name] = value
+    return data, raw_data, members
 
 
 def restore_state(model: Any, zip_path: Path, pool: Any | None) -> dict[str, Any] | None:

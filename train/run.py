@@ -383,16 +383,23 @@ def _start(cfg: TrainConfig, run_dir: Path, pool: Any, meta: dict[str, Any], ech
 
 
 def _restart(cfg: TrainConfig, run_dir: Path, pool: Any, checkpoint: Path, echo: bool) -> tuple[Any, Any, dict]:
-    """Envs and the model of ``checkpoint``, with every env, generator and the pool as they were."""
-    from sb3_contrib import MaskablePPO
+    """Envs and the model of ``checkpoint``, with every env, generator and the pool as they were.
 
-    from ice_envs.train.checkpoints import restore_state
+    Nothing from the run directory is unpickled: the model's pickled values come from a fresh
+    model built from the config (as :func:`train` builds it) and from the checkpoint's
+    ``.state.json`` (see :func:`train.checkpoints.load_model`).
+    """
+    from ice_envs.train.checkpoints import load_model, restore_state
 
     venv = make_vec_env(cfg, [])
-    model = MaskablePPO.load(checkpoint, env=venv, device="cpu", force_reset=False)
-    model.tensorboard_log = str(run_dir / "tb")
-    model.verbose = cfg.verbose
-    resume_info = restore_state(model, checkpoint, pool)
+    try:
+        model = load_model(checkpoint, build_model(cfg, venv, run_dir), venv)
+        model.tensorboard_log = str(run_dir / "tb")
+        model.verbose = cfg.verbose
+        resume_info = restore_state(model, checkpoint, pool)
+    except BaseException:
+        venv.close()
+        raise
     if pool is not None:  # the same snapshots, at their paths in this run directory
         venv.env_method("set_pool", pool.paths())
     if echo:
