@@ -25,7 +25,7 @@ from ice_envs.core.wrapping import constructor_options
 REPO = Path(__file__).resolve().parent.parent
 GAMES = sorted(ice_envs.GAMES)
 FUZZ = settings(
-    max_examples=25,
+    max_examples=100,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
