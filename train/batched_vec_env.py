@@ -244,6 +244,9 @@ class BatchedVecEnv(VecEnv):
         if list(paths):
             raise OptionError("BatchedVecEnv: self-play opponents are not supported (opponents: random, greedy)")
 
+    #: Checkpoints save and restore the whole batch with one get_state / set_state call.
+    one_state = True
+
     def get_state(self) -> bytes:
         """The whole env (engine arrays, generators, seats, pending rewards) as bytes, for exact resume."""
         return pickle.dumps(self.__dict__, protocol=pickle.HIGHEST_PROTOCOL)

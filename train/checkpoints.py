@@ -118,7 +118,9 @@ def save_checkpoint(model: Any, run_dir: Path, pool: Any | None, events_done: bo
     model.save(path)
     # get_state() hands over each env as bytes (in memory, from this very process or its
     # workers); they are turned into the tagged JSON graph here and never written as pickle.
-    envs = [encode_state(pickle.loads(blob)) for blob in model.get_env().env_method("get_state")]
+    venv = model.get_env()
+    indices = [0] if _one_state(venv) else None
+    envs = [encode_state(pickle.loads(blob)) for blob in venv.env_method("get_state", indices=indices)]
     np_state = np.random.get_state(legacy=False)
     py_state = random.getstate()
     state = {
@@ -438,9 +440,10 @@ def restore_state(model: Any, zip_path: Path, pool: Any | None) -> dict[str, Any
             f"checkpoint state {src}: field 'num_timesteps' is {state['num_timesteps']}, "
             f"the checkpoint .zip is at {model.num_timesteps}"
         )
-    if len(state["envs"]) != venv.num_envs:
+    expected = 1 if _one_state(venv) else venv.num_envs
+    if len(state["envs"]) != expected:
         raise ConfigError(
-            f"checkpoint state {src}: field 'envs' has {len(state['envs'])} envs, the config asks for {venv.num_envs}"
+            f"checkpoint state {src}: field 'envs' has {len(state['envs'])} env states, the config asks for {expected}"
         )
     envs = []
     for i, blob in enumerate(state["envs"]):
@@ -474,6 +477,11 @@ def restore_state(model: Any, zip_path: Path, pool: Any | None) -> dict[str, Any
     np.random.set_state(numpy_state)
     random.setstate(python_state)
     return {"logger": logger, "last_event": state["last_event"]}
+
+
+def _one_state(venv: Any) -> bool:
+    """Whether ``venv`` keeps all its games in one state (a batched engine: one get_state/set_state call)."""
+    return bool(getattr(venv, "one_state", False))
 
 
 # ---------------------------------------------------------------------- field checks

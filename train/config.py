@@ -164,8 +164,10 @@ class TrainConfig:
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     #: Parallel training envs.
     n_envs: int = 1
-    #: ``subproc`` (one process per env), ``dummy`` (all in this process) or ``auto`` (subproc if n_envs > 1).
-    vec_env: Literal["auto", "subproc", "dummy"] = "auto"
+    #: ``subproc`` (one process per env), ``dummy`` (all in this process), ``auto`` (subproc if n_envs > 1),
+    #: or ``batched``: all ``n_envs`` games in one batched numpy engine in this process (games with a
+    #: ``vector`` engine: Cardiceo, CubeMelt; random opponents; see docs/training.md).
+    vec_env: Literal["auto", "subproc", "dummy", "batched"] = "auto"
     #: How SubprocVecEnv starts its workers: ``auto`` is ``fork`` on Linux (workers start in a
     #: fraction of a second; they use numpy only) and ``forkserver`` elsewhere.
     start_method: Literal["auto", "fork", "forkserver", "spawn"] = "auto"
@@ -395,9 +397,31 @@ def _validate(cfg: TrainConfig) -> None:
     _require(cfg.verbose in (0, 1, 2), "verbose", "must be 0, 1 or 2", cfg.verbose)
     _validate_shaping(cfg)
     _validate_imitation(cfg)
+    _validate_batched(cfg)
     if cfg.name is not None:
         ok = bool(cfg.name) and all(c.isalnum() or c in "-_." for c in cfg.name)
         _require(ok, "name", "must be letters, digits, '-', '_' or '.'", cfg.name)
+
+
+def _validate_batched(cfg: TrainConfig) -> None:
+    """``vec_env: batched`` needs a game with a batched engine and what that engine can play."""
+    if cfg.vec_env != "batched":
+        return
+    _require(
+        get_spec(cfg.game.name).vector is not None,
+        "vec_env",
+        "batched needs a game with a batched engine (cardiceo, cubemelt)",
+        cfg.vec_env,
+    )
+    kinds = sorted(k for k, w in cfg.opponents.mix.items() if w > 0)
+    _require(kinds == ["random"], "opponents.mix", "with vec_env: batched the opponents are random only", kinds)
+    _require(
+        cfg.reward_shaping.potential is None,
+        "reward_shaping.potential",
+        "is not available with vec_env: batched",
+        cfg.reward_shaping.potential,
+    )
+    _require(cfg.imitation.teacher is None, "imitation.teacher", "is not available with vec_env: batched", cfg.imitation.teacher)
 
 
 def _validate_shaping(cfg: TrainConfig) -> None:

@@ -176,9 +176,21 @@ def env_factory(cfg: TrainConfig, pool_paths: list[str]) -> EnvFactory:
 
 
 def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
-    """``n_envs`` training envs in a DummyVecEnv or SubprocVecEnv."""
+    """``n_envs`` training envs in a DummyVecEnv or SubprocVecEnv, or ``n_envs`` games of one batched engine."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    if cfg.vec_env == "batched":  # every game in one batched numpy engine, in this process
+        from ice_envs.train.batched_vec_env import make_batched_vec_env
+
+        return make_batched_vec_env(
+            cfg.game.name,
+            cfg.n_envs,
+            cfg.game.players,
+            cfg.resolved_options(),
+            dict(cfg.opponents.mix),
+            cfg.game.learner_seat,
+            cfg.seed,
+        )
     factory = env_factory(cfg, pool_paths)
     kind = cfg.vec_env if cfg.vec_env != "auto" else ("subproc" if cfg.n_envs > 1 else "dummy")
     fns = [factory] * cfg.n_envs

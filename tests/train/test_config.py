@@ -151,4 +151,4 @@ def test_shipped_configs_are_valid():
             continue
         cfg = load_config(path)
         assert cfg.game.name == game
-        assert path.stem in (f"{game}_ppo", f"{game}_smoke")
+        assert path.stem.startswith(f"{game}_") and path.stem.endswith("_ppo"), path.name
