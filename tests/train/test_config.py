@@ -86,7 +86,7 @@ def test_resolved_config_round_trips(tmp_path: Path):
         ({"eval__against": ["random", "expert"]}, r"eval.against\[1\]: must be one of \['random', 'heuristic'\]"),
         ({"eval__games": 0}, r"eval.games: must be >= 1, got 0"),
         ({"n_envs": 0}, r"n_envs: must be >= 1, got 0"),
-        ({"vec_env": "threads"}, r"vec_env: 'threads' is not one of \['auto', 'subproc', 'dummy'\]"),
+        ({"vec_env": "threads"}, r"vec_env: 'threads' is not one of \['auto', 'subproc', 'dummy', 'batched'\]"),
         ({"torch_threads": 0}, r"torch_threads: must be >= 1"),
         ({"seed": True}, r"seed: expected an integer, got True"),
         ({"eval__at_start": "yes"}, r"eval.at_start: expected true or false, got 'yes'"),
