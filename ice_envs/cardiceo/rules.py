@@ -36,6 +36,9 @@ from typing import Protocol
 import numpy as np
 
 from ice_envs.core.dice import nonempty_subsets
+from ice_envs.core.validation import array as _array
+from ice_envs.core.validation import integer as _int
+from ice_envs.core.validation import sequence as _seq
 
 DIE_FACES: tuple[int, int, int] = (4, 8, 12)
 DIE_NAMES: tuple[str, str, str] = ("d4", "d8", "d12")
@@ -330,32 +333,6 @@ def _auto_end_if_stuck(state: CardiceoState, rng: IntegerRng) -> None:
 
 
 # ---------------------------------------------------------------------------- validation (no game behaviour)
-def _int(what: str, value: object, low: int | None = None, high: int | None = None) -> int:
-    """``value`` as an ``int`` if it is an integer (never ``bool`` or ``float``) in ``low..high``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{what} must be an integer, got {value!r}")
-    value = int(value)
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{what} must be in {low}..{high}, got {value}")
-    return value
-
-
-def _seq(what: str, value: object, length: int | None = None) -> list:
-    """``value`` as a list if it is a list, tuple or 1-D array (of ``length`` entries if given)."""
-    if isinstance(value, np.ndarray) and value.ndim == 1:
-        value = value.tolist()
-    if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{what} must be a list, got {value!r}")
-    if length is not None and len(value) != length:
-        raise ValueError(f"{what} must have {length} entries, got {len(value)}")
-    return list(value)
-
-
-def _array(what: str, value: object, dtype: type, shape: tuple[int, ...]) -> np.ndarray:
-    if not isinstance(value, np.ndarray) or value.dtype != np.dtype(dtype) or value.shape != shape:
-        got = f"{value.dtype} array of shape {value.shape}" if isinstance(value, np.ndarray) else repr(value)
-        raise ValueError(f"{what} must be a {np.dtype(dtype)} array of shape {shape}, got {got}")
-    return value
 
 
 def check_config(config: object, expected: CardiceoConfig) -> None:

@@ -52,6 +52,10 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
+from ice_envs.core.validation import flag as _flag
+from ice_envs.core.validation import integer as _int
+from ice_envs.core.validation import sequence as _seq
+
 # ---------------------------------------------------------------------------- faces
 HEART, STAR, SAD, DROOPING = 0, 1, 2, 3
 NUM_KINDS = 4
@@ -625,31 +629,6 @@ def _begin_turn(state: CubeMeltState, rng: IntegerRng) -> None:
 
 
 # ---------------------------------------------------------------------------- validation (no game behaviour)
-def _int(what: str, value: object, low: int | None = None, high: int | None = None) -> int:
-    """``value`` as an ``int`` if it is an integer (never ``bool`` or ``float``) in ``low..high``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{what} must be an integer, got {value!r}")
-    value = int(value)
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{what} must be in {low}..{high}, got {value}")
-    return value
-
-
-def _seq(what: str, value: object, length: int | None = None) -> list:
-    """``value`` as a list if it is a list, tuple or 1-D array (of ``length`` entries if given)."""
-    if isinstance(value, np.ndarray) and value.ndim == 1:
-        value = value.tolist()
-    if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{what} must be a list, got {value!r}")
-    if length is not None and len(value) != length:
-        raise ValueError(f"{what} must have {length} entries, got {len(value)}")
-    return list(value)
-
-
-def _flag(what: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{what} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def _named(what: str, value: object, names: tuple[str, ...]) -> int:

@@ -45,6 +45,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ice_envs.core.validation import integer as _check_int
+from ice_envs.core.validation import integers as _check_ints
 from ice_envs.icebergs.hexmap import DIRECTIONS, OFF_GRID, SEA, HexMap, default_map
 
 FULL_FUEL = 8
@@ -1055,21 +1057,6 @@ def _set_over(state: IcebergsState) -> None:
 
 
 # ------------------------------------------------------------------------------ validating a loaded state
-def _check_ints(name: str, value: Any, length: int | None, lo: int, hi: int) -> list[int]:
-    if not isinstance(value, list):
-        raise ValueError(f"{name} must be a list, got {type(value).__name__}")
-    if length is not None and len(value) != length:
-        raise ValueError(f"{name} must have {length} entries, got {len(value)}")
-    for x in value:
-        if type(x) is not int or not lo <= x <= hi:
-            raise ValueError(f"{name} holds {x!r}; expected integers in {lo}..{hi}")
-    return value
-
-
-def _check_int(name: str, value: Any, lo: int, hi: int) -> int:
-    if type(value) is not int or not lo <= value <= hi:
-        raise ValueError(f"{name} is {value!r}; expected an integer in {lo}..{hi}")
-    return value
 
 
 def check_state(state: IcebergsState, config: IcebergsConfig) -> None:

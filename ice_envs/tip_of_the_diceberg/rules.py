@@ -51,6 +51,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ice_envs.core.validation import integer as _int
+from ice_envs.core.validation import integers as _ints
 from ice_envs.tip_of_the_diceberg.catalog import MAX_SLOTS, Catalog, default_catalog
 from ice_envs.tip_of_the_diceberg.patterns import (
     CARD_NUMBER,
@@ -949,21 +951,6 @@ def resample_hidden(state: DicebergState, seat: int, rng: IntegerRng) -> Diceber
 
 
 # ---------------------------------------------------------------------------- validating a loaded state
-def _ints(name: str, value: Any, length: int | None, lo: int, hi: int) -> list[int]:
-    if not isinstance(value, list):
-        raise ValueError(f"{name} must be a list, got {type(value).__name__}")
-    if length is not None and len(value) != length:
-        raise ValueError(f"{name} must have {length} entries, got {len(value)}")
-    for x in value:
-        if type(x) is not int or not lo <= x <= hi:
-            raise ValueError(f"{name} holds {x!r}; expected integers in {lo}..{hi}")
-    return value
-
-
-def _int(name: str, value: Any, lo: int, hi: int) -> int:
-    if type(value) is not int or not lo <= value <= hi:
-        raise ValueError(f"{name} is {value!r}; expected an integer in {lo}..{hi}")
-    return value
 
 
 def _ascending(name: str, values: list[int]) -> None:
