@@ -209,20 +209,6 @@ class CardiceoEnv(IceAECEnv):
         return float32_vector(buf)
 
     # -- engine
-    def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.CardiceoState:
-        name = self.metadata["name"]
-        try:
-            position = rules.check_position(self.config, **options)
-        except ValueError as exc:
-            raise OptionError(f"{name}: {exc}") from None
-        try:
-            return rules.new_game(self.config, rng, **position)
-        except ValueError as exc:
-            raise OptionError(f"{name}: {exc}") from None
-
-    def _check_state(self, state: rules.CardiceoState) -> None:
-        rules.check_state(state, self.config)
-
     def _current_seat(self) -> int:
         return self.game_state.current
 

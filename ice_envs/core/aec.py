@@ -190,13 +190,24 @@ class IceAECEnv(AECEnv):
         """The game's declared maximum episode length in decisions (see its rules page)."""
         return self.default_max_decisions
 
-    def _check_state(self, state: Any) -> None:  # game hook (optional)
+    def _check_state(self, state: Any) -> None:  # game hook
         """Raise ``ValueError`` naming the problem unless ``state`` is a possible position of this env's game.
 
         Called on every loaded or given position (``load_state_dict``, ``reset(options={"state": ...})``)
         before it is used; the base class has already checked the state's type, and afterwards checks
         that every seat's observation lies in the observation space and the deciding seat can act.
+        Default: the engine's ``check_state(state, config)``, where it has one.
         """
+        check = getattr(self.engine, "check_state", None)
+        if check is not None:
+            check(state, self.config)
+
+    def _position(self, options: dict[str, Any]) -> dict[str, Any]:  # game hook
+        """The ``reset(options=...)`` position keys checked completely, as keyword arguments of the
+        engine's ``new_game`` (raise ``ValueError`` or :class:`OptionError` naming the key).
+        Default: the engine's ``check_position(config, **options)``, where it has one."""
+        check = getattr(self.engine, "check_position", None)
+        return dict(check(self.config, **options)) if check is not None else dict(options)
 
     def _num_actions(self) -> int:  # game hook
         raise NotImplementedError
@@ -205,8 +216,18 @@ class IceAECEnv(AECEnv):
         raise NotImplementedError
 
     def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> Any:  # game hook
-        """A fresh engine state; ``options`` are the game's ``reset(options=...)`` keys."""
-        raise NotImplementedError
+        """A fresh engine state; ``options`` are the game's ``reset(options=...)`` keys.
+
+        Default: the engine's ``new_game(config, rng, **position)`` with the position of :meth:`_position`;
+        a ``ValueError`` of either becomes an :class:`OptionError` naming the env.
+        """
+        name = self.metadata["name"]
+        try:
+            return self.engine.new_game(self.config, rng, **self._position(options))
+        except OptionError:
+            raise
+        except ValueError as exc:
+            raise OptionError(f"{name}: {exc}") from None
 
     def _current_seat(self) -> int:  # game hook
         """Seat that must decide now (may be off-turn). Only called while not over."""

@@ -348,20 +348,6 @@ class IcebergRummyEnv(IceAECEnv):
         self._tbl_melds[:] = melds  # in place: a failed reset or load restores this very list
 
     # -- engine
-    def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.IcebergRummyState:
-        name = self.metadata["name"]
-        try:
-            position = rules.check_position(self.config, **options)
-        except ValueError as exc:
-            raise OptionError(f"{name}: {exc}") from None
-        try:
-            return rules.new_game(self.config, rng, **position)
-        except ValueError as exc:
-            raise OptionError(str(exc)) from None
-
-    def _check_state(self, state: rules.IcebergRummyState) -> None:
-        rules.check_state(state, self.config)
-
     def _current_seat(self) -> int:
         return self.game_state.current
 

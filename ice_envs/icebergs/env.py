@@ -428,14 +428,7 @@ class IcebergsEnv(IceAECEnv):
         return obs
 
     # -- engine
-    def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.IcebergsState:
-        opts = self._check_reset_options(options)
-        try:
-            return rules.new_game(self.config, rng, **opts)
-        except ValueError as exc:
-            raise OptionError(str(exc)) from None
-
-    def _check_reset_options(self, options: dict[str, Any]) -> dict[str, Any]:
+    def _position(self, options: dict[str, Any]) -> dict[str, Any]:
         """The position keys of ``reset(options=...)`` (R7.7) checked completely, spaces as indices.
         Raises :class:`OptionError` naming the key."""
         name = SPEC.env_name
@@ -556,9 +549,6 @@ class IcebergsEnv(IceAECEnv):
         elif has_space:
             raise OptionError(f"{name}: reset option {where}: only a ship at sea has a 'space' ({status_name})")
         return out
-
-    def _check_state(self, state: Any) -> None:
-        rules.check_state(state, self.config)
 
     def _current_seat(self) -> int:
         return self.game_state.deciding_seat

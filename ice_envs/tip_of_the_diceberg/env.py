@@ -435,14 +435,7 @@ class TipOfTheDicebergEnv(IceAECEnv):
         return out
 
     # -- engine
-    def _new_state(self, rng: np.random.Generator, options: dict[str, Any]) -> rules.DicebergState:
-        opts = self._check_reset_options(options)
-        try:
-            return rules.new_game(self.config, rng, **opts)
-        except ValueError as exc:
-            raise OptionError(str(exc)) from None
-
-    def _check_reset_options(self, options: dict[str, Any]) -> dict[str, Any]:
+    def _position(self, options: dict[str, Any]) -> dict[str, Any]:
         """The position keys of ``reset(options=...)`` checked completely (R7.7) and in canonical form:
         card ids, ``(die type, value)`` pairs. Raises :class:`OptionError` naming the key."""
         name = SPEC.env_name
@@ -548,9 +541,6 @@ class TipOfTheDicebergEnv(IceAECEnv):
         if not 1 <= v <= SUIT_FACES[t]:
             raise OptionError(f"{name}: reset option {where}: a {SUITS[t]} die shows 1-{SUIT_FACES[t]}, got {v}")
         return t, v
-
-    def _check_state(self, state: Any) -> None:
-        rules.check_state(state, self.config)
 
     def _current_seat(self) -> int:
         return self.game_state.current
