@@ -266,6 +266,16 @@ def test_score_mode_rewards_sum_to_score(game, n, opts):
             assert totals[agent] == pytest.approx(scores[i] - initial[i])
 
 
+@pytest.mark.parametrize("game,n,opts", CASES)
+def test_pettingzoo_state_is_not_shadowed(game, n, opts):
+    """The engine state lives in ``game_state``; PettingZoo's ``state()`` is the inherited method."""
+    env = _make(game, n, opts)
+    env.reset(seed=0)
+    assert callable(env.unwrapped.state) and env.unwrapped.game_state is not None
+    with pytest.raises(NotImplementedError):
+        env.unwrapped.state()
+
+
 def test_unknown_game_is_refused():
     with pytest.raises(OptionError, match="unknown game"):
         ice_envs.make("no_such_game")

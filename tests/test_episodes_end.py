@@ -52,6 +52,7 @@ def play_to_the_end(env, choose) -> int:
         env.step(choose(obs["action_mask"], agent))
         assert raw.num_steps <= cap, f"{raw.num_steps} decisions, past the declared cap of {cap}"
     assert set(done) == set(raw.possible_agents), "the agent loop stopped before every agent was done"
+    assert raw.legal_actions() == [] and not raw.action_mask().any(), "moves listed after the end"
     if any(trunc for _, trunc in done.values()):  # by the cap, or by a game's own turn limit (Icebergs' max_turns)
         assert not raw.win_shares().any(), "a truncated game has no winner"
     return raw.num_steps
