@@ -43,6 +43,7 @@ import numpy as np
 
 from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.core.errors import AgentSpecError
+from ice_envs.core.files import FileFormatError, decode_text, parse_json, read_bytes, regular_file
 
 ACTIVATIONS = ("tanh", "relu")
 _LAYER = re.compile(r"^mlp_extractor\.policy_net\.(\d+)\.(weight|bias)$")
@@ -247,7 +248,6 @@ class PolicyNet:
             raise
         except (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError, RuntimeError) as exc:
             raise AgentSpecError(f"{path} is not a MaskablePPO checkpoint: {exc}") from None
-        from ice_envs.core.files import FileFormatError, decode_text, parse_json
 
         try:
             raw = parse_json(
@@ -280,7 +280,6 @@ class PolicyNet:
 
 def _read_checkpoint_bytes(path: str | Path) -> bytes:
     """The bytes of a checkpoint file: a regular file within :data:`MAX_CHECKPOINT_BYTES`."""
-    from ice_envs.core.files import FileFormatError, read_bytes
 
     try:
         return read_bytes(path, what="ppo checkpoint", max_bytes=MAX_CHECKPOINT_BYTES)
@@ -323,7 +322,6 @@ def _text_array(value: np.ndarray, path: str | Path, key: str) -> str:
 
 
 def _parse_meta(text: str, path: str | Path) -> Any:
-    from ice_envs.core.files import FileFormatError, parse_json
 
     if len(text) > MAX_DATA_BYTES:
         raise AgentSpecError(f"{path}: its meta data is larger than the limit of {MAX_DATA_BYTES} bytes")
@@ -387,14 +385,12 @@ def _cached_net(path: str, mtime_ns: int, size: int) -> PolicyNet:
 def load_policy_net(path: str | Path) -> PolicyNet:
     """The :class:`PolicyNet` of a ``.zip`` checkpoint or ``.npz`` snapshot (cached per file version)."""
     p = Path(path)
+    if not p.exists():
+        raise AgentSpecError(f"ppo checkpoint not found: {path}")
     try:
-        st = p.stat()
-    except FileNotFoundError:
-        raise AgentSpecError(f"ppo checkpoint not found: {path}") from None
-    except OSError as exc:
-        raise AgentSpecError(f"ppo checkpoint {path}: cannot be read ({exc.strerror or exc})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise AgentSpecError(f"ppo checkpoint {path}: not a regular file")
+        st = regular_file(p, what="ppo checkpoint")
+    except FileFormatError as exc:
+        raise AgentSpecError(str(exc)) from None
     if p.suffix not in (".zip", ".npz"):
         raise AgentSpecError(f"ppo checkpoint {path}: must be a MaskablePPO .zip or a policy .npz")
     return _cached_net(str(p.resolve()), st.st_mtime_ns, st.st_size)

@@ -30,8 +30,9 @@ class FileFormatError(OptionError):
     """
 
 
-def read_bytes(path: str | os.PathLike[str], *, what: str, max_bytes: int) -> bytes:
-    """The bytes of the regular file ``path`` (at most ``max_bytes``), or :class:`FileFormatError`."""
+def regular_file(path: str | os.PathLike[str], *, what: str) -> os.stat_result:
+    """The ``stat`` of ``path`` if it is a regular file (not a directory, device, FIFO or socket), else
+    :class:`FileFormatError` naming it (also when it does not exist or cannot be read)."""
     p = Path(path)
     try:
         info = p.stat()
@@ -41,6 +42,13 @@ def read_bytes(path: str | os.PathLike[str], *, what: str, max_bytes: int) -> by
         raise FileFormatError(f"{what} {p}: cannot be read ({exc.strerror or exc})") from None
     if not stat.S_ISREG(info.st_mode):
         raise FileFormatError(f"{what} {p}: not a regular file")
+    return info
+
+
+def read_bytes(path: str | os.PathLike[str], *, what: str, max_bytes: int) -> bytes:
+    """The bytes of the regular file ``path`` (at most ``max_bytes``), or :class:`FileFormatError`."""
+    p = Path(path)
+    info = regular_file(p, what=what)
     if info.st_size > max_bytes:
         raise FileFormatError(f"{what} {p}: {info.st_size} bytes is larger than the limit of {max_bytes}")
     try:
