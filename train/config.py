@@ -421,7 +421,12 @@ def _validate_batched(cfg: TrainConfig) -> None:
         "is not available with vec_env: batched",
         cfg.reward_shaping.potential,
     )
-    _require(cfg.imitation.teacher is None, "imitation.teacher", "is not available with vec_env: batched", cfg.imitation.teacher)
+    _require(
+        cfg.imitation.teacher is None,
+        "imitation.teacher",
+        "is not available with vec_env: batched",
+        cfg.imitation.teacher,
+    )
 
 
 def _validate_shaping(cfg: TrainConfig) -> None:
