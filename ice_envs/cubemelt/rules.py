@@ -392,11 +392,16 @@ def next_reroll_paid(state: CubeMeltState) -> bool:
     return state.rerolls >= 1
 
 
+_STOP_ONLY = (STOP,)
+
+
 def legal_actions(state: CubeMeltState) -> tuple[int, ...]:
     """Every legal action id for the deciding seat."""
     phase = state.phase
     if phase == PHASE_REROLL:
-        return _REROLL_IDS
+        # R2.2/R2.3/I6: the re-roll ids only while a re-roll is allowed (play never reaches a re-roll
+        # phase without one: the turn resolves by itself; a position built by hand can)
+        return _REROLL_IDS if can_reroll(state) else _STOP_ONLY
     if phase == PHASE_CHOOSE:
         return _CHOICE_IDS
     if phase == PHASE_NINJA:

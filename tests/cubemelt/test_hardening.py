@@ -253,3 +253,20 @@ def test_illegal_actions_leave_the_env_unchanged():
 def test_max_game_length_is_the_declared_cap():
     assert make(2).max_game_length == 2_000
     assert make(5, max_cycles=3).max_game_length == 15
+
+
+def test_no_reroll_ids_are_offered_once_no_reroll_is_allowed():
+    """R2.2/R2.3/I6: the limit and the Melt-1 rule are in the mask, not only in ``apply`` (a position built by hand)."""
+    env = ice_envs.make("cubemelt", num_players=2, raw=True)
+    env.reset(seed=0)
+    state = env.game_state.copy()
+    assert state.phase == rules.PHASE_REROLL and rules.can_reroll(state)
+    assert len(rules.legal_actions(state)) == rules.NUM_SUBSETS
+    state.rerolls = state.config.paid_rerolls + 1  # the paid re-rolls are used up
+    assert not rules.can_reroll(state)
+    assert rules.legal_actions(state) == (rules.STOP,)
+    with pytest.raises(ValueError, match="not legal"):
+        rules.apply(state, 1, np.random.default_rng(0))
+    state.rerolls = 1
+    state.melt[state.active] = 1  # paying would melt the payer (house rule I6)
+    assert rules.legal_actions(state) == (rules.STOP,)
