@@ -19,9 +19,10 @@ A game adapter (``ice_envs/<game>/env.py``) only says how its pure engine
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -137,9 +138,9 @@ class IceAECEnv(AECEnv):
         super().__init__()
         name = self.metadata["name"]
         self.check_num_players(num_players)
-        _check_choice(name, "render_mode", render_mode, (None, *RENDER_MODES))
-        _check_choice(name, "illegal_action", illegal_action, ILLEGAL_ACTION_POLICIES)
-        _check_choice(name, "reward_mode", reward_mode, REWARD_MODES)
+        check_choice(name, "render_mode", render_mode, (None, *RENDER_MODES))
+        check_choice(name, "illegal_action", illegal_action, ILLEGAL_ACTION_POLICIES)
+        check_choice(name, "reward_mode", reward_mode, REWARD_MODES)
         self.num_players = int(num_players)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -313,19 +314,8 @@ class IceAECEnv(AECEnv):
             raise OptionError(
                 f"{name}: reset option 'state' cannot be combined with {sorted(set(options) - {'state'})}"
             )
-        saved = dict(self.__dict__)
-        old_rng = self._rng
-        old_rng_state = old_rng.bit_generator.state if old_rng is not None else None
-        try:
+        with self._all_or_nothing("reset options do not give a valid position"):
             self._reset(seed, options)
-        except BaseException as exc:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            if old_rng is not None:
-                old_rng.bit_generator.state = old_rng_state
-            if isinstance(exc, (OptionError, KeyboardInterrupt, SystemExit)):
-                raise
-            raise OptionError(f"{name}: reset options do not give a valid position: {exc}") from exc
 
     def _reset(self, seed: int | None, options: dict[str, Any]) -> None:
         if seed is not None or self._rng is None:
@@ -442,7 +432,7 @@ class IceAECEnv(AECEnv):
 
     def render_view(self, viewer: int | None = None, mode: str = "ansi") -> str | np.ndarray:
         """Render as seen from seat ``viewer`` (``None``: everything), in ``mode``."""
-        _check_choice(str(self), "mode", mode, ("ansi", "rgb_array"))
+        check_choice(str(self), "mode", mode, ("ansi", "rgb_array"))
         return self._render_rgb(viewer) if mode == "rgb_array" else self._render_text(viewer)
 
     def close(self) -> None:
@@ -529,16 +519,26 @@ class IceAECEnv(AECEnv):
                 f"{name}: state is for game {data.get('game')!r} with {data.get('num_players')!r} players, "
                 f"this env is {name!r} with {self.num_players}"
             )
-        saved = dict(self.__dict__)
-        try:
+        with self._all_or_nothing("state dict is not valid"):
             self._load(data)
+
+    @contextlib.contextmanager
+    def _all_or_nothing(self, problem: str) -> Iterator[None]:
+        """Run the block; if it raises, put the env back exactly as it was (its generator's state included)
+        and raise an :class:`OptionError` (another error becomes one, ``problem`` naming what failed)."""
+        saved = dict(self.__dict__)
+        rng = self._rng
+        rng_state = rng.bit_generator.state if rng is not None else None
+        try:
+            yield
         except BaseException as exc:
             self.__dict__.clear()
             self.__dict__.update(saved)
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            if rng is not None:
+                rng.bit_generator.state = rng_state
+            if isinstance(exc, (OptionError, KeyboardInterrupt, SystemExit)):
                 raise
-            message = str(exc) if isinstance(exc, OptionError) else f"{name}: state dict is not valid: {exc}"
-            raise OptionError(message) from None
+            raise OptionError(f"{self.metadata['name']}: {problem}: {exc}") from exc
 
     def _load(self, data: dict[str, Any]) -> None:
         name = self.metadata["name"]
@@ -632,15 +632,10 @@ class IceAECEnv(AECEnv):
 
     def _state_type(self) -> type:
         """The type of this game's engine states (of a fresh game's, measured once per env)."""
-        cached = self.__dict__.get("_state_type_cache")
-        if cached is None:
-            cached = (
-                type(self.game_state)
-                if self.game_state is not None
-                else type(self._new_state(np.random.default_rng(0), {}))
-            )
-            self.__dict__["_state_type_cache"] = cached
-        return cached
+        if getattr(self, "_state_type_cache", None) is None:
+            fresh = self.game_state if self.game_state is not None else self._new_state(np.random.default_rng(0), {})
+            self._state_type_cache = type(fresh)
+        return self._state_type_cache
 
     def _check_position(self, state: Any) -> None:
         """A given or loaded position must encode inside the observation space for every seat, and the
@@ -776,7 +771,3 @@ def float32_vector(values: Sequence[float]) -> np.ndarray:
 
 
 _FLOAT32_PACKERS: dict[int, Any] = {}
-
-
-def _check_choice(env_name: str, option: str, value: Any, allowed: Sequence[Any]) -> None:
-    check_choice(env_name, option, value, allowed)
