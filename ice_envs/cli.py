@@ -12,7 +12,6 @@ their traceback.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 
@@ -21,7 +20,7 @@ from ice_envs.core.errors import OptionError
 from ice_envs.core.masks import sample_legal
 from ice_envs.core.options import parse_option
 from ice_envs.evaluation import cli as evaluation_cli
-from ice_envs.evaluation.cli import CommandLineParser, at_least, report_user_errors
+from ice_envs.evaluation.cli import CommandLineParser, at_least, check_record_target, report_user_errors
 from ice_envs.evaluation.record import GameRecorder, take
 from ice_envs.play import cli as play_cli
 from ice_envs.train import cli as train_cli
@@ -61,8 +60,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if getattr(args, flag, False):
             options[flag] = True
     players = args.players if args.players is not None else spec.players[0]
-    if args.record and Path(args.record).is_dir():
-        raise OptionError(f"--record {args.record}: is a directory, not a file for the game record")
+    check_record_target(args.record)
     env = ice_envs.make(spec.name, num_players=players, render_mode="ansi", **options)
     env.reset(seed=args.seed)
     raw = env.unwrapped

@@ -73,6 +73,12 @@ def at_least(low: int) -> Callable[[str], int]:
     return parse
 
 
+def check_record_target(path: str | Path | None) -> None:
+    """Refuse a ``--record`` path that is a directory, before the game is played."""
+    if path is not None and Path(path).is_dir():
+        raise OptionError(f"--record {path}: is a directory, not a file for the game record")
+
+
 def positive_number(text: str) -> float:
     """An argparse ``type``: a finite number ``> 0``."""
     try:

@@ -16,7 +16,7 @@ import numpy as np
 import ice_envs
 from ice_envs.core.errors import OptionError
 from ice_envs.core.options import parse_option
-from ice_envs.evaluation.cli import at_least
+from ice_envs.evaluation.cli import at_least, check_record_target
 
 
 def _game_options(spec: Any, variant: str | None, options: list[tuple[str, Any]] | None) -> dict[str, Any]:
@@ -47,8 +47,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     variant_players = spec.variants[args.variant].players if args.variant else None
     players = args.players if args.players is not None else min(variant_players or spec.players)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (2**31))
-    if args.record is not None and args.record.is_dir():
-        raise OptionError(f"--record {args.record}: is a directory, not a file for the game record")
+    check_record_target(args.record)
     default = _default_opponent(spec.name) if args.opponents is None else ""
     setup = PlaySetup(
         game=spec.name,
