@@ -20,6 +20,12 @@ from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.registry import all_cases
 
 CASES = [pytest.param(g, n, opts, id=f"{g}-{v}-{n}p") for g, v, n, opts in all_cases()]
+#: The base env's ``skip_forced`` option, once per game (default variant, a middle player count).
+CASES += [
+    pytest.param(spec.name, n, {"skip_forced": True}, id=f"{spec.name}-skip_forced-{n}p")
+    for spec in ice_envs.GAMES.values()
+    for n in [spec.players[len(spec.players) // 2]]
+]
 #: The contract holds through ``env()`` (PettingZoo's wrappers) and ``raw_env()`` alike.
 FACTORIES = [pytest.param(False, id="env"), pytest.param(True, id="raw_env")]
 API_SEEDS = (0, 1, 2)

@@ -103,6 +103,12 @@ class IceAECEnv(AECEnv):
         max_decisions: the episode is truncated after this many decisions; default: the
             game's declared maximum length (:attr:`max_game_length`, on by default, so
             that every episode ends whatever the policy; see the game's rules page).
+            Forced steps applied by ``skip_forced`` count as decisions here.
+        skip_forced: ``True`` applies every step with exactly one legal action at once
+            (after ``reset`` and after each ``step``), so agents are only asked real
+            decisions; default ``False`` (every step is an agent's turn). Rewards of the
+            skipped steps accumulate into ``_cumulative_rewards`` and reach each agent at its
+            next turn (or at the end), as they would have; :attr:`num_forced_steps` counts them.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -134,6 +140,7 @@ class IceAECEnv(AECEnv):
         reward_mode: str = "outcome",
         max_cycles: int | None = None,
         max_decisions: int | None = None,
+        skip_forced: bool = False,
     ) -> None:
         super().__init__()
         name = self.metadata["name"]
@@ -148,6 +155,7 @@ class IceAECEnv(AECEnv):
         self.reward_mode = reward_mode
         self.max_cycles = check_int(name, "max_cycles", max_cycles, low=1, allow_none=True)
         self.max_decisions = check_int(name, "max_decisions", max_decisions, low=1, allow_none=True)
+        self.skip_forced = check_flag(name, "skip_forced", skip_forced)
         limit = self.max_decisions if self.max_decisions is not None else int(self._default_max_decisions())
         if self.max_cycles is not None:
             limit = min(limit, self.max_cycles * self.num_players)
@@ -172,6 +180,8 @@ class IceAECEnv(AECEnv):
         self._num_steps = 0
         self._rewards_zero = True
         self._last_scores = np.zeros(self.num_players, dtype=np.float64)
+        #: Steps applied automatically by ``skip_forced`` since the last reset.
+        self.num_forced_steps = 0
 
     @classmethod
     def check_num_players(cls, num_players: Any) -> int:
@@ -236,6 +246,15 @@ class IceAECEnv(AECEnv):
 
     def _game_over(self) -> bool:  # game hook
         return bool(self.engine.is_over(self.game_state))
+
+    def _game_truncated(self) -> bool:  # game hook
+        """Whether the game stopped at one of its own caps without a result (e.g. a cap on hands).
+
+        Checked after every step while :meth:`_game_over` is false; ``True`` truncates the
+        episode like :attr:`max_game_length` does (no outcome reward; score rewards still paid).
+        Default: never.
+        """
+        return False
 
     def _legal_actions(self) -> Sequence[int]:  # game hook
         """The engine's legal action ids for the deciding seat."""
@@ -340,11 +359,14 @@ class IceAECEnv(AECEnv):
         self._rewards_zero = True
         self._mask = None
         self._last_scores = np.asarray(self._scores(), dtype=np.float64).copy()
+        self.num_forced_steps = 0
         if self._game_over():
             self.agent_selection = self.agents[0]
             self._finish(np.zeros(self.num_players))
-        else:
-            self.agent_selection = self.possible_agents[self._current_seat()]
+            return
+        self.agent_selection = self.possible_agents[self._current_seat()]
+        if self.skip_forced and self._forced_action() is not None:
+            self._settle(self._skip_forced_steps(None))
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -360,20 +382,50 @@ class IceAECEnv(AECEnv):
             self._handle_illegal(agent, action, mask)
             return
         self._cumulative_rewards[agent] = 0.0
+        step_rewards = self._advance(action)
+        if self.skip_forced:
+            step_rewards = self._skip_forced_steps(step_rewards)
+        self._settle(step_rewards)
+
+    def _advance(self, action: int) -> np.ndarray | None:
+        """Apply one legal action; its score rewards per seat (``None``: all zero, outcome mode)."""
         self._apply_action(action)
         self._mask = None
         self._num_steps += 1
-        if self.reward_mode == "score":
-            step_rewards = np.zeros(self.num_players)
-            scores = np.asarray(self._scores(), dtype=np.float64)
-            step_rewards += scores - self._last_scores
-            self._last_scores = scores.copy()
-        else:
-            step_rewards = None  # all zero until the end (outcome rewards)
+        if self.reward_mode != "score":
+            return None  # all zero until the end (outcome rewards)
+        scores = np.asarray(self._scores(), dtype=np.float64)
+        step_rewards = scores - self._last_scores
+        self._last_scores = scores.copy()
+        return step_rewards
+
+    def _stopped(self) -> bool:
+        """Whether the game is over or must be truncated now."""
+        return self._game_over() or self._num_steps >= self.max_game_length or self._game_truncated()
+
+    def _forced_action(self) -> int | None:
+        """The deciding seat's one legal action, or ``None`` if it has a real choice (or the game stopped)."""
+        if self._stopped():
+            return None
+        mask = self._legal_mask()
+        legal = np.flatnonzero(mask)
+        return int(legal[0]) if legal.size == 1 else None
+
+    def _skip_forced_steps(self, step_rewards: np.ndarray | None) -> np.ndarray | None:
+        """Apply every forced step from here on; the rewards of all steps taken, summed."""
+        while (forced := self._forced_action()) is not None:
+            more = self._advance(forced)
+            self.num_forced_steps += 1
+            if more is not None:
+                step_rewards = more if step_rewards is None else step_rewards + more
+        return step_rewards
+
+    def _settle(self, step_rewards: np.ndarray | None) -> None:
+        """After the steps of one call: end or truncate the game, or hand the turn on; pay the rewards."""
         if self._game_over():
             self._finish(np.zeros(self.num_players) if step_rewards is None else step_rewards)
             return
-        if self._num_steps >= self.max_game_length:
+        if self._num_steps >= self.max_game_length or self._game_truncated():
             self._set_rewards(np.zeros(self.num_players) if step_rewards is None else step_rewards)
             for a in self.agents:
                 self.truncations[a] = True

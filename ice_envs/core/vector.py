@@ -98,6 +98,11 @@ class BatchedEngine:
             raise OptionError(f"{self.game}: a batched engine does not render (render_mode={render_mode!r})")
         #: One scalar env, built to validate the options and to read the configuration.
         self.scalar = ice_envs.make(self.game, raw=True, num_players=num_players, **options)
+        if self.scalar.skip_forced:
+            raise OptionError(
+                f"{self.game}: skip_forced=True is not supported by the batched engine "
+                "(every step is a decision there; use the AEC env for forced-step skipping)"
+            )
         self.options = dict(options)
         self.num_envs = int(num_envs)
         self.num_players = int(self.scalar.num_players)
