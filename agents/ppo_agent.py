@@ -24,6 +24,12 @@ layer chain, the activation (a known one), finite weights, the meta data; and
 :meth:`PPOAgent.load` checks the observation size and action count against the env and
 the recorded game and player count against those asked for. Every failure is one
 :class:`AgentSpecError` naming the file.
+
+A checkpoint records the observation pieces it was trained on (``observation_pieces`` in its
+meta data: ``[name, size]`` in order, see :mod:`ice_envs.core.layout`). When an env has since
+gained pieces (observation pieces are only ever added, never renamed, resized or reordered
+in meaning), the agent reads its own pieces out of the new observation by name and plays
+exactly as before; a piece that is gone or has another size is an :class:`AgentSpecError`.
 """
 
 from __future__ import annotations
@@ -183,6 +189,9 @@ class PolicyNet:
             raise AgentSpecError(f"{where}meta data 'players' must be a positive integer, got {players!r}")
         if meta.get("options") is not None and not isinstance(meta["options"], dict):
             raise AgentSpecError(f"{where}meta data 'options' must be a JSON object, got {meta['options']!r}")
+        pieces = meta.get("observation_pieces")
+        if pieces is not None:
+            _check_pieces(pieces, int(ws[0].shape[1]), where)
         return cls(tuple(ws), tuple(bs), activation, dict(meta), source)
 
     def save_npz(self, path: str | Path) -> None:
@@ -403,11 +412,20 @@ class PPOAgent(SeededAgent):
     needs_view = False
     needs_observation = True
 
-    def __init__(self, net: PolicyNet, seed: int | None = None, deterministic: bool = True, label: str = "ppo") -> None:
+    def __init__(
+        self,
+        net: PolicyNet,
+        seed: int | None = None,
+        deterministic: bool = True,
+        label: str = "ppo",
+        observation_indices: np.ndarray | None = None,
+    ) -> None:
         super().__init__(seed)
         self.net = net
         self.deterministic = deterministic
         self.name = label
+        #: Where the network's inputs lie in the env's observation (``None``: the whole vector, as is).
+        self.observation_indices = observation_indices
 
     @classmethod
     def load(
@@ -427,13 +445,17 @@ class PPOAgent(SeededAgent):
         the sizes agree (they do in games whose encodings have fixed seat slots).
         """
         net = load_policy_net(path)
+        indices = None
         if game is not None:
-            _check_compatible(net, path, game, num_players, check_meta)
-        return cls(net, seed, deterministic, label=f"ppo:{Path(path).name}")
+            indices = _check_compatible(net, path, game, num_players, check_meta)
+        return cls(net, seed, deterministic, label=f"ppo:{Path(path).name}", observation_indices=indices)
 
     def action_probabilities(self, observation: dict[str, np.ndarray]) -> np.ndarray:
         """The masked policy distribution over all actions."""
-        return self.net.probabilities(observation["observation"], observation["action_mask"])
+        vector = observation["observation"]
+        if self.observation_indices is not None:
+            vector = np.asarray(vector)[..., self.observation_indices]
+        return self.net.probabilities(vector, observation["action_mask"])
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle a loaded network as its file name (training env snapshots stay small)."""
@@ -456,7 +478,8 @@ class PPOAgent(SeededAgent):
 
 def _check_compatible(
     net: PolicyNet, path: str | Path, game: str, num_players: int | None, check_meta: bool = True
-) -> None:
+) -> np.ndarray | None:
+    """Check that ``net`` fits ``game``; the indices of its inputs in the env's observation (``None``: all, as is)."""
     import ice_envs
     from ice_envs.core.errors import OptionError
 
@@ -479,8 +502,54 @@ def _check_compatible(
     agent = env.possible_agents[0]
     obs_size = int(np.prod(env.observation_space(agent)["observation"].shape))
     n_actions = int(env.action_space(agent).n)
+    recorded = net.meta.get("observation_pieces")
+    layout = getattr(env, "obs_layout", None)
+    if n_actions == net.n_actions and recorded is not None and layout is not None:
+        if recorded == observation_pieces(layout):
+            return None
+        return _piece_indices(layout, [(str(name), int(size)) for name, size in recorded], path, spec.name)
     if (obs_size, n_actions) != (net.obs_size, net.n_actions):
         raise AgentSpecError(
             f"{path} expects observations of size {net.obs_size} and {net.n_actions} actions; "
             f"{spec.name} with {n} players has {obs_size} and {n_actions}"
         )
+    return None
+
+
+def observation_pieces(layout: Any) -> list[list[Any]]:
+    """``[name, size]`` of each piece of an observation layout, in order (what a checkpoint records)."""
+    return [[p.name, int(np.prod(layout.shape(p.name)))] for p in layout.pieces]
+
+
+def _check_pieces(pieces: Any, obs_size: int, where: str) -> None:
+    """Raise :class:`AgentSpecError` unless ``pieces`` is a list of ``[name, size]`` adding up to ``obs_size``."""
+    ok = isinstance(pieces, list) and all(
+        isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and type(p[1]) is int and p[1] >= 0
+        for p in pieces
+    )
+    if not ok:
+        raise AgentSpecError(f"{where}meta data 'observation_pieces' must be a list of [name, size] pairs")
+    names = [p[0] for p in pieces]
+    if len(set(names)) != len(names):
+        raise AgentSpecError(f"{where}meta data 'observation_pieces' names a piece twice")
+    total = sum(p[1] for p in pieces)
+    if total != obs_size:
+        raise AgentSpecError(
+            f"{where}meta data 'observation_pieces' add up to {total} entries, but the network takes {obs_size}"
+        )
+
+
+def _piece_indices(layout: Any, pieces: list[tuple[str, int]], path: str | Path, game: str) -> np.ndarray:
+    """Indices of the recorded ``pieces`` in the env's observation, or :class:`AgentSpecError` naming the first misfit."""
+    parts = []
+    for name, size in pieces:
+        if name not in layout:
+            raise AgentSpecError(f"{path} was trained on observation piece {name!r}, which {game} no longer has")
+        where = layout.slice(name)
+        if where.stop - where.start != size:
+            raise AgentSpecError(
+                f"{path} was trained on observation piece {name!r} of size {size}; {game} has it of size "
+                f"{where.stop - where.start}"
+            )
+        parts.append(np.arange(where.start, where.stop, dtype=np.intp))
+    return np.concatenate(parts)

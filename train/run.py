@@ -33,6 +33,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import ice_envs
+from ice_envs.agents.ppo_agent import observation_pieces
 from ice_envs.train.config import ConfigError, TrainConfig, config_from_dict, dump_config
 
 PACKAGES = (
@@ -112,6 +114,7 @@ def set_torch_threads(n: int) -> None:
 
 def model_meta(cfg: TrainConfig) -> dict[str, Any]:
     """What a checkpoint records about its game (read by ``PPOAgent.load``)."""
+    env = ice_envs.make(cfg.game.name, raw=True, num_players=cfg.game.players, **cfg.resolved_options())
     return {
         "game": cfg.game.name,
         "players": cfg.game.players,
@@ -119,6 +122,7 @@ def model_meta(cfg: TrainConfig) -> dict[str, Any]:
         "options": cfg.resolved_options(),
         "seed": cfg.seed,
         "name": cfg.name,
+        "observation_pieces": observation_pieces(env.obs_layout),
     }
 
 
