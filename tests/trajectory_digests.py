@@ -47,7 +47,9 @@ SEEDS = (0, 1)
 #: Decisions hashed per game (long games are cut; the digest covers their opening).
 MAX_DECISIONS = 600
 #: Options whose default changed since the golden digests were recorded: game -> {option: old default}.
-GOLDEN_PINS: dict[str, dict[str, Any]] = {}
+GOLDEN_PINS: dict[str, dict[str, Any]] = {
+    "cubemelt": {"ninja_targets": "neighbours"},  # v1: the Ninja sends its dice to all other players
+}
 #: The suffix of a current-file key whose game skips forced steps.
 SKIP_FORCED = "skip_forced"
 

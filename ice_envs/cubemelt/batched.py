@@ -4,7 +4,9 @@ State of game ``i`` (rows of the arrays below; :meth:`CubeMeltBatched.state_of` 
 :class:`~ice_envs.cubemelt.rules.CubeMeltState`): ``abilities``, ``love``, ``adventure``, ``melt``
 per seat, the six ``dice``, ``active``, ``decider`` (the seat that decides now, off-turn for the
 Knight's conversion), ``phase``, ``rerolls``, ``pending``, ``ninja_applied``, the resolution in
-progress ``plan[i, p]`` (Love gained, Adventure gained, Melt lost), ``queue_n`` (choices still
+progress ``plan[i, p]`` (Love gained, Adventure gained, Melt lost), ``before[i, p]`` (Love and
+Adventure when the resolution in progress, or the last one, began: the state's ``love_before`` and
+``adventure_before``, read by ``cat_trigger="actual"``), ``queue_n`` (choices still
 queued: they all belong to the active seat — the Dragon once per neighbour hit or the Unicorn —
 so a count and the active seat's ability say it all), ``last_dice``, ``last_active``, ``winners``,
 ``melted`` (per seat, as masks) and ``turn``. The engine's ``events`` / ``last_events`` lists
@@ -148,6 +150,7 @@ class CubeMeltBatched(BatchedEngine):
         "pending",
         "ninja_applied",
         "plan",
+        "before",
         "queue_n",
         "last_dice",
         "last_active",
@@ -175,6 +178,8 @@ class CubeMeltBatched(BatchedEngine):
         self.pending = np.full(n, rules.NO_ABILITY, dtype=np.int8)
         self.ninja_applied = np.zeros(n, dtype=bool)
         self.plan = np.zeros((n, p, 3), dtype=np.int8)
+        #: Love and Adventure per seat when the resolution in progress (or the last one) began
+        self.before = np.zeros((n, p, 2), dtype=np.int8)
         self.queue_n = np.zeros(n, dtype=np.int8)
         self.last_dice = np.zeros((n, _ND), dtype=np.int8)
         self.last_active = np.full(n, -1, dtype=np.int8)
@@ -196,6 +201,8 @@ class CubeMeltBatched(BatchedEngine):
         self.paid = int(cfg.paid_rerolls)
         self.min_melt_to_pay = 0 if cfg.reroll_can_melt else 1
         self.per_neighbour = bool(cfg.per_neighbour)
+        #: the Cat reads real gains of the whole resolution, after the choices (``cat_trigger="actual"``)
+        self.cat_actual = self.expansion and cfg.cat_trigger == "actual"
         seats = np.arange(p)
         self._left = (seats + 1) % p
         self._right = (seats - 1) % p
@@ -271,6 +278,7 @@ class CubeMeltBatched(BatchedEngine):
         self.pending[idx] = rules.NO_ABILITY
         self.ninja_applied[idx] = False
         self.plan[idx] = 0
+        self.before[idx] = 0  # the tracks of a new game: Love and Adventure 0
         self.queue_n[idx] = 0
         self.last_dice[idx] = 0
         self.last_active[idx] = -1
@@ -299,6 +307,8 @@ class CubeMeltBatched(BatchedEngine):
             plan_love=plan[:, 0].tolist(),
             plan_adventure=plan[:, 1].tolist(),
             plan_melt=plan[:, 2].tolist(),
+            love_before=self.before[i, :, 0].astype(int).tolist(),
+            adventure_before=self.before[i, :, 1].astype(int).tolist(),
             queue=[(active, int(self.abilities[i, active]))] * n_q,
             last_dice=[] if self.last_active[i] < 0 else self.last_dice[i].astype(int).tolist(),
             last_active=int(self.last_active[i]),
@@ -360,6 +370,7 @@ class CubeMeltBatched(BatchedEngine):
         if not idx.size:
             return
         self.ninja_applied[idx] = False
+        self.before[idx] = self.tracks[idx, :, :2]
         self._plan(idx)
         if self.expansion:
             active = self.active[idx].astype(np.int64)
@@ -403,21 +414,16 @@ class CubeMeltBatched(BatchedEngine):
             self._next_choice(idx, tracks)
 
     def _trigger(self, idx: np.ndarray, plan: np.ndarray) -> None:
-        """Cat (automatic), Dragon and Unicorn (the active player's, queued choices): R7.2, R7.3, R7.6."""
+        """Cat (automatic), Dragon and Unicorn (the active player's, queued choices): R7.2, R7.3, R7.6.
+
+        With ``cat_trigger="actual"`` the Cat waits for :meth:`_cat_on_real_gains` (after the choices)."""
         abilities = self.abilities[idx]
         rows = np.arange(idx.size)
-        has_cat = abilities == rules.CAT
-        cat_games = np.flatnonzero(has_cat.any(axis=1))
-        if cat_games.size:
-            cat = has_cat[cat_games].argmax(axis=1)
-            for track, board in ((0, self.love), (1, self.adventure)):
-                gained = plan[cat_games, :, track] >= 3
-                hits = gained[np.arange(cat_games.size), self._left[cat]].astype(np.int64)
-                if not self._two:
-                    hits = hits + gained[np.arange(cat_games.size), self._right[cat]]
-                amount = hits if self.per_neighbour else np.minimum(hits, 1)
-                g = idx[cat_games]
-                board[g, cat] = np.minimum(_GOAL, board[g, cat] + amount)
+        if not self.cat_actual:
+            has_cat = abilities == rules.CAT
+            cat_games = np.flatnonzero(has_cat.any(axis=1))
+            if cat_games.size:
+                self._cat_gains(idx[cat_games], has_cat[cat_games].argmax(axis=1), plan[cat_games, :, :2] >= 3)
         active = self.active[idx].astype(np.int64)
         mine = abilities[rows, active]
         dragon = np.flatnonzero(mine == rules.DRAGON)
@@ -432,6 +438,26 @@ class CubeMeltBatched(BatchedEngine):
         if unicorn.size:
             every_face = _EVERY_FACE[self.dice_code[idx[unicorn]]]
             self.queue_n[idx[unicorn[every_face]]] = 1
+
+    def _cat_gains(self, games: np.ndarray, cat: np.ndarray, gained: np.ndarray) -> None:
+        """The Cat (seat ``cat[j]`` of game ``games[j]``) gains 1 of each kind that a neighbour gained 3 or
+        more of (``gained``: ``(k, P, 2)``, Love and Adventure); once per kind, or per neighbour (R7.2, I17)."""
+        rows = np.arange(games.size)
+        hits = gained[rows, self._left[cat]].astype(np.int64)
+        if not self._two:
+            hits += gained[rows, self._right[cat]]
+        amount = hits if self.per_neighbour else np.minimum(hits, 1)
+        self.tracks[games, cat, :2] = np.minimum(_GOAL, self.tracks[games, cat, :2] + amount)
+
+    def _cat_on_real_gains(self, idx: np.ndarray) -> None:
+        """``cat_trigger="actual"``: the Cat reads its neighbours' real gains of the whole resolution
+        (the tracks now minus ``before``), once the resolution's choices are made (I17)."""
+        has_cat = self.abilities[idx] == rules.CAT
+        games = np.flatnonzero(has_cat.any(axis=1))
+        if games.size:
+            g = idx[games]
+            gains = self.tracks[g, :, :2].astype(np.int64) - self.before[g]
+            self._cat_gains(g, has_cat[games].argmax(axis=1), gains >= 3)
 
     def _next_choice(self, idx: np.ndarray, tracks: np.ndarray | None = None) -> None:
         """The next queued choice, or the end check and the next turn; ``tracks``: ``self.tracks[idx]``
@@ -449,6 +475,8 @@ class CubeMeltBatched(BatchedEngine):
                 self.decider[rows] = active
                 idx = idx[~queued]
             self.pending[idx] = rules.NO_ABILITY
+            if self.cat_actual and idx.size:
+                self._cat_on_real_gains(idx)
         ended = self._end_check(idx, tracks)
         self._begin_turn(idx[~ended] if ended.any() else idx)
 

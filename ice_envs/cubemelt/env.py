@@ -1,7 +1,7 @@
 """
 # CubeMelt: Getting Dicey
 
-| Import             | `from ice_envs import cubemelt_v0`                  |
+| Import             | `from ice_envs import cubemelt_v1`                  |
 |--------------------|-----------------------------------------------------|
 | Actions            | Discrete                                            |
 | Parallel API       | No                                                  |
@@ -25,9 +25,9 @@ Rules and every interpretation: `docs/rules/cubemelt.md`.
 ## Arguments
 
 ``` python
-cubemelt_v0.env(num_players=2, faces=("heart", "heart", "star", "star", "sad", "drooping"),
+cubemelt_v1.env(num_players=2, faces=("heart", "heart", "star", "star", "sad", "drooping"),
                 expansion=None, abilities=None, paid_rerolls=1, reroll_can_melt=False,
-                ninja_targets="neighbours", per_neighbour=False,
+                ninja_targets="all", per_neighbour=False, cat_trigger="planned",
                 render_mode=None, illegal_action="raise", reward_mode="outcome",
                 max_cycles=None)
 ```
@@ -39,9 +39,14 @@ cubemelt_v0.env(num_players=2, faces=("heart", "heart", "star", "star", "sad", "
 `("cat", "dragon", "knight")`; `None` deals them at random from the env's generator at
 every reset. `paid_rerolls`: paid re-rolls allowed per turn (house rule 1).
 `reroll_can_melt`: allow paying the last Melt (the payer melts and the game ends at
-once). `ninja_targets`: `"neighbours"` (the remaining dice go to the Ninja's left and
-right players) or `"all"` (to every other player). `per_neighbour`: the Cat and the
-Dragon trigger once per neighbour meeting the condition instead of once per roll.
+once). `ninja_targets`: `"all"` (the Ninja's remaining dice go to every other player,
+the rulebook's "other players"; default since v1) or `"neighbours"` (to its left and
+right players only; the v0 default). `per_neighbour`: the Cat and the Dragon trigger
+once per neighbour meeting the condition instead of once per roll. `cat_trigger`:
+`"planned"` (the Cat gains when a neighbour's dice of the roll give it 3 or more of a
+kind, counted before the cap at 20) or `"actual"` (when a neighbour's real gain of a
+kind over the whole resolution — dice, its own ability, after the cap — is 3 or more;
+checked last, once every choice is made).
 `render_mode`: `"ansi"`, `"rgb_array"`, `"human"`. `illegal_action`: `"raise"` or
 `"penalize"`. `reward_mode`: `"outcome"` or `"score"`. `max_cycles`: truncate after
 `max_cycles * num_players` decisions.
@@ -95,6 +100,9 @@ every other player -1; if every player melted at once nobody wins (all -1).
 
 ## Version History
 
+* v1: `ninja_targets` defaults to `"all"` (the rulebook's "the other players' boards";
+  v0: `"neighbours"`, still an option); new option `cat_trigger` (`"planned"`, the v0
+  behaviour, or `"actual"`). Observations are unchanged.
 * v0: Initial release (ice-envs 0.1.0).
 """
 
@@ -181,8 +189,9 @@ class CubeMeltEnv(IceAECEnv):
         abilities: Sequence[str | int] | None = None,
         paid_rerolls: int = 1,
         reroll_can_melt: bool = False,
-        ninja_targets: str = "neighbours",
+        ninja_targets: str = "all",
         per_neighbour: bool = False,
+        cat_trigger: str = "planned",
         **common: Any,
     ) -> None:
         name = self.metadata["name"]
@@ -203,6 +212,7 @@ class CubeMeltEnv(IceAECEnv):
                 reroll_can_melt=check_flag(name, "reroll_can_melt", reroll_can_melt),
                 ninja_targets=check_choice(name, "ninja_targets", ninja_targets, rules.NINJA_TARGETS),
                 per_neighbour=check_flag(name, "per_neighbour", per_neighbour),
+                cat_trigger=check_choice(name, "cat_trigger", cat_trigger, rules.CAT_TRIGGERS),
             )
         except (ValueError, TypeError) as exc:
             raise OptionError(str(exc)) from None

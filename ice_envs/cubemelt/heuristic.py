@@ -22,8 +22,10 @@ Strategy, as a decent player would play:
    with how far the leader is from 20; then balancing Love and Adventure and melting
    the right neighbour pay off.
 5. **Abilities (expansion).** They are part of the resolution it looks ahead over: the
-   Knight's conversion, the Cat's gains, the Dragon's and Unicorn's 2 points and the
-   Ninja's option (taken when it scores better). Its own Love-or-Adventure choices
+   Knight's conversion, the Cat's gains (on the planned dice, or with
+   ``cat_trigger="actual"`` on the real gains after the cap, leaving out its own
+   Dragon/Unicorn choice), the Dragon's and Unicorn's 2 points and the Ninja's option
+   (taken when it scores better). Its own Love-or-Adventure choices
    pick the option whose resulting position scores best: in practice the track closer
    to 20, or the one that lifts min(Love, Adventure) when someone is close to melting.
 
@@ -266,8 +268,10 @@ class CubeMeltHeuristic(SeededAgent):
         if rules.CAT in abilities:
             cat = abilities.index(rules.CAT)
             near = rules.neighbours(cat, n)
-            for track, plan in ((love, plan_love), (adv, plan_adv)):
-                hits = sum((plan[:, q] >= 3).astype(np.int64) for q in near)
+            real = cfg.cat_trigger == "actual"  # real gains (after the cap; my own choices left out)
+            for track, plan, start in ((love, plan_love, s.love), (adv, plan_adv, s.adventure)):
+                gains = track - np.array(start, dtype=np.int64)[None, :] if real else plan
+                hits = sum((gains[:, q] >= 3).astype(np.int64) for q in near)
                 gain = hits if cfg.per_neighbour else np.minimum(hits, 1)
                 track[:, cat] = np.minimum(rules.GOAL, track[:, cat] + gain)
         if abilities and active == me:

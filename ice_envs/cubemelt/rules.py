@@ -26,6 +26,8 @@ Order of one resolution (``docs/rules/cubemelt.md`` R4.6):
 3. All dice effects are applied at once.
 4. Triggered gains, in seat order from the active player clockwise (to the left):
    Cat (automatic, same kind), Dragon and Unicorn (the active player's, each a choice).
+   With ``cat_trigger="actual"`` the Cat comes last instead, once every choice is made: it
+   reads its neighbours' real gains over the whole resolution.
 5. End check: 20 Love or Adventure wins; otherwise a melted token ends the game.
 
 Actions (integers, the env's action ids; section 3 of the rules page, R3.1-R3.4):
@@ -79,6 +81,9 @@ NUM_ABILITIES = 5
 ABILITY_NAMES: tuple[str, ...] = ("cat", "dragon", "knight", "ninja", "unicorn")
 NO_ABILITY = -1
 NINJA_TARGETS: tuple[str, ...] = ("neighbours", "all")
+#: What the Cat reads (option ``cat_trigger``, I17): a neighbour's planned dice gain of the roll
+#: (before the cap at 20), or its real gain over the whole resolution (dice, its own ability, the cap).
+CAT_TRIGGERS: tuple[str, ...] = ("planned", "actual")
 #: The most paid re-rolls a turn may allow (option ``paid_rerolls``, I6).
 MAX_PAID_REROLLS = 20
 
@@ -156,11 +161,16 @@ class CubeMeltConfig:
         paid_rerolls: how many paid re-rolls a turn allows (house rule: 1; R2.3, I6).
         reroll_can_melt: allow paying the last Melt for a re-roll (it melts the payer
             and ends the game at once); house rule: not allowed (R2.3, I6).
-        ninja_targets: where the Ninja sends the remaining dice: ``"neighbours"`` (the
-            left and right players, who would have received the most frequent face) or
-            ``"all"`` (every other player).
+        ninja_targets: where the Ninja sends the remaining dice: ``"all"`` (every other
+            player, the rulebook's "other players"; default since v1) or ``"neighbours"``
+            (the left and right players, who would have received the most frequent face;
+            the v0 default) (I20).
         per_neighbour: the Cat and the Dragon trigger once for each neighbour meeting
             the condition instead of once per resolution (I17, I18).
+        cat_trigger: what makes the Cat gain (I17): ``"planned"`` (a neighbour's dice
+            gain of the roll, 3 or more of a kind, counted before the cap at 20) or
+            ``"actual"`` (a neighbour's real gain of a kind over the whole resolution —
+            dice, its own ability, after the cap — checked once every choice is made).
     """
 
     num_players: int = 2
@@ -169,8 +179,9 @@ class CubeMeltConfig:
     abilities: tuple[int, ...] | None = None
     paid_rerolls: int = 1
     reroll_can_melt: bool = False
-    ninja_targets: str = "neighbours"
+    ninja_targets: str = "all"
     per_neighbour: bool = False
+    cat_trigger: str = "planned"
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_players, (int, np.integer)) or not 2 <= self.num_players <= 5:
@@ -188,6 +199,8 @@ class CubeMeltConfig:
             raise ValueError(f"cubemelt: paid_rerolls={self.paid_rerolls} must be in 0..{MAX_PAID_REROLLS}")
         if self.ninja_targets not in NINJA_TARGETS:
             raise ValueError(f"cubemelt: ninja_targets={self.ninja_targets!r} is not one of {list(NINJA_TARGETS)}")
+        if self.cat_trigger not in CAT_TRIGGERS:
+            raise ValueError(f"cubemelt: cat_trigger={self.cat_trigger!r} is not one of {list(CAT_TRIGGERS)}")
         object.__setattr__(self, "expansion", bool(self.expansion))
         object.__setattr__(self, "reroll_can_melt", bool(self.reroll_can_melt))
         object.__setattr__(self, "per_neighbour", bool(self.per_neighbour))
@@ -218,6 +231,10 @@ class CubeMeltState:
     plan_love: list[int] = field(default_factory=list)
     plan_adventure: list[int] = field(default_factory=list)
     plan_melt: list[int] = field(default_factory=list)
+    #: Love and Adventure per seat when the resolution in progress (or the last one) began:
+    #: the Cat's ``cat_trigger="actual"`` reads its neighbours' real gains against them.
+    love_before: list[int] = field(default_factory=list)
+    adventure_before: list[int] = field(default_factory=list)
     #: Love-or-Adventure choices still to make after the dice are applied: (seat, ability).
     queue: list[tuple[int, int]] = field(default_factory=list)
     #: This turn's events, and the previous turn's: (seat, source, love, adventure, melt);
@@ -306,7 +323,7 @@ def resolve_dice(
     active: int = 0,
     *,
     ninja: bool = False,
-    ninja_targets: str = "neighbours",
+    ninja_targets: str = "all",
 ) -> list[Delta]:
     """Per-player track deltas of a final roll (base rules R4.1-R4.4; Ninja R7.5 if ``ninja``).
 
@@ -366,6 +383,7 @@ def new_game(
     state = CubeMeltState(config=config, abilities=seats, love=tracks[0], adventure=tracks[1], melt=tracks[2])
     state.active = state.decider = int(start_player)
     state.plan_love, state.plan_adventure, state.plan_melt = [0] * n, [0] * n, [0] * n
+    state.love_before, state.adventure_before = list(state.love), list(state.adventure)
     if any(v >= GOAL for v in state.love + state.adventure):
         raise ValueError("cubemelt: a game cannot start with 20 Love or Adventure (it would be over)")
     if dice is not None:
@@ -503,6 +521,7 @@ def _roll(state: CubeMeltState, rng: IntegerRng, subset: int) -> None:
 def _start_resolution(state: CubeMeltState, rng: IntegerRng) -> None:
     # R4.6 step 1: the Ninja (active, five or more equal dice) decides first (R7.5)
     state.ninja_applied = False
+    state.love_before, state.adventure_before = list(state.love), list(state.adventure)
     _plan(state)
     cfg = state.config
     if cfg.expansion and state.abilities[state.active] == NINJA and max(face_counts(state.dice)) >= 5:
@@ -554,7 +573,10 @@ def _apply_dice(state: CubeMeltState, rng: IntegerRng) -> None:
 
 
 def _trigger_abilities(state: CubeMeltState) -> None:
-    """Cat, Dragon and Unicorn (R7.2, R7.3, R7.6), in seat order from the active player clockwise."""
+    """Cat, Dragon and Unicorn (R7.2, R7.3, R7.6), in seat order from the active player clockwise.
+
+    With ``cat_trigger="actual"`` the Cat is left to :func:`_cat_on_real_gains`, once every choice is made.
+    """
     cfg = state.config
     n, active = cfg.num_players, state.active
     per_neighbour = cfg.per_neighbour
@@ -562,16 +584,39 @@ def _trigger_abilities(state: CubeMeltState) -> None:
         seat = (active + i) % n
         ability = state.abilities[seat]
         if ability == CAT:
-            near = neighbours(seat, n)
-            for kind, plan in ((LOVE, state.plan_love), (ADVENTURE, state.plan_adventure)):
-                hits = sum(1 for q in near if plan[q] >= 3)
-                if hits:
-                    _gain(state, seat, kind, hits if per_neighbour else 1, CAT)
+            if cfg.cat_trigger == "planned":
+                _cat_gains(state, seat, state.plan_love, state.plan_adventure)
         elif ability == DRAGON and seat == active:
             hits = sum(1 for q in neighbours(seat, n) if state.plan_melt[q] > 0)
             state.queue.extend([(seat, DRAGON)] * (hits if per_neighbour else min(hits, 1)))
         elif ability == UNICORN and seat == active and min(face_counts(state.dice)) > 0:
             state.queue.append((seat, UNICORN))
+
+
+def _cat_gains(state: CubeMeltState, cat: int, love_gains: Sequence[int], adventure_gains: Sequence[int]) -> None:
+    """The Cat at ``cat`` gains 1 of a kind when a neighbour's gain of that kind is 3 or more (R7.2, I17).
+
+    ``love_gains``/``adventure_gains``: what each seat gained (planned dice or real, per ``cat_trigger``);
+    once per kind, or once per neighbour with ``per_neighbour``.
+    """
+    near = neighbours(cat, state.config.num_players)
+    for kind, gains in ((LOVE, love_gains), (ADVENTURE, adventure_gains)):
+        hits = sum(1 for q in near if gains[q] >= 3)
+        if hits:
+            _gain(state, cat, kind, hits if state.config.per_neighbour else 1, CAT)
+
+
+def _cat_on_real_gains(state: CubeMeltState) -> None:
+    """``cat_trigger="actual"``: the Cat reads its neighbours' real gains of the whole resolution (I17).
+
+    Called once the resolution's choices are all made, before the end check. A neighbour's real gain
+    is its track now minus at the resolution's start: its dice, its own ability (Knight, Dragon,
+    Unicorn), after the cap at 20. The Cat's own gain cannot count, as the Cat is not its own neighbour.
+    """
+    cat = state.abilities.index(CAT)
+    love_gains = [now - before for now, before in zip(state.love, state.love_before, strict=True)]
+    adventure_gains = [now - before for now, before in zip(state.adventure, state.adventure_before, strict=True)]
+    _cat_gains(state, cat, love_gains, adventure_gains)
 
 
 def _gain(state: CubeMeltState, seat: int, kind: int, amount: int, source: int) -> None:
@@ -591,6 +636,9 @@ def _next_choice(state: CubeMeltState, rng: IntegerRng) -> None:
         state.decider = seat
         return
     state.pending = NO_ABILITY
+    cfg = state.config
+    if cfg.expansion and cfg.cat_trigger == "actual" and CAT in state.abilities:
+        _cat_on_real_gains(state)
     if not _end_check(state):
         _begin_turn(state, rng)
 
@@ -739,6 +787,10 @@ def check_state(state: CubeMeltState, config: CubeMeltConfig) -> None:
     for key in ("plan_love", "plan_adventure", "plan_melt"):
         for p, v in enumerate(_seq(key, getattr(state, key), n)):
             _int(f"{key}[{p}]", v, 0, NUM_DICE)
+    for key in ("love", "adventure"):  # tracks only rise: never above their value now
+        name = f"{key}_before"
+        for p, v in enumerate(_seq(name, getattr(state, name), n)):
+            _int(f"{name}[{p}]", v, 0, tracks[key][p])
     queue = _seq("queue", state.queue)
     if len(queue) > 3:
         raise ValueError(f"queue holds {len(queue)} choices, at most 3 are possible")

@@ -4,7 +4,7 @@ from ice_envs.core.registry import GameSpec, Variant
 
 SPEC = GameSpec(
     name="cubemelt",
-    version=0,
+    version=1,
     env_module="ice_envs.cubemelt.env",
     players=(2, 3, 4, 5),
     summary="Roll six dice; the most frequent face goes to your neighbours. Reach 20 Love or Adventure, don't melt.",
@@ -20,6 +20,11 @@ SPEC = GameSpec(
                 "paid_rerolls": 2,
                 "reroll_can_melt": True,
             }
+        ),
+        # the other readings of the Cat (I17) and the Ninja (I20): the Cat on real gains of the whole
+        # resolution, the Ninja's remaining dice to its neighbours only (the v0 default)
+        "expansion_readings": Variant(
+            {"expansion": True, "cat_trigger": "actual", "ninja_targets": "neighbours"}, players=(2, 5)
         ),
     },
     max_random_decisions=1_000,

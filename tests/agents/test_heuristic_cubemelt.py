@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ice_envs import cubemelt_v0
+from ice_envs import cubemelt_v1
 from ice_envs.agents import heuristic_for
 from ice_envs.core.agent import PlayerView
 from ice_envs.cubemelt import rules
@@ -83,15 +83,16 @@ def test_transition_rows_are_distributions():
         {"expansion": True},
         {"faces": ("heart", "star", "sad", "drooping")},
         {"expansion": True, "ninja_targets": "all", "per_neighbour": True, "paid_rerolls": 2, "reroll_can_melt": True},
+        {"expansion": True, "cat_trigger": "actual", "ninja_targets": "neighbours"},
     ],
-    ids=["base", "expansion", "uniform_faces", "expansion_house"],
+    ids=["base", "expansion", "uniform_faces", "expansion_house", "expansion_readings"],
 )
 def test_only_legal_actions_over_random_positions(options):
     rng = np.random.default_rng(7)
     heuristic = CubeMeltHeuristic(1)
     for game in range(12):
         n = 2 + game % 4
-        env = cubemelt_v0.env(num_players=n, **options)
+        env = cubemelt_v1.env(num_players=n, **options)
         love = rng.integers(0, 20, n).tolist()
         adventure = rng.integers(0, 20, n).tolist()
         melt = rng.integers(1, 21, n).tolist()

@@ -44,6 +44,12 @@ def _cases() -> list[tuple[str, str, int, dict[str, Any]]]:
         ("cubemelt", "score+cap", 3, {"expansion": True, "reward_mode": "score", "max_cycles": 5}),
         ("cubemelt", "penalize", 5, {"expansion": True, "illegal_action": "penalize"}),
         ("cubemelt", "fixed_abilities", 4, {"abilities": ("knight", "ninja", "cat", "dragon"), "per_neighbour": True}),
+        (
+            "cubemelt",
+            "cat_actual",
+            4,
+            {"abilities": ("unicorn", "cat", "dragon", "knight"), "cat_trigger": "actual", "per_neighbour": True},
+        ),
     ]
     return cases
 
@@ -157,6 +163,8 @@ def test_the_parity_run_covers_enough_transitions():
         "expansion",
         "uniform_faces",
         "expansion_house",
+        "expansion_readings",
+        "cat_actual",
     }
 
 

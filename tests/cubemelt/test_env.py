@@ -20,7 +20,7 @@ def test_registered_with_variants():
     assert spec.players == (2, 3, 4, 5)
     assert {"default", "expansion", "uniform_faces"} <= set(spec.variants)
     assert spec.variants["expansion"].options == {"expansion": True}
-    assert ice_envs.cubemelt_v0.raw_env().metadata["name"] == "cubemelt_v0"
+    assert ice_envs.cubemelt_v1.raw_env().metadata["name"] == "cubemelt_v1"
 
 
 def test_knight_choice_selects_its_owner_off_turn():
@@ -111,6 +111,8 @@ def test_bad_options():
         make(num_players=3, abilities=("cat", "dragon"))
     with pytest.raises(OptionError, match="ninja_targets"):
         make(ninja_targets="up")
+    with pytest.raises(OptionError, match="cat_trigger"):
+        make(cat_trigger="dice")
     with pytest.raises(OptionError, match="paid_rerolls"):
         make(paid_rerolls=-1)
     env = make(num_players=2)
@@ -189,3 +191,27 @@ def test_state_dict_round_trip_with_an_off_turn_choice_pending():
         e.unwrapped.step(rules.CHOOSE_LOVE)
         e.unwrapped.step(0b111111)
     assert env.unwrapped.game_state == twin.unwrapped.game_state
+
+
+def test_new_options_defaults_and_round_trip_mid_resolution():
+    """v1: ``ninja_targets`` defaults to ``"all"``, ``cat_trigger`` to ``"planned"``; with ``"actual"`` the
+    Love and Adventure at the resolution's start travel in the state dict (a Dragon choice is pending)."""
+    import json
+
+    assert make(num_players=2).unwrapped.config.ninja_targets == "all"
+    assert make(num_players=2).unwrapped.config.cat_trigger == "planned"
+    options = {"abilities": ("dragon", "cat", "unicorn"), "cat_trigger": "actual"}
+    env = make(num_players=3, **options)
+    env.reset(seed=5, options={"dice": ["sad", "sad", "sad", "heart", "heart", "star"], "love": [3, 0, 0]})
+    env.step(rules.STOP)
+    raw = env.unwrapped
+    assert raw.game_state.pending == rules.DRAGON and raw.game_state.love_before == [3, 0, 0]
+    saved = json.loads(json.dumps(raw.state_dict()))
+    assert saved["state"]["fields"]["love_before"] == [3, 0, 0]
+    twin = make(num_players=3, **options)
+    twin.reset(seed=0)
+    twin.unwrapped.load_state_dict(saved)
+    for e in (env, twin):
+        e.unwrapped.step(rules.CHOOSE_LOVE)  # the Dragon: 3 + 2 (dice) + 2 = 7 Love, a real gain of 4
+    assert twin.unwrapped.game_state == raw.game_state
+    assert raw.game_state.love[:2] == [7, 1]  # the Cat (p1) gained 1 on the real gain

@@ -49,6 +49,8 @@ def snapshot(env) -> str:
         ({"per_neighbour": 0}, "per_neighbour must be True or False"),
         ({"ninja_targets": "up"}, "ninja_targets='up' is not one of"),
         ({"ninja_targets": None}, "ninja_targets"),
+        ({"cat_trigger": "real"}, "cat_trigger='real' is not one of"),
+        ({"cat_trigger": None}, "cat_trigger"),
         ({"max_cycles": True}, "max_cycles"),
     ],
 )
@@ -181,6 +183,8 @@ BAD_FIELDS = [
     ("ninja_applied", True, "ninja_applied is set"),
     ("plan_love", [0, 0], "plan_love must have 3 entries"),
     ("plan_melt", [0, 0, 7], r"plan_melt\[2\] must be in 0..6"),
+    ("love_before", [0, 0], "love_before must have 3 entries"),
+    ("adventure_before", [0, 0, 1], r"adventure_before\[2\] must be in 0..0"),
     ("queue", [{"__tuple__": [0, 1]}], "has no dragon choice"),
     ("queue", [[0, 1]], r"queue\[0\] must be a \(seat, ability\) pair"),
     ("events", [{"__tuple__": [5, -1, 0, 0, 0]}], r"events\[0\] seat must be in 0..2"),

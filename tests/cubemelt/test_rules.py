@@ -293,19 +293,98 @@ def test_score_is_sum_of_track_changes():
 
 
 # ---------------------------------------------------------------------------- expansion: Cat
-def test_cat_gains_when_a_neighbour_gains_three_of_a_kind():
-    """R7.2 (I17)."""
+@pytest.mark.parametrize("cat_trigger", rules.CAT_TRIGGERS)
+def test_cat_gains_when_a_neighbour_gains_three_of_a_kind(cat_trigger):
+    """R7.2 (I17), under both readings of ``cat_trigger``."""
     # p0 active rolls four Heart: p1 and p3 gain 4 Love; the Cat at p2 sits next to both
-    state, rng = game([H, H, H, H, S, S], n=4, abilities=["dragon", "knight", "cat", "unicorn"])
+    state, rng = game(
+        [H, H, H, H, S, S], n=4, abilities=["dragon", "knight", "cat", "unicorn"], cat_trigger=cat_trigger
+    )
     stop(state, rng)
     assert tracks(state, 2) == (1, 0, 20)
 
 
-def test_cat_per_neighbour_option():
-    """R7.2, R7.10 (I17): per_neighbour."""
-    state, rng = game([H, H, H, H, S, S], n=4, abilities=["dragon", "knight", "cat", "unicorn"], per_neighbour=True)
+@pytest.mark.parametrize("cat_trigger", rules.CAT_TRIGGERS)
+def test_cat_per_neighbour_option(cat_trigger):
+    """R7.2, R7.10 (I17): per_neighbour, under both readings of ``cat_trigger``."""
+    state, rng = game(
+        [H, H, H, H, S, S],
+        n=4,
+        abilities=["dragon", "knight", "cat", "unicorn"],
+        per_neighbour=True,
+        cat_trigger=cat_trigger,
+    )
     stop(state, rng)
     assert tracks(state, 2) == (2, 0, 20)
+
+
+def test_cat_trigger_default_is_planned():
+    """R7.2, R7.10 (I17): the default reads the planned dice gain."""
+    assert rules.CubeMeltConfig().cat_trigger == "planned"
+
+
+def _dragon_gains_four_love(cat_trigger):
+    # p0 (Dragon) rolls three Sad, two Heart, one Star: p1 (Cat) and p2 lose 3 Melt, the Dragon's own
+    # dice give it 2 Love and 1 Adventure, and its gain (Love) 2 more: 4 Love in the resolution
+    state, rng = game([SAD, SAD, SAD, H, H, S], n=3, abilities=["dragon", "cat", "unicorn"], cat_trigger=cat_trigger)
+    stop(state, rng)
+    assert state.pending == DRAGON and state.love[1] == 0  # no Cat gain yet under either reading
+    rules.apply(state, CHOOSE_LOVE, rng)
+    assert state.love[0] == 4 and state.active == 1
+    return state
+
+
+def test_cat_planned_ignores_a_neighbours_own_ability_gain():
+    """R7.2 (I17), ``cat_trigger="planned"``: 2 Love from the dice and 2 from the Dragon are not "3 or more"."""
+    state = _dragon_gains_four_love("planned")
+    assert tracks(state, 1) == (0, 0, 17)
+
+
+def test_cat_actual_counts_the_whole_resolution():
+    """R7.2 (I17), ``cat_trigger="actual"``: the neighbour's real gain (dice + its Dragon gain) is 4 Love."""
+    state = _dragon_gains_four_love("actual")
+    assert tracks(state, 1) == (1, 0, 17)
+    assert state.last_events[-2:] == [(0, DRAGON, 2, 0, 0), (1, CAT, 1, 0, 0)]  # the Cat comes last
+
+
+@pytest.mark.parametrize(("cat_trigger", "cat_love"), [("planned", 0), ("actual", 1)])
+def test_cat_and_a_knights_conversion(cat_trigger, cat_love):
+    """R7.2, R7.4 (I17, I19): a tie gives the Knight 2 Love and 3 Melt; it converts one Melt into Love.
+
+    Planned dice: 2 Love (no Cat gain); real gain of the resolution: 3 Love (the Cat gains 1)."""
+    state, rng = game([H, H, SAD, SAD, S, D], n=3, abilities=["knight", "cat", "dragon"], cat_trigger=cat_trigger)
+    stop(state, rng)
+    assert state.pending == KNIGHT and state.decider == 0
+    rules.apply(state, CHOOSE_LOVE, rng)
+    assert tracks(state, 0) == (3, 1, 18)
+    assert tracks(state, 1) == (cat_love, 0, 20)
+
+
+def _capped_gain(cat_trigger):
+    # p0 rolls four Heart: its neighbours p1 and p3 (at 18 Love) are planned +4 Love but move 2 each to
+    # 20; the Cat at p2 (19 Love) sits between them
+    state, rng = game(
+        [H, H, H, H, S, S],
+        n=4,
+        abilities=["knight", "unicorn", "cat", "dragon"],
+        love=[0, 18, 19, 18],
+        cat_trigger=cat_trigger,
+    )
+    stop(state, rng)
+    assert rules.is_over(state) and state.love[1] == state.love[3] == 20
+    return state
+
+
+def test_cat_planned_counts_a_gain_cut_by_the_cap():
+    """R7.2, R1.2 (I10, I17), ``cat_trigger="planned"``: the planned +4 counts; the Cat reaches 20 too."""
+    state = _capped_gain("planned")
+    assert state.love[2] == 20 and state.winners == [1, 2, 3]
+
+
+def test_cat_actual_reads_the_gain_after_the_cap():
+    """R7.2, R1.2 (I10, I17), ``cat_trigger="actual"``: each neighbour really gained 2: no Cat gain."""
+    state = _capped_gain("actual")
+    assert state.love[2] == 19 and state.winners == [1, 3]
 
 
 def test_cat_does_not_gain_below_three_or_from_a_non_neighbour():
@@ -408,11 +487,23 @@ def test_knight_needs_two_melt_and_can_save_itself():
 
 # ---------------------------------------------------------------------------- expansion: Ninja
 def test_ninja_may_apply_five_of_a_face_to_itself():
-    """R7.5 (I20)."""
+    """R7.5 (I20), default ``ninja_targets="all"``: the remaining die goes to "the other players' boards"."""
+    assert rules.CubeMeltConfig().ninja_targets == "all"
     state, rng = game([H, H, H, H, H, S], n=4, abilities=["ninja", "dragon", "cat", "unicorn"])
     stop(state, rng)
     assert state.phase == rules.PHASE_NINJA and state.decider == 0
     assert rules.legal_actions(state) == (NINJA_APPLY, NINJA_DECLINE)
+    rules.apply(state, NINJA_APPLY, rng)
+    # p2 sits across the table: not a neighbour of the Ninja, still one of "the other players"
+    assert [tracks(state, p) for p in range(4)] == [(5, 0, 20), (0, 1, 20), (0, 1, 20), (0, 1, 20)]
+
+
+def test_ninja_targets_neighbours_option():
+    """R7.5, R7.10 (I20), ``ninja_targets="neighbours"`` (the v0 default): only the Ninja's neighbours."""
+    state, rng = game(
+        [H, H, H, H, H, S], n=4, abilities=["ninja", "dragon", "cat", "unicorn"], ninja_targets="neighbours"
+    )
+    stop(state, rng)
     rules.apply(state, NINJA_APPLY, rng)
     assert [tracks(state, p) for p in range(4)] == [(5, 0, 20), (0, 1, 20), (0, 0, 20), (0, 1, 20)]
 
@@ -425,14 +516,15 @@ def test_ninja_decline_resolves_normally():
     assert [tracks(state, p) for p in range(3)] == [(0, 1, 20), (0, 0, 15), (0, 0, 15)]
 
 
-def test_ninja_targets_all_option_and_six_of_a_face():
-    """R7.5, R7.10 (I20): ninja_targets='all'."""
+@pytest.mark.parametrize(("ninja_targets", "loves"), [("all", [0, 1, 1, 1, 1]), ("neighbours", [0, 1, 0, 0, 1])])
+def test_ninja_targets_with_five_players_and_six_of_a_face(ninja_targets, loves):
+    """R7.5, R7.10 (I20): both values of ninja_targets with five players; six of a face leaves nothing."""
     state, rng = game(
-        [S] * 5 + [H], n=5, abilities=["ninja", "cat", "dragon", "unicorn", "knight"], ninja_targets="all"
+        [S] * 5 + [H], n=5, abilities=["ninja", "cat", "dragon", "unicorn", "knight"], ninja_targets=ninja_targets
     )
     stop(state, rng)
     rules.apply(state, NINJA_APPLY, rng)
-    assert [state.love[p] for p in range(5)] == [0, 1, 1, 1, 1] and state.adventure[0] == 5
+    assert [state.love[p] for p in range(5)] == loves and state.adventure[0] == 5
     state, rng = game([S] * 6, n=3, abilities=["ninja", "cat", "dragon"])
     stop(state, rng)
     rules.apply(state, NINJA_APPLY, rng)
@@ -537,6 +629,8 @@ def test_bad_configs_are_refused():
         rules.CubeMeltConfig(num_players=2, abilities=("cat", "dragon"))
     with pytest.raises(ValueError, match="ninja_targets"):
         rules.CubeMeltConfig(ninja_targets="left")
+    with pytest.raises(ValueError, match="cat_trigger"):
+        rules.CubeMeltConfig(cat_trigger="real")
 
 
 def test_custom_faces_are_rolled():
