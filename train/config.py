@@ -25,6 +25,7 @@ import yaml
 
 from ice_envs.core.errors import OptionError
 from ice_envs.core.registry import get_spec
+from ice_envs.evaluation.suite import DEFAULT_VALIDATION_SEED, TRAINING_SEEDS, VALIDATION_SEEDS
 
 OPPONENT_KINDS = ("random", "heuristic", "self_play")
 EVAL_OPPONENTS = ("random", "heuristic")
@@ -117,8 +118,9 @@ class EvalConfig:
     at_start: bool = True
     #: Opponent kinds: the learner against N-1 copies of each.
     against: list[str] = field(default_factory=lambda: ["random", "heuristic"])
-    #: Deal seed of the evaluations (the same deals at every evaluation).
-    seed: int = 0
+    #: First deal seed of the evaluations (the same deals at every evaluation), in the validation
+    #: range (:data:`ice_envs.evaluation.suite.VALIDATION_SEEDS`): never the deals of the held-out suites.
+    seed: int = DEFAULT_VALIDATION_SEED
     #: Processes of the evaluations (results do not depend on it).
     workers: int = 1
     #: Games of the final evaluation per opponent kind (written to ``evaluation.json``).
@@ -387,12 +389,20 @@ def _validate(cfg: TrainConfig) -> None:
     _require(e.games >= 1, "eval.games", "must be >= 1", e.games)
     _require(e.final_games >= 0, "eval.final_games", "must be >= 0", e.final_games)
     _require(e.workers >= 1, "eval.workers", "must be >= 1", e.workers)
+    deals = max(e.games, e.final_games)
+    _require(
+        e.seed in VALIDATION_SEEDS and e.seed + deals <= VALIDATION_SEEDS.stop,
+        "eval.seed",
+        f"must lie in the validation seeds [2**63, 2**63 + 2**40) (default {DEFAULT_VALIDATION_SEED}), "
+        "apart from the training seeds and the held-out suites",
+        e.seed,
+    )
     for i, kind in enumerate(e.against):
         _require(kind in EVAL_OPPONENTS, f"eval.against[{i}]", f"must be one of {list(EVAL_OPPONENTS)}", kind)
     _require(len(set(e.against)) == len(e.against), "eval.against", "lists an opponent twice", e.against)
     _require(cfg.total_timesteps >= 1, "total_timesteps", "must be >= 1", cfg.total_timesteps)
     _require(cfg.checkpoint_every >= 0, "checkpoint_every", "must be >= 0", cfg.checkpoint_every)
-    _require(cfg.seed >= 0, "seed", "must be >= 0", cfg.seed)
+    _require(cfg.seed in TRAINING_SEEDS, "seed", "must lie in the training seeds [0, 2**63)", cfg.seed)
     _require(cfg.torch_threads >= 1, "torch_threads", "must be >= 1", cfg.torch_threads)
     _require(cfg.verbose in (0, 1, 2), "verbose", "must be 0, 1 or 2", cfg.verbose)
     _validate_shaping(cfg)

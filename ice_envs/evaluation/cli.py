@@ -2,6 +2,8 @@
 
 ice-envs evaluate GAME --players N --agents heuristic,random,random --games 2000 --seed 0 [--workers K]
                   [--max-decisions M]
+ice-envs evaluate --suite v1 [GAME] AGENT [--workers K]      (the held-out suite, :mod:`.suite`)
+ice-envs league CONFIG.yaml [--out DIR] [--workers K]         (every agent on one scale, :mod:`.league`)
 ice-envs replay RECORD --out DIR [--viewer K] [--every N] [--max-frames M] [--fps F] [--no-gif]
 
 This module also holds what every ``ice-envs`` command line shares (:class:`CommandLineParser`,
@@ -12,6 +14,7 @@ status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import shlex
 import sys
@@ -125,9 +128,18 @@ def report_user_errors(prog: str, run: Callable[[], int]) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game")
-    parser.add_argument("--players", type=at_least(1), required=True)
-    parser.add_argument("--agents", required=True, help="one spec per seat: random, heuristic, ppo:PATH")
+    parser.add_argument(
+        "names", nargs="+", metavar="GAME", help="the game; with --suite: [GAME] AGENT after the options (one agent spec)"
+    )
+    parser.add_argument("--players", type=at_least(1), default=None, help="seats at the table (not with --suite)")
+    parser.add_argument(
+        "--agents",
+        default=None,
+        help="one spec per seat: random, greedy, heuristic, mcts:..., ppo:PATH (not with --suite)",
+    )
+    parser.add_argument(
+        "--suite", default=None, metavar="VERSION", help="play AGENT through the held-out suite VERSION (e.g. v1)"
+    )
     parser.add_argument("--games", type=at_least(1), default=2000)
     parser.add_argument("--seed", type=at_least(0), default=0)
     parser.add_argument("--workers", type=at_least(1), default=1)
@@ -166,8 +178,28 @@ def canonical_command(args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
+def _split_names(args: argparse.Namespace) -> None:
+    """``args.names`` as ``args.game`` (and, with ``--suite``, ``args.agent``); a wrong count is a usage error."""
+    names = list(args.names)
+    if args.suite is None:
+        if len(names) != 1:
+            raise UsageError("ice-envs evaluate", f"give one game, got {names}")
+        if args.players is None or args.agents is None:
+            raise UsageError("ice-envs evaluate", "--players and --agents are required (or --suite VERSION AGENT)")
+        args.game = names[0]
+        return
+    if args.players is not None or args.agents is not None:
+        raise UsageError("ice-envs evaluate", "--suite fixes the players and the opponents: drop --players/--agents")
+    if len(names) not in (1, 2):
+        raise UsageError("ice-envs evaluate", f"with --suite give [GAME] AGENT, got {names}")
+    args.game, args.agent = (None, names[0]) if len(names) == 1 else (names[0], names[1])
+
+
 def run_from_args(args: argparse.Namespace) -> int:
     require_extra("eval", "ice-envs evaluate", "openskill", "matplotlib")
+    _split_names(args)
+    if args.suite is not None:
+        return run_suite_from_args(args)
     options = dict(parse_option(o) for o in args.option)
     out = (
         args.out or Path("runs/eval") / f"{args.game}-{args.players}p-{args.agents.replace(',', '_').replace('/', '_')}"
@@ -199,6 +231,46 @@ def run_from_args(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_suite_from_args(args: argparse.Namespace) -> int:
+    """``ice-envs evaluate --suite VERSION [GAME] AGENT``: the agent at every table of the suite it can play."""
+    from ice_envs.evaluation.suite import get_suite, run_suite, suite_markdown
+
+    suite = get_suite(args.suite)
+    out = args.out or Path("runs/suite") / suite.version / args.agent.replace(":", "_").replace("/", "_")
+    try:
+        report = run_suite(suite, args.agent, args.game, workers=args.workers, progress=not args.no_progress)
+    except AgentSpecError as exc:
+        raise OptionError(str(exc)) from None
+    game = f"{args.game} " if args.game else ""
+    command = f"ice-envs evaluate --suite {suite.version} {game}{shlex.quote(args.agent)} --workers {args.workers}"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "suite.json").write_text(json.dumps({**report, "command": command}, indent=1) + "\n")
+    text = suite_markdown(report, command)
+    (out / "suite.md").write_text(text)
+    print(text)
+    print(f"report in {out}/")
+    return 0
+
+
+def cmd_league(args: argparse.Namespace) -> int:
+    """``ice-envs league CONFIG.yaml``: play the missing tables, rate every agent, write the report."""
+    require_extra("eval", "ice-envs league", "openskill", "matplotlib")
+    from ice_envs.evaluation import league
+
+    cfg = league.load_config(args.config)
+    out = args.out or Path(cfg.out or Path("runs/league") / f"{cfg.game}-{cfg.players}p")
+    try:
+        summary = league.play_league(cfg, out, workers=args.workers, progress=not args.no_progress)
+    except AgentSpecError as exc:
+        raise OptionError(str(exc)) from None
+    command = f"ice-envs league {shlex.quote(str(args.config))} --workers {args.workers}"
+    league.write_report(summary, out, command)
+    print(league.to_markdown(summary, command))
+    played, reused = summary["tables_played"], summary["tables_reused"]
+    print(f"{len(played)} table(s) played, {len(reused)} reused; report in {out}/ (league.json, league.md, league.png)")
+    return 0
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a record; a bad record raises ``RecordError`` (one line and status 2 through ``ice-envs``)."""
     from ice_envs.evaluation.replay import replay
@@ -225,6 +297,15 @@ def add_subcommand(sub: Any) -> None:
     p = sub.add_parser("evaluate", help="play a tournament between agents and report win rates with intervals")
     add_arguments(p)
     p.set_defaults(func=run_from_args)
+
+    lg = sub.add_parser("league", help="rate every agent of a league config on one scale (mixed tables, same deals)")
+    lg.add_argument("config", type=Path, help="a league config (YAML; see ice_envs.evaluation.league)")
+    lg.add_argument(
+        "--out", type=Path, default=None, help="report folder (default: the config's out, or runs/league/...)"
+    )
+    lg.add_argument("--workers", type=at_least(1), default=1)
+    lg.add_argument("--no-progress", action="store_true")
+    lg.set_defaults(func=cmd_league)
 
     r = sub.add_parser("replay", help="replay a game record to PNG frames and an animated GIF")
     r.add_argument("record", type=Path, help="a game record (JSON lines) from play, demo or evaluate --record")

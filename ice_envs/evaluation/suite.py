@@ -1,0 +1,212 @@
+"""Seed ranges and the versioned held-out evaluation suites.
+
+Deals are numbered by the seed that ``env.reset(seed=...)`` is given. Three disjoint ranges
+keep what an agent is trained on, what training is steered by, and what it is finally judged
+on apart:
+
+* :data:`TRAINING_SEEDS` — ``[0, 2**63)``: run seeds, the seeds of the training envs and every
+  deal seed a training env draws (``train/single_agent.py`` draws them below ``2**63``).
+* :data:`VALIDATION_SEEDS` — ``[2**63, 2**63 + 2**40)``: the deals of in-training evaluations
+  (``eval.seed`` of a training config; checked when the config is loaded).
+* :data:`SUITE_SEEDS` — ``[2**63 + 2**40, 2**64)``: held-out suites. A suite's deals start at its own
+  ``base`` inside this range; training never sees them.
+
+A :class:`Suite` fixes, per game, the table size, the opponents, the options and the number of
+games (a multiple of the table size: every deal is played from every seat). Its numbers for one
+agent come from::
+
+    ice-envs evaluate --suite v1 AGENT [--workers K]          # every game of the suite the agent plays
+    ice-envs evaluate --suite v1 cubemelt AGENT               # one game
+
+(``AGENT`` is a spec: ``greedy``, ``mcts:sims=100``, ``ppo:checkpoints/cubemelt_ppo/final.npz``;
+a checkpoint plays only the game it was trained for.) A suite, once published, never changes:
+a different table is a new version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ice_envs.core.errors import OptionError
+
+#: Half-open range of training seeds (run seeds, env seeds, the deals training draws).
+TRAINING_SEEDS = range(0, 2**63)
+#: Half-open range of the deals of in-training evaluations.
+VALIDATION_SEEDS = range(2**63, 2**63 + 2**40)
+#: Half-open range the held-out suites draw their deals from.
+SUITE_SEEDS = range(2**63 + 2**40, 2**64)
+#: The first validation deal: the default ``eval.seed`` of a training config.
+DEFAULT_VALIDATION_SEED = VALIDATION_SEEDS.start
+
+
+@dataclass(frozen=True)
+class SuiteTable:
+    """One table of a suite: the agent under test takes one seat, the opponents the others."""
+
+    game: str
+    players: int
+    #: Agent specs of the other seats (``players - 1`` of them).
+    opponents: tuple[str, ...]
+    games: int
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        kinds = sorted(set(self.opponents))
+        return f"{self.game}-{self.players}p-vs-{'-'.join(kinds)}"
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A versioned held-out evaluation suite: its tables and the first seed of its deals."""
+
+    version: str
+    base: int
+    tables: tuple[SuiteTable, ...]
+
+    def seed_of(self, table: SuiteTable) -> int:
+        """The first deal seed of ``table``: every table of a game meets the same deals."""
+        games = sorted({t.game for t in self.tables})
+        return self.base + games.index(table.game) * 2**32
+
+    def tables_of(self, game: str | None) -> tuple[SuiteTable, ...]:
+        return tuple(t for t in self.tables if game is None or t.game == game)
+
+
+def _vs(game: str, players: int, opponent: str, games: int, **options: Any) -> SuiteTable:
+    return SuiteTable(game, players, (opponent,) * (players - 1), games, dict(options))
+
+
+#: Suite v1: per game the player count of its shipped checkpoint, against random and heuristic seats.
+SUITE_V1 = Suite(
+    version="v1",
+    base=SUITE_SEEDS.start,
+    tables=(
+        _vs("cardiceo", 4, "random", 1000),
+        _vs("cardiceo", 4, "heuristic", 1000),
+        _vs("cubemelt", 3, "random", 999),
+        _vs("cubemelt", 3, "heuristic", 999),
+        _vs("iceberg_rummy", 4, "random", 400, single_hand=True),
+        _vs("iceberg_rummy", 4, "heuristic", 400, single_hand=True),
+        _vs("tip_of_the_diceberg", 4, "random", 200),
+        _vs("tip_of_the_diceberg", 4, "heuristic", 200),
+        _vs("icebergs", 4, "random", 200, max_turns_end="decide"),
+        _vs("icebergs", 4, "heuristic", 200, max_turns_end="decide"),
+    ),
+)
+
+SUITES: dict[str, Suite] = {"v1": SUITE_V1}
+
+
+def get_suite(version: str) -> Suite:
+    """The suite called ``version`` (``OptionError`` naming the known ones otherwise)."""
+    try:
+        return SUITES[version]
+    except KeyError:
+        raise OptionError(f"unknown suite {version!r}; known suites: {sorted(SUITES)}") from None
+
+
+def check_training_seed(what: str, seed: int) -> None:
+    """Raise :class:`OptionError` unless ``seed`` lies in :data:`TRAINING_SEEDS`."""
+    if seed not in TRAINING_SEEDS:
+        raise OptionError(f"{what} {seed} is outside the training seeds [0, 2**63)")
+
+
+def check_validation_seed(what: str, seed: int, games: int = 1) -> None:
+    """Raise :class:`OptionError` unless the deals ``seed .. seed + games`` lie in :data:`VALIDATION_SEEDS`."""
+    if seed not in VALIDATION_SEEDS or seed + games > VALIDATION_SEEDS.stop:
+        raise OptionError(
+            f"{what} {seed} is outside the validation seeds [2**63, 2**63 + 2**40) "
+            f"(training and held-out suite deals must not be used to steer training; default {DEFAULT_VALIDATION_SEED})"
+        )
+
+
+def seed_range_name(seed: int) -> str:
+    """Which range ``seed`` lies in: ``"training"``, ``"validation"``, ``"suite"`` or ``"outside"``."""
+    for name, span in (("training", TRAINING_SEEDS), ("validation", VALIDATION_SEEDS), ("suite", SUITE_SEEDS)):
+        if seed in span:
+            return name
+    return "outside"
+
+
+def suite_tables_for(suite: Suite, agent: str, game: str | None) -> tuple[SuiteTable, ...]:
+    """The tables of ``suite`` that ``agent`` plays: ``game``'s, or a checkpoint's own game, or all."""
+    from ice_envs.agents.spec import parse_agent_spec
+
+    spec = parse_agent_spec(agent)
+    if game is None and spec.kind == "ppo" and spec.path:
+        from ice_envs.agents.ppo_agent import load_policy_net
+
+        game = load_policy_net(spec.path).meta.get("game")
+    if game is not None:
+        import ice_envs
+
+        game = ice_envs.get_spec(game).name
+    tables = suite.tables_of(game)
+    if not tables:
+        raise OptionError(f"suite {suite.version} has no table of {game}")
+    return tables
+
+
+def run_suite(
+    suite: Suite, agent: str, game: str | None = None, workers: int = 1, progress: bool = True
+) -> dict[str, Any]:
+    """Play ``agent`` (one spec) in the first seat entry of each of its suite tables; the report."""
+    import time
+
+    from ice_envs.evaluation.tournament import evaluate
+
+    rows = []
+    for table in suite_tables_for(suite, agent, game):
+        seed = suite.seed_of(table)
+        start = time.perf_counter()
+        summary, _ = evaluate(
+            table.game,
+            table.players,
+            ",".join((agent, *table.opponents)),
+            table.games,
+            seed,
+            workers,
+            dict(table.options),
+            progress=progress,
+        )
+        me = summary["per_agent"][0]
+        rows.append(
+            {
+                "table": table.name,
+                "game": table.game,
+                "players": table.players,
+                "opponents": list(table.opponents),
+                "options": dict(table.options),
+                "games": table.games,
+                "first_deal_seed": seed,
+                "wins": me["wins"],
+                "win_rate": me["win_rate"],
+                "win_rate_ci95": me["win_rate_ci95"],
+                "mean_score": me["mean_score"],
+                "mean_rank": me["mean_rank"],
+                "truncated": summary["truncated_games"],
+                "random_baseline": 1.0 / table.players,
+                "wall_seconds": round(time.perf_counter() - start, 2),
+            }
+        )
+    return {"suite": suite.version, "agent": agent, "tables": rows}
+
+
+def suite_markdown(report: dict[str, Any], command: str) -> str:
+    """One agent's suite numbers as a Markdown table."""
+    lines = [
+        f"Suite {report['suite']}, agent `{report['agent']}`: `{command}`",
+        "",
+        "| table | games | wins | win rate [95%] | 1/N | mean score | mean rank | truncated | wall s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in report["tables"]:
+        lo, hi = r["win_rate_ci95"]
+        lines.append(
+            f"| {r['table']} | {r['games']} | {r['wins']} | {r['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] | "
+            f"{r['random_baseline']:.3f} | {r['mean_score']:.2f} | {r['mean_rank']:.2f} | {r['truncated']} | "
+            f"{r['wall_seconds']:.0f} |"
+        )
+    return "\n".join(lines) + "\n"
