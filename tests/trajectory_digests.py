@@ -49,6 +49,7 @@ MAX_DECISIONS = 600
 #: Options whose default changed since the golden digests were recorded: game -> {option: old default}.
 GOLDEN_PINS: dict[str, dict[str, Any]] = {
     "cubemelt": {"ninja_targets": "neighbours"},  # v1: the Ninja sends its dice to all other players
+    "icebergs": {"extra_ships": True},  # v1: a 3-player fleet has the box's 6 ships (2 each) unless extra_ships
 }
 #: The suffix of a current-file key whose game skips forced steps.
 SKIP_FORCED = "skip_forced"

@@ -1,7 +1,7 @@
 """
 # Icebergs
 
-| Import             | `from ice_envs import icebergs_v0`                          |
+| Import             | `from ice_envs import icebergs_v1`                          |
 |--------------------|-------------------------------------------------------------|
 | Actions            | Discrete                                                    |
 | Parallel API       | No                                                          |
@@ -9,8 +9,8 @@
 | Agents             | `agents= ['player_0', ..., 'player_{n-1}']`                 |
 | Agents             | 2-6 (standard), 2-3 (fleet), 1 (solo)                       |
 | Action Shape       | Discrete(1392) with the default 7x13 map                    |
-| Action Values      | Discrete(1392)                                              |
-| Observation Shape  | (1488,) with the default map                                |
+| Action Values      | Discrete(1392) (1394 with `solo_ice_six="player"`)          |
+| Observation Shape  | (1531,) with the default map                                |
 | Observation Values | [0, 9] (most entries in [0, 1])                             |
 
 Sail a ship from Newfoundland (the east edge of a hex map) to Alaska (off the west
@@ -23,15 +23,19 @@ or sink the ship. Rules and every interpretation: `docs/rules/icebergs.md`.
 ## Arguments
 
 ``` python
-icebergs_v0.env(num_players=2, fleet=False, ships_per_player=None, solo=False,
+icebergs_v1.env(num_players=2, fleet=False, ships_per_player=None, solo=False,
                 restart_on_sink=False, max_turns=100, max_turns_end="truncate",
-                exit_penalties=True, fleet_end="first_fleet", map="default",
+                exit_penalties=True, fleet_end="first_fleet", entry_cost="step",
+                extra_ships=False, solo_ice_six="random", map="default",
                 map_text=None, render_mode=None, illegal_action="raise",
                 reward_mode="outcome", max_cycles=None)
 ```
 
 `num_players`: 2-6; 2-3 in the fleet game; 1 in the solo game.
-`fleet`: the fleet game with 3 ships each (or set `ships_per_player` to 2 or 3).
+`fleet`: the fleet game with the box's 6 ships: 3 each for 2 players, 2 each for 3
+players (or set `ships_per_player` to 2 or 3). `extra_ships`: allow more ships than
+the box's 6 — the 3 players x 3 ships fleet, an extension beyond the box (default
+`False`: `ships_per_player=3` with 3 players raises `OptionError`).
 `solo`: the solo game (one ship, 5 Moves a turn, random ice movement).
 `restart_on_sink`: the rulebook's optional rule (a sunk ship starts again from the
 last map edge it entered with a full load).
@@ -40,8 +44,15 @@ last map edge it entered with a full load).
 `truncations=True`, outcome reward 0), `"decide"` ends it as a game decided on the
 Cargo already home (ships still out bring nothing).
 `exit_penalties`: leaving the map costs 1 + the penalties of the space left (default)
-or a flat 1 Move. `fleet_end`: `"first_fleet"` (default: the fleet game ends when a
-player's ships are all home or sunk) or `"all_ships"`.
+or a flat 1 Move. `entry_cost`: entering the map (from Newfoundland or Alaska) costs
+`"step"` (default: 1 + the penalties of the space entered; the ship may sail on with
+the Moves left) or `"all_moves"` (the rulebook's "using all of the Moves": the whole
+roll, unspent, enters any sea space of the edge whatever its ice, and the ship stops).
+`solo_ice_six`: solo game: the ice table's 6 (one iceberg two spaces, or two icebergs
+one space each) is picked by a fair coin (`"random"`, default) or by the player
+(`"player"`: two more actions, a decision after the table's roll).
+`fleet_end`: `"first_fleet"` (default: the fleet game ends when a player's ships are
+all home or sunk) or `"all_ships"`.
 `map`: a packaged map name (`"default"`, `"strait"`) or a path to a map file;
 `map_text`: a map given as text (see `ice_envs/icebergs/hexmap.py` for the format).
 A bad map raises `OptionError` naming the line.
@@ -53,41 +64,57 @@ position; the start player's first ship then rolls.
 
 ## Observation Space
 
-A dict with `"observation"` (float32, shape `(13*S + 18*16 + 17,)`, S = spaces of the
-map, 91 by default: 1488) and `"action_mask"` (int8). The observation is the observing
+A dict with `"observation"` (float32, shape `(13*S + 18*16 + 17 + 43,)`, S = spaces of
+the map, 91 by default: 1531) and `"action_mask"` (int8). The observation is the observing
 player's view (the game has no hidden information); seats are in relative order
 (self, the next player to the left, ...). The first 13 pieces are planes of S spaces
 (together `obs[:13*S].reshape(13, rows, cols)`), then the ship slots, then 17 global
-features. The pieces, in order, for the default 7x13 map (`layout_for(config)` declares
-them for any map; a test keeps this table equal to it):
+features, then (v1) the turn order: every ship's place in it, the ship to move next
+and the start seat (relative seats), and the solo ice table's choice. The pieces, in
+order, for the default 7x13 map (`layout_for(config)` declares them for any map; a test
+keeps this table equal to it):
 
-| Piece             | Offsets   | Size         | Range  | Meaning                                                      |
-|-------------------|-----------|--------------|--------|--------------------------------------------------------------|
-| `sea`             | 0-90      | 91 (7x13)    | [0, 1] | plane: sea space                                             |
-| `island`          | 91-181    | 91 (7x13)    | [0, 1] | plane: ice island space                                      |
-| `west_edge`       | 182-272   | 91 (7x13)    | [0, 1] | plane: west edge (to Alaska) sea space                       |
-| `east_edge`       | 273-363   | 91 (7x13)    | [0, 1] | plane: east edge (to Newfoundland) sea space                 |
-| `floes`           | 364-454   | 91 (7x13)    | [0, 9] | plane: ice floes in the space / 4                            |
-| `icebergs`        | 455-545   | 91 (7x13)    | [0, 2] | plane: icebergs in the space / 3                             |
-| `ships`           | 546-1091  | 546 (6x7x13) | [0, 1] | planes: ships of relative seat 0 (own) .. 5 in the space / 3 |
-| `turn_ship`       | 1092-1182 | 91 (7x13)    | [0, 1] | plane: the ship whose turn it is                             |
-| `ship_slots`      | 1183-1470 | 288 (6x3x16) | [0, 1] | ship slots: relative seat x ship index x 16 features (below) |
-| `moves_left`      | 1471      | 1            | [0, 1] | Moves left / 6                                               |
-| `die`             | 1472-1477 | 6            | [0, 1] | die value one-hot (1..6; none in solo)                       |
-| `phase`           | 1478-1480 | 3            | [0, 1] | phase one-hot (moving, rolled a one, hazard choice)          |
-| `fuel_paid`       | 1481      | 1            | [0, 1] | Fuel already paid this turn                                  |
-| `drifted`         | 1482      | 1            | [0, 1] | solo drift used this turn                                    |
-| `spare_floes`     | 1483      | 1            | [0, 1] | spare floes / all floes                                      |
-| `home_with_cargo` | 1484      | 1            | [0, 1] | a ship is home with Cargo (the others lose 1 Cargo a turn)   |
-| `round`           | 1485      | 1            | [0, 1] | round / max_turns                                            |
-| `solo`            | 1486      | 1            | [0, 1] | solo game                                                    |
-| `fleet`           | 1487      | 1            | [0, 1] | fleet game                                                   |
+| Piece             | Offsets   | Size         | Range  | Meaning                                                                             |
+|-------------------|-----------|--------------|--------|-------------------------------------------------------------------------------------|
+| `sea`             | 0-90      | 91 (7x13)    | [0, 1] | plane: sea space                                                                    |
+| `island`          | 91-181    | 91 (7x13)    | [0, 1] | plane: ice island space                                                             |
+| `west_edge`       | 182-272   | 91 (7x13)    | [0, 1] | plane: west edge (to Alaska) sea space                                              |
+| `east_edge`       | 273-363   | 91 (7x13)    | [0, 1] | plane: east edge (to Newfoundland) sea space                                        |
+| `floes`           | 364-454   | 91 (7x13)    | [0, 9] | plane: ice floes in the space / 4                                                   |
+| `icebergs`        | 455-545   | 91 (7x13)    | [0, 2] | plane: icebergs in the space / 3                                                    |
+| `ships`           | 546-1091  | 546 (6x7x13) | [0, 1] | planes: ships of relative seat 0 (own) .. 5 in the space / 3                        |
+| `turn_ship`       | 1092-1182 | 91 (7x13)    | [0, 1] | plane: the ship whose turn it is                                                    |
+| `ship_slots`      | 1183-1470 | 288 (6x3x16) | [0, 1] | ship slots: relative seat x ship index x 16 features (below)                        |
+| `moves_left`      | 1471      | 1            | [0, 1] | Moves left / 6                                                                      |
+| `die`             | 1472-1477 | 6            | [0, 1] | die value one-hot (1..6; none in solo)                                              |
+| `phase`           | 1478-1480 | 3            | [0, 1] | phase one-hot (moving, rolled a one, hazard choice)                                 |
+| `fuel_paid`       | 1481      | 1            | [0, 1] | Fuel already paid this turn                                                         |
+| `drifted`         | 1482      | 1            | [0, 1] | solo drift used this turn                                                           |
+| `spare_floes`     | 1483      | 1            | [0, 1] | spare floes / all floes                                                             |
+| `home_with_cargo` | 1484      | 1            | [0, 1] | a ship is home with Cargo (the others lose 1 Cargo a turn)                          |
+| `round`           | 1485      | 1            | [0, 1] | round / max_turns                                                                   |
+| `solo`            | 1486      | 1            | [0, 1] | solo game                                                                           |
+| `fleet`           | 1487      | 1            | [0, 1] | fleet game                                                                          |
+| `turn_order`      | 1488-1505 | 18 (6x3)     | [0, 1] | ship slots: place in the turn order, the ship to move 1/ships, the next 2/ships ... |
+| `next_ship`       | 1506-1523 | 18 (6x3)     | [0, 1] | ship slots: the ship whose turn comes next (home and sunk ships skipped)            |
+| `start_seat`      | 1524-1529 | 6            | [0, 1] | relative seat of the start player (its first ship opens each round)                 |
+| `ice_choice`      | 1530      | 1            | [0, 1] | solo: picking the ice table's line after a 6 (solo_ice_six='player')                |
 
 Ship features (the last axis of `ship_slots`): 0 the ship exists, 1 Fuel / 8, 2 Cargo / 8,
 3-8 status one-hot (in Newfoundland, at sea, in Alaska loading, in Alaska loaded,
 home, sunk), 9 has loaded in Alaska, 10 row / (rows-1) and 11 column / (cols-1) when
 at sea, 12 its turn now, 13 must make the hazard choice now, 14 arrival order home
 (rank / ships, 0 if not home), 15 first ship home with Cargo.
+
+The turn-order pieces (all zero once the game is over): `turn_order` gives each ship
+slot in use its place in the turn order counted from the ship whose turn it is (that
+ship 1/ships, the ship after it 2/ships, ..., ships home or sunk included, so that two
+fleet positions differing only in the start player are told apart); `next_ship` marks
+the ship that takes the next turn (the next one in the order that is not home or sunk;
+a ship loading in Alaska counts, as its turn is spent loading); `start_seat` marks the
+relative seat of the start player, whose first ship opens every round (the `round`
+counter and `max_turns` count from it). `ice_choice` is 1 while the solo player picks
+the ice table's line (`solo_ice_six="player"`; `phase` is then all zero).
 
 ## Action Space
 
@@ -108,6 +135,7 @@ R rows; default S=91, R=7):
 | 1387 / 1388          | drift off the west edge to Alaska / off the east edge home       |
 | 1389                 | rolled a one: neither, roll again                                |
 | 1390 / 1391          | hazard: lose 1 Fuel / lose 1 Cargo (the ship's owner, even off-turn) |
+| 1392 / 1393          | `solo_ice_six="player"` only: the ice table's 6 moves one iceberg two spaces / two icebergs one space each |
 
 A hazard caused by another player's iceberg is decided by the owner of the ship hit:
 `agent_selection` moves to that player and back. Dice are rolled by the env when
@@ -122,6 +150,10 @@ they happen. A turn ends by itself when "end the turn" is the only legal action.
 
 ## Version History
 
+* v1: issue 17 (rules fidelity): the observation gains the turn order (`turn_order`,
+  `next_ship`, `start_seat`) and `ice_choice`, appended after the v0 pieces (which are
+  unchanged); `fleet=True` with 3 players gives the box's 6 ships (2 each; v0 gave 3
+  each, now `extra_ships=True`); new options `entry_cost`, `extra_ships`, `solo_ice_six`.
 * v0: Initial release (ice-envs 0.1.0).
 """
 
@@ -203,8 +235,37 @@ def layout_for(config: rules.IcebergsConfig) -> ObservationLayout:
             Piece("round", 1, 0, 1, "round / max_turns"),
             Piece("solo", 1, 0, 1, "solo game"),
             Piece("fleet", 1, 0, 1, "fleet game"),
+            # v1 (issue 17): the turn order; the solo ice table's choice
+            Piece(
+                "turn_order",
+                (MAX_SEATS, rules.MAX_SHIPS_PER_PLAYER),
+                0,
+                1,
+                "ship slots: place in the turn order, the ship to move 1/ships, the next 2/ships ...",
+            ),
+            Piece(
+                "next_ship",
+                (MAX_SEATS, rules.MAX_SHIPS_PER_PLAYER),
+                0,
+                1,
+                "ship slots: the ship whose turn comes next (home and sunk ships skipped)",
+            ),
+            Piece("start_seat", MAX_SEATS, 0, 1, "relative seat of the start player (its first ship opens each round)"),
+            Piece("ice_choice", 1, 0, 1, "solo: picking the ice table's line after a 6 (solo_ice_six='player')"),
         ]
     )
+
+
+def next_ship(state: rules.IcebergsState) -> int:
+    """The ship whose turn comes after the current ship's: the next in the turn order that is not
+    home or sunk (the current ship itself if it is the only one left; -1 if none is)."""
+    order = state.order
+    ships = len(order)
+    for step in range(1, ships + 1):
+        k = order[(state.order_pos + step) % ships]
+        if state.status[k] != rules.HOME and state.status[k] != rules.SUNK:
+            return k
+    return -1
 
 
 def _resolve_map(map_name: str, map_text: str | None) -> HexMap:
@@ -241,6 +302,9 @@ class IcebergsEnv(IceAECEnv):
         max_turns_end: str = "truncate",
         exit_penalties: bool = True,
         fleet_end: str = "first_fleet",
+        entry_cost: str = "step",
+        extra_ships: bool = False,
+        solo_ice_six: str = "random",
         map: str = "default",
         map_text: str | None = None,
         **common: Any,
@@ -251,20 +315,27 @@ class IcebergsEnv(IceAECEnv):
         solo = check_flag(name, "solo", solo)
         restart_on_sink = check_flag(name, "restart_on_sink", restart_on_sink)
         exit_penalties = check_flag(name, "exit_penalties", exit_penalties)
+        extra_ships = check_flag(name, "extra_ships", extra_ships)
         ships_per_player = check_int(
             name, "ships_per_player", ships_per_player, low=1, high=rules.MAX_SHIPS_PER_PLAYER, allow_none=True
         )
         max_turns = check_int(name, "max_turns", max_turns, low=1, high=MAX_TURNS)
         check_choice(name, "max_turns_end", max_turns_end, rules.END_MAX_TURNS)
         check_choice(name, "fleet_end", fleet_end, rules.FLEET_ENDS)
+        check_choice(name, "entry_cost", entry_cost, rules.ENTRY_COSTS)
+        check_choice(name, "solo_ice_six", solo_ice_six, rules.SOLO_ICE_SIX)
+        if solo_ice_six != "random" and not solo:
+            raise OptionError(f"{name}: solo_ice_six={solo_ice_six!r} is a rule of the solo game (needs solo=True)")
         if not isinstance(map, (str, os.PathLike)):
             raise OptionError(f"{name}: map must be a packaged map name or a path, got {map!r}")
         if map_text is not None and not isinstance(map_text, str):
             raise OptionError(f"{name}: map_text must be the map as a string, got {type(map_text).__name__}")
         if ships_per_player is None:
-            ships_per_player = rules.MAX_SHIPS_PER_PLAYER if fleet else 1
+            ships_per_player = rules.fleet_ships(n, extra_ships) if fleet else 1
         elif fleet and ships_per_player == 1:
-            raise OptionError(f"{SPEC.env_name}: fleet=True needs ships_per_player 2 or 3 (or None for 3)")
+            raise OptionError(
+                f"{SPEC.env_name}: fleet=True needs ships_per_player 2 or 3 (or None: the box's 6 ships shared)"
+            )
         if solo and (fleet or ships_per_player != 1):
             raise OptionError(f"{SPEC.env_name}: the solo game has one ship; do not combine solo with fleet")
         hexmap = _resolve_map(os.fspath(map), map_text)
@@ -278,6 +349,9 @@ class IcebergsEnv(IceAECEnv):
                 max_turns_end=max_turns_end,
                 exit_penalties=exit_penalties,
                 fleet_end=fleet_end,
+                entry_cost=entry_cost,
+                extra_ships=extra_ships,
+                solo_ice_six=solo_ice_six,
                 hexmap=hexmap,
             )
         except ValueError as exc:
@@ -346,6 +420,20 @@ class IcebergsEnv(IceAECEnv):
         self._ice_scale[:S] = 0.25
         self._ice_scale[S:] = 1.0 / 3.0
         self._turn_at = lay.offset("turn_ship")
+        order_at, next_at, start_at = lay.offsets("turn_order", "next_ship", "start_seat")
+        #: per observing seat, per ship: (offset in ``turn_order``, offset in ``next_ship``)
+        self._order_offsets: list[tuple[tuple[int, int], ...]] = []
+        #: per observing seat, per start player: the offset of its entry of ``start_seat``
+        self._start_offsets: list[tuple[int, ...]] = []
+        for seat in range(n):
+            slots = []
+            for k in range(cfg.num_ships):
+                owner, j = divmod(k, kps)
+                slot = ((owner - seat) % n) * rules.MAX_SHIPS_PER_PLAYER + j
+                slots.append((order_at + slot, next_at + slot))
+            self._order_offsets.append(tuple(slots))
+            self._start_offsets.append(tuple(start_at + (p - seat) % n for p in range(n)))
+        self._ice_choice_at = lay.offset("ice_choice")
         #: the global offsets of :meth:`_encode`, in the order it unpacks them
         self._glob_offsets = lay.offsets(
             "moves_left", "die", "phase", "fuel_paid", "drifted", "spare_floes", "home_with_cargo", "round"
@@ -413,7 +501,11 @@ class IcebergsEnv(IceAECEnv):
             mv[o_moves] = min(st.moves_left, 6) / 6.0
             if 1 <= st.die <= 6:
                 mv[o_die - 1 + st.die] = 1.0
-            mv[o_phase + st.phase] = 1.0
+            if st.phase < rules.PHASE_OVER:
+                mv[o_phase + st.phase] = 1.0
+            elif st.phase == rules.PHASE_ICE_CHOICE:
+                mv[self._ice_choice_at] = 1.0
+            self._encode_turn_order(mv, seat)
             if st.fuel_paid:
                 mv[o_fuel_paid] = 1.0
             if st.drifted:
@@ -426,6 +518,21 @@ class IcebergsEnv(IceAECEnv):
         mv.release()
         np.minimum(obs, self._obs_high, out=obs)
         return obs
+
+    def _encode_turn_order(self, mv: memoryview, seat: int) -> None:
+        """The turn-order pieces of ``seat``'s observation (the game is on): each ship's place in
+        the order from the ship whose turn it is, the ship whose turn comes next, the start seat."""
+        st: rules.IcebergsState = self.game_state
+        order = st.order
+        ships = len(order)
+        pos = max(st.order_pos, 0)
+        offsets = self._order_offsets[seat]
+        for i, k in enumerate(order):
+            mv[offsets[k][0]] = ((i - pos) % ships + 1) / ships
+        nxt = next_ship(st)
+        if nxt >= 0:
+            mv[offsets[nxt][1]] = 1.0
+        mv[self._start_offsets[seat][order[0] // self.config.ships_per_player]] = 1.0
 
     # -- engine
     def _position(self, options: dict[str, Any]) -> dict[str, Any]:
@@ -590,6 +697,10 @@ class IcebergsEnv(IceAECEnv):
             what = "Fuel" if action == lay.lose_fuel else "Cargo"
             who = self.ship_name(st.deciding_ship) if st.hazards else "the ship"
             return f"iceberg hazard: {who} loses 1 {what}"
+        if action == lay.ice_one_berg:
+            return "ice table 6: one random iceberg moves two spaces"
+        if action == lay.ice_two_bergs:
+            return "ice table 6: two random icebergs move one space each"
         if action < 6:
             if st.pos[k] < 0:
                 return f"move the ship {DIRECTIONS[action]}"
@@ -610,7 +721,8 @@ class IcebergsEnv(IceAECEnv):
             col = 0 if edge == "west" else m.cols - 1
             t = r * m.cols + col
             cost = rules.enter_cost(st, k, t)
-            return f"enter the map from the {edge} edge at {m.label(t)} ({moves(cost)}{fuel_note})"
+            whole = ": all the Moves of the roll" if self.config.entry_cost == "all_moves" else ""
+            return f"enter the map from the {edge} edge at {m.label(t)} ({moves(cost)}{whole}{fuel_note})"
         if action < lay.place:
             is_floe = action < lay.berg
             s, d = divmod(action - (lay.floe if is_floe else lay.berg), 7)
@@ -678,6 +790,8 @@ class IcebergsEnv(IceAECEnv):
                 head += f" — {who} must lose 1 Fuel or 1 Cargo (iceberg hazard)"
             elif st.phase == rules.PHASE_ONE:
                 head += f" — {who} rolled a one: place a floe, drift or neither"
+            elif st.phase == rules.PHASE_ICE_CHOICE:
+                head += " — the ice table rolled 6: one iceberg two spaces, or two icebergs one space each?"
             else:
                 roll = "5 Moves (solo)" if cfg.solo else f"rolled {st.die}"
                 head += f" — {who} {roll}, {st.moves_left} Moves left"

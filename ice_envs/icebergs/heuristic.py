@@ -44,7 +44,12 @@ spent per moving turn, not per space):
    game ice cannot be moved and Moves are free: the ship sails as far as its 5 Moves go
    along the cheapest route (icebergs priced by their hazard), drifts for 1 Fuel only
    when stuck and with Fuel to spare, and loses Cargo on a hazard only while the Cargo
-   stays at 6 or more or the Fuel would run out.
+   stays at 6 or more or the Fuel would run out. Where the player picks the ice table's
+   line on a 6 (``solo_ice_six="player"``), it takes the line with fewer expected hazard
+   rolls for its ship (exact over the random picks and directions).
+7. **Entering with the whole roll** (``entry_cost="all_moves"``). Entering takes the
+   whole turn whatever the roll, so the ship enters at once, on the edge space from which
+   the rest of the leg is cheapest (an iceberg there counted by its hazard).
 
 It reads only the public state of the game (Icebergs has no hidden information; the
 future dice are not in the state).
@@ -523,6 +528,45 @@ def threats(state: rules.IcebergsState, seat: int) -> dict[int, float]:
     return out
 
 
+# ------------------------------------------------------------------------------ solo ice table
+def ice_table_choice(state: rules.IcebergsState) -> int:
+    """The solo ice table's 6 (``solo_ice_six="player"``): the line with fewer expected hazard rolls."""
+    lay = state.config.layout
+    one, two = expected_table_hazards(state)
+    return lay.ice_two_bergs if two < one - 1e-12 else lay.ice_one_berg
+
+
+def expected_table_hazards(state: rules.IcebergsState) -> tuple[float, float]:
+    """Expected hazard rolls for the solo ship of (one random iceberg two spaces, two random
+    icebergs one space each), as the engine moves them: icebergs picked uniformly, each step
+    in a uniformly random sea direction; an iceberg entering the ship's space causes a roll."""
+    ship = state.pos[0]
+    bergs = [b for b in state.bergs if b >= 0]
+    if ship < 0 or not bergs:
+        return 0.0, 0.0
+    geo = geometry(state.config.hexmap)
+
+    def step(s: int) -> list[tuple[float, int]]:
+        nbrs = geo.sea_nbrs[s]
+        return [(1.0 / len(nbrs), t) for _, t in nbrs] if nbrs else [(1.0, s)]
+
+    def hits_one_step(s: int) -> float:
+        return sum(p for p, t in step(s) if t == ship and t != s)
+
+    def hits_two_steps(s: int) -> float:
+        total = 0.0
+        for p, t in step(s):
+            if t != s and t == ship:
+                total += p
+            total += p * hits_one_step(t)
+        return total
+
+    n = len(bergs)
+    one = sum(hits_two_steps(b) for b in bergs) / n
+    two = sum(hits_one_step(b) for b in bergs) * min(2, n) / n
+    return one, two
+
+
 # ------------------------------------------------------------------------------ the agent
 class IcebergsHeuristic(SeededAgent):
     """See the module docstring."""
@@ -577,6 +621,8 @@ class IcebergsHeuristic(SeededAgent):
             return self.hazard_choice(state)
         if state.phase == rules.PHASE_ONE:
             return self.rolled_one(state, seat, legal)
+        if state.phase == rules.PHASE_ICE_CHOICE:
+            return ice_table_choice(state)
         if state.phase == rules.PHASE_MOVE:
             return self.move(state, seat, legal)
         return None
@@ -644,6 +690,10 @@ class IcebergsHeuristic(SeededAgent):
         for a in (lay.to_alaska, lay.to_home):
             if a in legal:
                 return a
+        if state.config.entry_cost == "all_moves" and board.active and board.start == OFF:
+            entry = self._whole_roll_entry(state, board, legal)
+            if entry is not None:
+                return entry
         plans = TurnPlanner(board, ml).run() if board.active else [None] * (ml + 1)
         plan = plans[ml]
         route = set(plan.path) - {OFF} if plan is not None else self._route_set(board)
@@ -660,6 +710,19 @@ class IcebergsHeuristic(SeededAgent):
             return lay.end_turn
         action = self._first_action(state, board, plan, legal)
         return lay.end_turn if action is None else action
+
+    def _whole_roll_entry(self, state: rules.IcebergsState, board: Board, legal: set[int]) -> int | None:
+        """``entry_cost="all_moves"``: the legal entry onto the edge space with the cheapest rest of the leg."""
+        lay = state.config.layout
+        cols = state.config.hexmap.cols
+        best = None
+        for t in board.entries:
+            a = lay.enter + t // cols
+            if a in legal:
+                cost = board.static_cost(t, entering=True)
+                if best is None or cost < best[0]:
+                    best = (cost, a)
+        return None if best is None else best[1]
 
     def _route_set(self, board: Board) -> set[int]:
         if not board.active:

@@ -9,10 +9,14 @@ and spends them on ice floes (1 per space), icebergs (3 per space) and the own s
 (1 + the penalties of the space left and of the space entered). A one gives a choice
 (place a spare floe, drift, or nothing) and a new roll. Icebergs that meet a ship
 cause hazard rolls. Most Cargo home wins. Variants: the fleet game (2-3 players with
-up to 3 ships each, interleaved), the solo game, and restart-on-sink.
+up to 3 ships each, interleaved; at most the box's 6 ships unless ``extra_ships``), the
+solo game, and restart-on-sink. Options of issue 17: ``entry_cost`` (entering costs a
+step or the whole roll), ``extra_ships`` (the 3 x 3 fleet) and ``solo_ice_six`` (who
+picks the line of the solo ice table's 6).
 
 Actions are integer ids laid out by :class:`ActionLayout` (they depend on the map's
-size: ``S`` spaces, ``R`` rows). With the default 7x13 map there are 1392:
+size: ``S`` spaces, ``R`` rows). With the default 7x13 map there are 1392 (1394 with
+``solo_ice_six="player"``):
 
 ==========================  ==========================================================
 ids                         meaning
@@ -29,6 +33,9 @@ DRIFT + d (d<6)             rolled a one (solo: any turn): drift one space in di
 DRIFT + 6 / DRIFT + 7       drift off the west edge to Alaska / off the east edge home
 DECLINE                     rolled a one: do neither, just roll again
 LOSE_FUEL / LOSE_CARGO      iceberg hazard: lose 1 Fuel / lose 1 Cargo
+ICE_ONE_BERG / ICE_TWO...   ``solo_ice_six="player"`` only (``ice_one_berg``,
+                            ``ice_two_bergs``, the last two ids): the ice table's 6 moves
+                            one iceberg two spaces / two icebergs one space each
 ==========================  ==========================================================
 
 All randomness is drawn through ``rng.integers(low, high)`` when it happens, so a
@@ -60,6 +67,8 @@ SOLO_MOVES = 5
 SOLO_WIN_CARGO = 6
 SOLO_LOSE_BELOW = 5
 MAX_SHIPS_PER_PLAYER = 3
+#: Ships in the box (the rulebook's parts list: "6 Ships", with 6 Ship's Logs).
+BOX_SHIPS = 6
 
 # ship status
 START = 0  # in Newfoundland, not yet on the map (enters from the east edge)
@@ -76,7 +85,8 @@ PHASE_MOVE = 0  # spend the Moves of the roll (solo: the 5 Moves)
 PHASE_ONE = 1  # rolled a one: place a floe, drift or decline
 PHASE_HAZARD = 2  # a hazard roll of 5-6: the ship's owner loses 1 Fuel or 1 Cargo
 PHASE_OVER = 3
-PHASE_NAMES = ("moving", "rolled a one", "hazard choice", "over")
+PHASE_ICE_CHOICE = 4  # solo, solo_ice_six="player": the ice table rolled 6; the player picks its line
+PHASE_NAMES = ("moving", "rolled a one", "hazard choice", "over", "ice table choice")
 
 # what happens once the pending hazard rolls are resolved
 _R_MOVE = 0
@@ -87,6 +97,11 @@ _R_NEXT_TURN = 4
 
 END_MAX_TURNS = ("truncate", "decide")
 FLEET_ENDS = ("first_fleet", "all_ships")
+#: ``entry_cost``: 1 + the entered space's penalties (I2), or the whole roll (the rulebook's
+#: "using all of the Moves for your Ship to enter that Space").
+ENTRY_COSTS = ("step", "all_moves")
+#: ``solo_ice_six``: who picks the line of the solo ice table's 6: a fair coin or the player (I20).
+SOLO_ICE_SIX = ("random", "player")
 
 OFF_MAP_DIR = 6  # the 7th "direction" of an ice move: off the map
 
@@ -103,6 +118,8 @@ class ActionLayout:
 
     num_spaces: int
     rows: int
+    #: the two ids of the solo ice table's choice on a 6 (``solo_ice_six="player"``) exist
+    ice_choice: bool = False
     ship_move: int = 0
     to_alaska: int = 6
     to_home: int = 7
@@ -117,6 +134,10 @@ class ActionLayout:
     decline: int = field(init=False)
     lose_fuel: int = field(init=False)
     lose_cargo: int = field(init=False)
+    #: solo ice table 6: one iceberg two spaces (-1 without ``ice_choice``)
+    ice_one_berg: int = field(init=False)
+    #: solo ice table 6: two icebergs one space each (-1 without ``ice_choice``)
+    ice_two_bergs: int = field(init=False)
     size: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -132,14 +153,32 @@ class ActionLayout:
         values["lose_fuel"] = values["decline"] + 1
         values["lose_cargo"] = values["decline"] + 2
         values["size"] = values["decline"] + 3
+        values["ice_one_berg"] = values["ice_two_bergs"] = -1
+        if self.ice_choice:
+            values["ice_one_berg"] = values["size"]
+            values["ice_two_bergs"] = values["size"] + 1
+            values["size"] += 2
         for k, v in values.items():
             object.__setattr__(self, k, v)
 
 
 @cache
-def layout_for(num_spaces: int, rows: int) -> ActionLayout:
-    """The (cached) action layout of a map with ``num_spaces`` spaces and ``rows`` rows."""
-    return ActionLayout(num_spaces, rows)
+def layout_for(num_spaces: int, rows: int, ice_choice: bool = False) -> ActionLayout:
+    """The (cached) action layout of a map with ``num_spaces`` spaces and ``rows`` rows
+    (``ice_choice``: with the two ids of the solo ice table's choice, appended at the end)."""
+    return ActionLayout(num_spaces, rows, ice_choice)
+
+
+def fleet_ships(num_players: int, extra_ships: bool = False) -> int:
+    """Ships per player of ``fleet=True``: three each, as far as the box's six ships go (R7.1, I29).
+
+    Two players get 3 each; three players get 2 each, or 3 each with ``extra_ships``
+    (9 ships: more than the box holds). Other player counts get 3 (the config then
+    refuses them: the fleet game is for 2-3 players).
+    """
+    if extra_ships or not 2 <= num_players <= 3:
+        return MAX_SHIPS_PER_PLAYER
+    return min(MAX_SHIPS_PER_PLAYER, BOX_SHIPS // num_players)
 
 
 @dataclass(frozen=True)
@@ -148,7 +187,8 @@ class IcebergsConfig:
 
     Args:
         num_players: 2-6 (standard), 2-3 (fleet: ``ships_per_player`` 2 or 3), 1 (solo).
-        ships_per_player: 1 (standard); 2 or 3 for the fleet game.
+        ships_per_player: 1 (standard); 2 or 3 for the fleet game (at most the box's 6
+            ships in all unless ``extra_ships``).
         solo: the solo game (1 player, 1 ship, 5 Moves a turn, random ice movement).
         restart_on_sink: the optional rule: a sunk ship starts again from the last
             map edge it entered with a full load instead of being out.
@@ -160,6 +200,14 @@ class IcebergsConfig:
         fleet_end: fleet game: ``"first_fleet"`` (the game ends as soon as one
             player's ships are all home or sunk, with at least one home) or
             ``"all_ships"`` (when no ship is left at sea, as the standard game).
+        entry_cost: entering the map costs ``"step"`` (1 + the entered space's
+            penalties, the ship may sail on with the rest; I2) or ``"all_moves"`` (the
+            whole roll, before any of it is spent, whatever the ice there; the ship stops).
+        extra_ships: allow more ships than the box's six (the fleet game with 3 players
+            x 3 ships; I29).
+        solo_ice_six: solo game: the ice table's 6 ("one iceberg two spaces, or two
+            icebergs one space each") is picked by a fair coin (``"random"``) or by the
+            player (``"player"``, a decision; I20).
         hexmap: the map.
     """
 
@@ -171,6 +219,9 @@ class IcebergsConfig:
     max_turns_end: str = "truncate"
     exit_penalties: bool = True
     fleet_end: str = "first_fleet"
+    entry_cost: str = "step"
+    extra_ships: bool = False
+    solo_ice_six: str = "random"
     hexmap: HexMap = field(default_factory=default_map)
 
     def __post_init__(self) -> None:
@@ -194,6 +245,19 @@ class IcebergsConfig:
             raise ValueError(f"icebergs: max_turns_end={self.max_turns_end!r} is not one of {list(END_MAX_TURNS)}")
         if self.fleet_end not in FLEET_ENDS:
             raise ValueError(f"icebergs: fleet_end={self.fleet_end!r} is not one of {list(FLEET_ENDS)}")
+        if self.entry_cost not in ENTRY_COSTS:
+            raise ValueError(f"icebergs: entry_cost={self.entry_cost!r} is not one of {list(ENTRY_COSTS)}")
+        if self.solo_ice_six not in SOLO_ICE_SIX:
+            raise ValueError(f"icebergs: solo_ice_six={self.solo_ice_six!r} is not one of {list(SOLO_ICE_SIX)}")
+        if self.solo_ice_six != "random" and not self.solo:
+            raise ValueError(f"icebergs: solo_ice_six={self.solo_ice_six!r} is a rule of the solo game (solo=True)")
+        if type(self.extra_ships) is not bool:
+            raise ValueError(f"icebergs: extra_ships={self.extra_ships!r} must be True or False")
+        if n * k > BOX_SHIPS and not self.extra_ships:
+            raise ValueError(
+                f"icebergs: ships_per_player={k} for {n} players makes {n * k} ships; the box holds {BOX_SHIPS} "
+                "(extra_ships=True allows the 3 x 3 fleet beyond the box)"
+            )
 
     @property
     def num_ships(self) -> int:
@@ -203,9 +267,14 @@ class IcebergsConfig:
     def fleet(self) -> bool:
         return self.ships_per_player > 1
 
+    @property
+    def ice_choice(self) -> bool:
+        """Whether the player picks the line of the solo ice table's 6 (a decision, I20)."""
+        return self.solo and self.solo_ice_six == "player"
+
     @cached_property
     def layout(self) -> ActionLayout:
-        return layout_for(self.hexmap.num_spaces, self.hexmap.rows)
+        return layout_for(self.hexmap.num_spaces, self.hexmap.rows, self.ice_choice)
 
     @cached_property
     def sea_moves(self) -> tuple[tuple[tuple[int, int], ...], ...]:
@@ -422,9 +491,22 @@ def move_cost(state: IcebergsState, ship: int, target: int) -> int:
     return 1 + penalty(state, state.pos[ship], ship) + penalty(state, target, ship)
 
 
+def roll_moves(state: IcebergsState) -> int:
+    """The Moves the current roll gave (solo: always 5; R2.3, R7.2.2)."""
+    return SOLO_MOVES if state.config.solo else state.die
+
+
 def enter_cost(state: IcebergsState, ship: int, target: int) -> int:
-    """Moves to enter the map at edge space ``target``: 1 + its penalties (R3.4, I2)."""
+    """Moves to enter the map at edge space ``target`` (R3.4): 1 + its penalties (``entry_cost="step"``,
+    I2) or all the Moves of the roll (``"all_moves"``)."""
+    if state.config.entry_cost == "all_moves":
+        return roll_moves(state)
     return 1 + penalty(state, target, ship)
+
+
+def can_enter_now(state: IcebergsState) -> bool:
+    """``entry_cost="all_moves"``: whether the whole roll is still unspent, as entering needs (R3.4, I2)."""
+    return state.moves_left >= 1 and state.moves_left == roll_moves(state)
 
 
 def exit_cost(state: IcebergsState, ship: int) -> int:
@@ -453,6 +535,8 @@ def legal_actions(state: IcebergsState) -> list[int]:
     lay = state.config.layout
     if state.phase == PHASE_HAZARD:
         return [lay.lose_fuel, lay.lose_cargo]
+    if state.phase == PHASE_ICE_CHOICE:
+        return [lay.ice_one_berg, lay.ice_two_bergs]
     if state.phase == PHASE_ONE:
         return _one_actions(state, lay)
     return _move_actions(state, lay)
@@ -524,10 +608,16 @@ def _move_actions(state: IcebergsState, lay: ActionLayout) -> list[int]:
         if cfg.solo and not state.drifted and state.fuel[k] > 0:
             _drift_actions(state, lay, k, drift)
     elif (st == START or st == ALASKA_READY) and ml >= 1 and can_use_fuel(state, k):
-        # a ship off the map is at no space (pos -1), so every ship counted at t is another one
-        for r, t in cfg.sea_entries[0 if st == START else 1]:
-            if 1 + floes[t] * FLOE_PENALTY + berg_count[t] * ICEBERG_PENALTY + pos.count(t) * SHIP_PENALTY <= ml:
-                enter.append(lay.enter + r)
+        edge = cfg.sea_entries[0 if st == START else 1]
+        if cfg.entry_cost == "all_moves":
+            # the whole roll enters any sea space of the edge, whatever its ice (R3.4, I2)
+            if can_enter_now(state):
+                enter.extend(lay.enter + r for r, _ in edge)
+        else:
+            # a ship off the map is at no space (pos -1), so every ship counted at t is another one
+            for r, t in edge:
+                if 1 + floes[t] * FLOE_PENALTY + berg_count[t] * ICEBERG_PENALTY + pos.count(t) * SHIP_PENALTY <= ml:
+                    enter.append(lay.enter + r)
     out.append(lay.end_turn)
     out.extend(enter)
     if not cfg.solo and ml >= FLOE_COST:
@@ -594,6 +684,8 @@ def apply(state: IcebergsState, action: int, rng: IntegerRng, *, check: bool = T
     k = state.current
     if state.phase == PHASE_HAZARD:
         _hazard_choice(state, action == lay.lose_fuel, rng)
+    elif state.phase == PHASE_ICE_CHOICE:
+        _ice_table_six(state, action == lay.ice_two_bergs, rng)
     elif action < 6:
         target = m.neighbours[state.pos[k]][action]
         _pay_ship_move(state, k, move_cost(state, k, target))
@@ -840,6 +932,8 @@ def _solo_out_of_fuel(state: IcebergsState) -> None:
 def _advance(state: IcebergsState, rng: IntegerRng) -> None:
     """Run everything that needs no decision until someone must decide or the game ends."""
     while not state.over:
+        if state.phase == PHASE_ICE_CHOICE:
+            return  # the solo player picks the ice table's line (I20)
         if state.hazards:
             if not _resolve_hazards(state, rng):
                 return
@@ -914,7 +1008,7 @@ def _next_turn(state: IcebergsState, rng: IntegerRng) -> None:
             _log(state, f"{_name(state, k)} spends the turn loading 8 fuel and 8 cargo in Alaska")
             if cfg.solo:
                 _solo_ice_movement(state, rng)
-                if state.hazards:
+                if state.hazards or state.phase == PHASE_ICE_CHOICE:
                     state.resume = _R_NEXT_TURN
                     return
             continue
@@ -931,14 +1025,35 @@ def _next_turn(state: IcebergsState, rng: IntegerRng) -> None:
 
 
 def _solo_ice_movement(state: IcebergsState, rng: IntegerRng) -> None:
-    """The Ice Movement Table (R7.2.5, I20, I25): random ice moves after each solo turn."""
+    """The Ice Movement Table (R7.2.5, I20, I25): random ice moves after each solo turn.
+
+    On a 6 the table's two lines are picked by a fair coin, or (``solo_ice_six="player"``,
+    with an iceberg on the map) the player picks: the phase becomes ``PHASE_ICE_CHOICE``
+    and :func:`_ice_table_six` moves the ice once the player has chosen.
+    """
     roll = _roll(rng)
     floes, bergs, berg_steps = {1: (1, 0, 1), 2: (2, 0, 1), 3: (3, 0, 1), 4: (1, 1, 1), 5: (2, 1, 1)}.get(
         roll, (0, 1, 2)
     )
+    _log(state, f"ice movement roll {roll}")
+    if roll == 6 and state.config.ice_choice:
+        if any(b >= 0 for b in state.bergs):
+            state.phase = PHASE_ICE_CHOICE
+        return
     if roll == 6 and int(rng.integers(0, 2)) == 1:
         bergs, berg_steps = 2, 1  # the table's alternative on a 6 (two icebergs), chosen at random (I20)
-    _log(state, f"ice movement roll {roll}")
+    _move_table_ice(state, rng, floes, bergs, berg_steps)
+
+
+def _ice_table_six(state: IcebergsState, two_bergs: bool, rng: IntegerRng) -> None:
+    """The player's pick of the ice table's 6 (I20): one iceberg two spaces, or two icebergs one space each."""
+    state.phase = PHASE_MOVE
+    _log(state, "the ice table's 6: " + ("two icebergs one space each" if two_bergs else "one iceberg two spaces"))
+    _move_table_ice(state, rng, 0, 2 if two_bergs else 1, 1 if two_bergs else 2)
+
+
+def _move_table_ice(state: IcebergsState, rng: IntegerRng, floes: int, bergs: int, berg_steps: int) -> None:
+    """Move ``bergs`` random icebergs ``berg_steps`` random spaces each, then ``floes`` random floes one space."""
     for i in _pick_distinct(rng, [i for i, b in enumerate(state.bergs) if b >= 0], bergs):
         for _ in range(berg_steps):
             d = _random_sea_direction(state, state.bergs[i], rng)
@@ -1126,8 +1241,8 @@ def check_state(state: IcebergsState, config: IcebergsConfig) -> None:
     _check_int("order_pos", state.order_pos, -1, n_ships - 1)
     _check_int("round", state.round, 0, config.max_turns)
     _check_int("current", state.current, 0, n_ships - 1)
-    phase = _check_int("phase", state.phase, PHASE_MOVE, PHASE_OVER)
-    _check_int("resume", state.resume, _R_MOVE, _R_NEXT_TURN)
+    phase = _check_int("phase", state.phase, PHASE_MOVE, PHASE_ICE_CHOICE if config.ice_choice else PHASE_OVER)
+    resume = _check_int("resume", state.resume, _R_MOVE, _R_NEXT_TURN)
     _check_int("die", state.die, 0, 6)
     _check_int("moves_left", state.moves_left, 0, max(6, SOLO_MOVES))
     _check_int("turns", state.turns, 0, 1 << 62)
@@ -1150,6 +1265,8 @@ def check_state(state: IcebergsState, config: IcebergsConfig) -> None:
             raise ValueError("the hazard choice needs a pending hazard of a ship at sea with Fuel and Cargo")
     if state.over and hazards:
         raise ValueError("a finished game has no pending hazards")
+    if phase == PHASE_ICE_CHOICE and (hazards or resume != _R_NEXT_TURN or all(b < 0 for b in bergs)):
+        raise ValueError("the ice table's choice comes between turns, with an iceberg on the map and no hazard pending")
     result = state.result
     if (
         not isinstance(result, list)

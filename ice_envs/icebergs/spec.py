@@ -4,7 +4,7 @@ from ice_envs.core.registry import GameSpec, Variant
 
 SPEC = GameSpec(
     name="icebergs",
-    version=0,
+    version=1,
     env_module="ice_envs.icebergs.env",
     players=(2, 3, 4, 5, 6),
     summary="Sail a hex map to Alaska and back, pushing ice floes and icebergs into the other ships' way.",
@@ -14,6 +14,10 @@ SPEC = GameSpec(
         "fleet2": Variant({"ships_per_player": 2}, players=(2, 3)),
         "solo": Variant({"solo": True}, players=(1,)),
         "restart": Variant({"restart_on_sink": True}, players=(2, 4)),
+        # issue 17: one variant per new option
+        "entry_all_moves": Variant({"entry_cost": "all_moves"}, players=(2,)),
+        "fleet_3x3": Variant({"fleet": True, "extra_ships": True}, players=(3,)),
+        "solo_choice": Variant({"solo": True, "solo_ice_six": "player"}, players=(1,)),
     },
     max_random_decisions=6_000,
     quick=Variant({"max_turns": 4}, players=(2,)),

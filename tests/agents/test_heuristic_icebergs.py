@@ -12,7 +12,14 @@ from ice_envs.core.agent import PlayerView, make_view
 from ice_envs.core.testing import ScriptedRng
 from ice_envs.evaluation import tournament as ev
 from ice_envs.icebergs import rules
-from ice_envs.icebergs.heuristic import Board, IcebergsHeuristic, distances, geometry, spare_savings
+from ice_envs.icebergs.heuristic import (
+    Board,
+    IcebergsHeuristic,
+    distances,
+    expected_table_hazards,
+    geometry,
+    spare_savings,
+)
 from ice_envs.icebergs.hexmap import parse_map
 
 N, NE, SE, S, SW, NW = range(6)
@@ -100,6 +107,8 @@ def test_spare_savings_prefers_the_bigger_saving():
         ({"ships_per_player": 2}, 3),
         ({"solo": True}, 1),
         ({"map": "strait"}, 2),
+        ({"entry_cost": "all_moves"}, 3),
+        ({"solo": True, "solo_ice_six": "player", "entry_cost": "all_moves"}, 1),
     ],
 )
 def test_only_legal_actions_over_random_positions(opts, n):
@@ -289,6 +298,50 @@ def test_never_pushes_ice_onto_its_own_route():
     )
 
 
+def test_whole_roll_entry_enters_at_once_on_the_cheapest_row():
+    """entry_cost="all_moves" (I2): entering takes the turn whatever is done first, so the ship enters at
+    once — not after clearing ice, which would spend the roll — on a row without ice."""
+    east = [OPEN.space(r, 5) for r in range(5)]
+    floes = east[:2] + east[3:]
+    state, rng = game(OPEN, [4, 2], ships=[WAITING, WAITING], floes=floes, entry_cost="all_moves")
+    lay = state.config.layout
+    assert decide(state) == lay.enter + 2
+    # with an iceberg on the free row too, a floe row is better than the iceberg's hazard
+    state, _ = game(OPEN, [6], ships=[WAITING, WAITING], floes=floes, icebergs=[east[2]], entry_cost="all_moves")
+    action = decide(state)
+    assert lay.enter <= action < lay.floe and action != lay.enter + 2
+
+
+def test_expected_table_hazards_match_the_engine():
+    """The heuristic's exact expectation of hazard rolls for the two lines of the ice table's 6 agrees
+    with the engine's random moves (2,000 plays of each line)."""
+    ship = OPEN.space(2, 2)
+    bergs = [OPEN.space(1, 2), OPEN.space(4, 4), OPEN.space(2, 3)]
+    state, _ = game(OPEN, [], ships=[at(OPEN, 2, 2)], icebergs=bergs, solo=True, solo_ice_six="player")
+    one, two = expected_table_hazards(state)
+    rng = np.random.default_rng(0)
+    for line, want in ((False, one), (True, two)):
+        rolls = 0
+        for _ in range(2000):
+            st = state.copy()
+            rules._ice_table_six(st, line, rng)
+            rolls += sum(1 for k, _ in st.hazards if k == 0)
+        assert rolls / 2000 == pytest.approx(want, abs=0.03), line
+    assert 0 < one < two  # two icebergs beside the ship: two single steps hit it more often
+    assert state.pos[0] == ship
+
+
+def test_ice_table_choice_takes_the_safer_line():
+    """solo_ice_six="player" (I20): the line with fewer expected hazard rolls for the ship."""
+    bergs = [OPEN.space(1, 2), OPEN.space(4, 4), OPEN.space(2, 3)]
+    state, rng = game(OPEN, [6], ships=[at(OPEN, 2, 2)], icebergs=bergs, solo=True, solo_ice_six="player")
+    rules.apply(state, state.config.layout.end_turn, rng)
+    assert state.phase == rules.PHASE_ICE_CHOICE
+    one, two = expected_table_hazards(state)
+    lay = state.config.layout
+    assert decide(state) == (lay.ice_two_bergs if two < one else lay.ice_one_berg)
+
+
 # ------------------------------------------------------------------ it wins
 def test_beats_random_two_players():
     # random ships never come home, so the standard game is decided on the Cargo home at max_turns
@@ -307,6 +360,13 @@ def test_brings_cargo_home_under_the_default_options():
 def test_beats_random_in_the_fleet_game():
     summary, _ = ev.evaluate("icebergs", 2, "heuristic,random", 6, seed=0, options={"fleet": True}, progress=False)
     assert summary["per_agent"][0]["win_rate"] > 0.5
+
+
+def test_brings_cargo_home_when_entering_takes_the_whole_roll():
+    summary, _ = ev.evaluate(
+        "icebergs", 2, "heuristic,random", 6, seed=0, options={"entry_cost": "all_moves"}, progress=False
+    )
+    assert summary["per_agent"][0]["mean_score"] >= 6
 
 
 def test_wins_solo_games():

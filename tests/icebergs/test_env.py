@@ -30,6 +30,11 @@ def make(**kw):
         ({"num_players": 2, "max_turns_end": "x"}, "max_turns_end"),
         ({"num_players": 2, "fleet_end": "x"}, "fleet_end"),
         ({"num_players": 2, "map": "no_such_map"}, "no_such_map"),
+        ({"num_players": 2, "entry_cost": "free"}, "entry_cost='free' is not one of"),
+        ({"num_players": 2, "extra_ships": 1}, "extra_ships"),
+        ({"num_players": 1, "solo": True, "solo_ice_six": "me"}, "solo_ice_six='me' is not one of"),
+        ({"num_players": 2, "solo_ice_six": "player"}, "solo_ice_six='player' is a rule of the solo game"),
+        ({"num_players": 3, "ships_per_player": 3}, r"ships_per_player=3 for 3 players .*extra_ships=True"),
     ],
 )
 def test_bad_options(kwargs, match):
@@ -41,9 +46,21 @@ def test_bad_options(kwargs, match):
 def test_variant_player_counts():
     """R1.1, R7.1, R7.2: player and ship counts of the variants."""
     assert make(num_players=6).num_players == 6
-    assert make(num_players=3, fleet=True).config.num_ships == 9
+    assert make(num_players=2, fleet=True).config.num_ships == 6
     assert make(num_players=2, ships_per_player=2).config.num_ships == 4
     assert make(num_players=1, solo=True).config.solo
+
+
+def test_fleet_with_three_players_fits_the_box():
+    """R1.1, R7.1 (I29): the box has 6 ships: fleet=True with 3 players gives 2 each; 3 x 3 is an extension."""
+    env = make(num_players=3, fleet=True)
+    assert env.config.ships_per_player == 2 and env.config.num_ships == 6
+    assert make(num_players=3, ships_per_player=2).config == env.config
+    big = make(num_players=3, fleet=True, extra_ships=True)
+    assert big.config.ships_per_player == 3 and big.config.num_ships == 9
+    assert make(num_players=3, ships_per_player=3, extra_ships=True).config == big.config
+    big.reset(seed=0)
+    assert len(big.game_state.order) == 9
 
 
 # ------------------------------------------------------------------ maps
@@ -296,3 +313,84 @@ def test_state_dict_round_trip_keeps_the_map():
     twin.load_state_dict(data)
     assert twin.game_state.config.hexmap == env.hexmap
     assert np.array_equal(twin.observe("player_0")["observation"], env.observe("player_0")["observation"])
+
+
+# ------------------------------------------------------------------ issue 17: options through the env
+def test_solo_ice_six_choice_is_a_decision_of_the_player():
+    """R7.2.5 (I20, solo_ice_six="player"): after a table roll of 6 the player picks the line; the
+    observation shows the choice (``ice_choice``), the mask the two actions, and a saved state resumes."""
+    import json
+
+    env = make(num_players=1, solo=True, solo_ice_six="player")
+    lay = env.layout
+    assert env.action_space("player_0").n == lay.size == make(num_players=1, solo=True).layout.size + 2
+    obs_lay = env.obs_layout
+    for seed in range(400):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(60):
+            if env.game_state.phase == rules.PHASE_ICE_CHOICE or env.game_state.over:
+                break
+            env.step(int(rng.choice(env.legal_actions())))
+        if env.game_state.phase == rules.PHASE_ICE_CHOICE:
+            break
+    else:
+        pytest.fail("no table roll of 6 with an iceberg on the map")
+    obs = env.observe("player_0")
+    assert np.flatnonzero(obs["action_mask"]).tolist() == [lay.ice_one_berg, lay.ice_two_bergs]
+    assert obs_lay.view(obs["observation"], "ice_choice")[0] == 1.0
+    assert not obs_lay.view(obs["observation"], "phase").any()
+    assert "two spaces" in env.describe_action(lay.ice_one_berg)
+    assert "one space each" in env.describe_action(lay.ice_two_bergs)
+    assert "the ice table rolled 6" in env.render_view()
+    twin = make(num_players=1, solo=True, solo_ice_six="player")
+    twin.reset(seed=1)
+    twin.load_state_dict(json.loads(json.dumps(env.state_dict())))
+    for e in (env, twin):
+        e.step(lay.ice_two_bergs)
+    assert twin.game_state == env.game_state
+    assert np.array_equal(twin.observe("player_0")["observation"], env.observe("player_0")["observation"])
+    assert env.obs_layout.view(env.observe("player_0")["observation"], "ice_choice")[0] == 0.0
+
+
+def test_entry_cost_all_moves_through_the_env():
+    """R3.4 (I2): with entry_cost="all_moves" every entry row is legal at the start of the turn and
+    entering ends the turn; the description says so."""
+    env = make(num_players=2, entry_cost="all_moves")
+    m = env.hexmap
+    east = [r * m.cols + m.cols - 1 for r in range(m.rows)]
+    env.reset(seed=0, options={"start_player": 0, "icebergs": east[:6]})
+    st = env.game_state
+    while st.phase != rules.PHASE_MOVE:  # a one: neither, and roll again
+        env.step(env.layout.decline)
+    lay = env.layout
+    entries = [a for a in env.legal_actions() if lay.enter <= a < lay.floe]
+    assert entries == [lay.enter + r for r in range(m.rows) if m.terrain[east[r]] == 0]
+    assert "all the Moves of the roll" in env.describe_action(entries[0])
+    env.step(entries[-1])  # the row without an iceberg: no hazard roll; all the Moves are spent
+    assert st.pos[0] == east[-1] and st.fuel[0] == 7 and st.current == 1
+
+
+@pytest.mark.parametrize(
+    "n,opts,plain",
+    [
+        (2, {"entry_cost": "all_moves"}, {}),
+        (3, {"fleet": True, "extra_ships": True}, {"fleet": True}),
+        (1, {"solo": True, "solo_ice_six": "player"}, {"solo": True}),
+    ],
+)
+def test_new_options_round_trip_through_state_dict(n, opts, plain):
+    """R7.7, R7.9-R7.11: the options are part of the saved state; an env with other options refuses it."""
+    import json
+
+    env = make(num_players=n, **opts)
+    env.reset(seed=2)
+    data = json.loads(json.dumps(env.state_dict()))
+    twin = make(num_players=n, **opts)
+    twin.reset(seed=9)
+    twin.load_state_dict(data)
+    assert twin.game_state == env.game_state and twin.config == env.config
+    other = make(num_players=n, **plain)
+    other.reset(seed=9)
+    with pytest.raises(OptionError, match="another configuration"):
+        other.load_state_dict(data)

@@ -587,3 +587,149 @@ def test_random_play_keeps_invariants():
             assert all(st.berg_count[s] == st.bergs.count(s) for s in range(cfg.hexmap.num_spaces))
             assert all(0 <= f <= 8 and 0 <= c <= 8 for f, c in zip(st.fuel, st.cargo))
             assert st.moves_left >= 0
+
+
+# ------------------------------------------------------------------ issue 17: entering with the whole roll
+EAST = [sp(r, 5) for r in range(5)]
+
+
+def test_default_entry_a_six_enters_and_sails_on():
+    """R3.4 (house rule I2, entry_cost="step"): a 6 enters for 1 Move and sails on with the other 5."""
+    st, rng = game([6, 2], ships=[WAITING, WAITING])
+    rules.apply(st, LAY.enter + 2, rng)
+    assert st.pos[0] == sp(2, 5) and st.moves_left == 5 and st.current == 0
+    rules.apply(st, SW, rng)
+    assert st.pos[0] == OPEN.neighbours[sp(2, 5)][SW] and st.moves_left == 4 and st.fuel[0] == 7
+
+
+def test_entry_all_moves_a_six_enters_and_stops():
+    """R3.4 (I2, entry_cost="all_moves"): "using all of the Moves": a 6 enters and the ship stops there."""
+    st, rng = game([6, 2], ships=[WAITING, WAITING], entry_cost="all_moves")
+    assert rules.enter_cost(st, 0, sp(2, 5)) == 6
+    rules.apply(st, LAY.enter + 2, rng)
+    # all six Moves spent: the turn ended by itself; player_1 rolled 2; one Fuel paid
+    assert st.pos[0] == sp(2, 5) and st.fuel[0] == 7 and st.current == 1 and st.moves_left == 2
+
+
+def test_icebergs_on_every_entry_space_block_a_three_only_by_default():
+    """R3.4, R3.5.1 (I2): a 3 cannot pay 1 + 3 for an iceberg space; the whole roll enters anyway (and rolls)."""
+    st, _ = game([3], ships=[WAITING, WAITING], icebergs=EAST)
+    assert not any(LAY.enter <= a < LAY.floe for a in rules.legal_actions(st))
+    # the whole roll: every east-edge space, iceberg or not; entering one makes a hazard roll (a 2: no harm)
+    st, rng = game([3, 2, 4], ships=[WAITING, WAITING], icebergs=EAST, entry_cost="all_moves")
+    assert [a for a in rules.legal_actions(st) if LAY.enter <= a < LAY.floe] == [LAY.enter + r for r in range(5)]
+    rules.apply(st, LAY.enter + 1, rng)
+    assert st.pos[0] == sp(1, 5) and st.faced[0] == 1 << 1 and rng.remaining == []
+    assert st.current == 1 and st.moves_left == 4
+
+
+def test_entry_all_moves_needs_the_whole_roll_unspent():
+    """R3.4 (I2, "all_moves"): once a Move of the roll went to ice, the ship cannot enter this turn."""
+    st, rng = game([4, 2], ships=[WAITING, WAITING], floes=[sp(2, 2)], entry_cost="all_moves")
+    assert LAY.enter in rules.legal_actions(st)
+    rules.apply(st, floe(sp(2, 2), N), rng)
+    assert st.moves_left == 3 and not any(LAY.enter <= a < LAY.floe for a in rules.legal_actions(st))
+
+
+def test_entry_all_moves_after_a_one_uses_the_new_roll():
+    """R3.4, R3.9 (I2, I11): after a one the new roll is the turn's Moves; entering takes all of it."""
+    st, rng = game([1, 5, 2], ships=[WAITING, WAITING], entry_cost="all_moves")
+    rules.apply(st, LAY.decline, rng)
+    assert st.moves_left == 5 and LAY.enter + 4 in rules.legal_actions(st)
+    rules.apply(st, LAY.enter + 4, rng)
+    assert st.pos[0] == sp(4, 5) and st.current == 1
+
+
+def test_entry_all_moves_reentering_from_alaska_the_same_way():
+    """R3.7, R3.4 ("reenters the map from the West map edge the same way"): the whole roll again."""
+    alaska = {"status": "alaska_ready", "fuel": 8, "cargo": 8}
+    st, rng = game([5, 2], ships=[alaska, WAITING], floes=[sp(3, 0)] * 3, entry_cost="all_moves")
+    rules.apply(st, LAY.enter + 3, rng)  # 3 floes there: the step price would be 4, the whole roll is 5
+    assert st.pos[0] == sp(3, 0) and st.status[0] == rules.AT_SEA and st.fuel[0] == 7 and st.current == 1
+
+
+def test_entry_all_moves_solo_takes_the_five_moves():
+    """R7.2.2, R3.4: in the solo game entering takes the five Moves (no Fuel); a drift is still possible."""
+    cfg = rules.IcebergsConfig(num_players=1, solo=True, hexmap=OPEN, entry_cost="all_moves")
+    st = rules.new_game(cfg, ScriptedRng([]), start_player=0, ships=[WAITING], icebergs=[], floes=[])
+    rules.apply(st, LAY.enter + 2, ScriptedRng([]))
+    assert st.moves_left == 0 and st.fuel[0] == 8
+    assert rules.legal_actions(st) == [LAY.end_turn] + [LAY.drift + d for d in (N, S, SW, NW)]
+
+
+# ------------------------------------------------------------------ issue 17: the fleet and the box
+def test_fleet_ships_are_capped_at_the_boxs_six():
+    """R1.1, R7.1 (I29): fleet=True gives 3 ships each to 2 players, 2 each to 3; 3 x 3 only beyond the box."""
+    assert rules.fleet_ships(2) == 3 and rules.fleet_ships(3) == 2 and rules.fleet_ships(3, extra_ships=True) == 3
+    with pytest.raises(ValueError, match="the box holds 6.*extra_ships=True"):
+        rules.IcebergsConfig(num_players=3, ships_per_player=3, hexmap=OPEN)
+    assert rules.IcebergsConfig(num_players=3, ships_per_player=3, hexmap=OPEN, extra_ships=True).num_ships == 9
+    assert rules.IcebergsConfig(num_players=3, ships_per_player=2, hexmap=OPEN).num_ships == 6
+
+
+# ------------------------------------------------------------------ issue 17: the solo ice table's 6 as a decision
+SOLO_LAY = rules.layout_for(OPEN.num_spaces, OPEN.rows, True)
+
+
+def solo_game(rolls, *, ships, icebergs, player=True, hexmap=OPEN):
+    cfg = rules.IcebergsConfig(num_players=1, solo=True, hexmap=hexmap, solo_ice_six="player" if player else "random")
+    rng = ScriptedRng(rolls)
+    return rules.new_game(cfg, rng, start_player=0, ships=ships, icebergs=icebergs, floes=[]), rng
+
+
+def test_solo_ice_six_player_picks_one_iceberg_two_spaces():
+    """R7.2.5 (I20, solo_ice_six="player"): the player picks the 6's line; no coin is drawn."""
+    st, rng = solo_game([6], ships=[at(2, 2)], icebergs=[sp(0, 2)])
+    assert SOLO_LAY.size == LAY.size + 2 and st.config.layout == SOLO_LAY
+    rules.apply(st, LAY.end_turn, rng)
+    assert st.phase == rules.PHASE_ICE_CHOICE and rng.remaining == [] and st.bergs == [sp(0, 2)]
+    assert rules.legal_actions(st) == [SOLO_LAY.ice_one_berg, SOLO_LAY.ice_two_bergs] and st.deciding_seat == 0
+    # as in the coin's example: pick 0, S to (1,2), S to (2,2) onto the ship: its hazard roll is a 3
+    rng.feed([0, 1, 3, 3])
+    rules.apply(st, SOLO_LAY.ice_one_berg, rng)
+    assert st.bergs[0] == sp(2, 2) and st.faced[0] == 1 and rng.remaining == []
+    assert st.phase == rules.PHASE_MOVE and st.moves_left == 5
+
+
+def test_solo_ice_six_player_picks_two_icebergs_one_space_each():
+    """R7.2.5 (I20): the other line of the 6, the player's pick."""
+    st, rng = solo_game([6], ships=[at(4, 5)], icebergs=[sp(2, 0), sp(2, 4)])
+    rules.apply(st, LAY.end_turn, rng)
+    rng.feed([1, 0, 0, 0])
+    rules.apply(st, SOLO_LAY.ice_two_bergs, rng)
+    assert st.bergs == [sp(1, 0), sp(1, 4)] and rng.remaining == [] and st.phase == rules.PHASE_MOVE
+
+
+def test_solo_ice_six_player_choice_after_the_loading_turn():
+    """R3.7, R7.2.5 (I20): the table is rolled after the loading turn too; the choice waits for the player."""
+    st, rng = solo_game([6], ships=[{"status": "alaska_loading"}], icebergs=[sp(2, 2)])
+    assert st.phase == rules.PHASE_ICE_CHOICE and st.status[0] == rules.ALASKA_READY and st.cargo[0] == 8
+    turns = st.turns
+    rng.feed([0, 0, 0])
+    rules.apply(st, SOLO_LAY.ice_two_bergs, rng)
+    assert st.phase == rules.PHASE_MOVE and st.turns == turns + 1 and LAY.enter + 2 in rules.legal_actions(st)
+
+
+def test_solo_ice_six_without_icebergs_asks_nothing():
+    """R7.2.5 (I20): with no iceberg on the map both lines move nothing: no decision."""
+    st, rng = solo_game([6], ships=[at(2, 2)], icebergs=[])
+    rules.apply(st, LAY.end_turn, rng)
+    assert st.phase == rules.PHASE_MOVE and rng.remaining == [] and st.moves_left == 5
+
+
+def test_solo_ice_choice_state_is_checked():
+    """R7.7: the choice phase is a possible position only with the option, between turns, with an iceberg."""
+    one_berg = parse_map("name: one berg\nspare_floes: 16\ngrid:\n. . B . . .\n" + "\n".join([". . . . . ."] * 4))
+    st, rng = solo_game([6], ships=[at(2, 2)], icebergs=[sp(0, 2)], hexmap=one_berg)
+    rules.apply(st, LAY.end_turn, rng)
+    rules.check_state(st, st.config)
+    bad = st.copy()
+    bad.hazards = [[0, 0]]
+    with pytest.raises(ValueError, match="ice table"):
+        rules.check_state(bad, bad.config)
+    plain, _ = solo_game([], ships=[at(2, 2)], icebergs=[sp(0, 2)], player=False, hexmap=one_berg)
+    plain.phase = rules.PHASE_ICE_CHOICE
+    with pytest.raises(ValueError, match="phase"):
+        rules.check_state(plain, plain.config)
+    with pytest.raises(ValueError, match="solo game"):
+        rules.IcebergsConfig(num_players=2, solo_ice_six="player")
