@@ -65,6 +65,8 @@ MAX_DATA_BYTES = 16 << 20
 #: The ``.zip`` members that are read; every other one is ignored (never unpickled).
 _ZIP_DATA, _ZIP_POLICY = "data", "policy.pth"
 _NPZ_KEY = re.compile(r"^([wb])(\d+)$")
+#: Deterministic play compares logits rounded to multiples of this (see :meth:`PPOAgent.greedy_action`).
+LOGIT_QUANTUM = 2.0**-12
 
 
 @dataclass(frozen=True)
@@ -470,10 +472,26 @@ class PPOAgent(SeededAgent):
         self.__dict__.update(state)
 
     def act(self, observation: dict[str, np.ndarray], view: PlayerView | None = None) -> int:
-        probs = self.action_probabilities(observation)
         if self.deterministic:
-            return int(np.argmax(probs))
+            return self.greedy_action(observation)
+        probs = self.action_probabilities(observation)
         return int(self.rng.choice(probs.size, p=probs))
+
+    def greedy_action(self, observation: dict[str, np.ndarray]) -> int:
+        """The most probable legal action, the same on every CPU.
+
+        The logits' last bits depend on the BLAS and SIMD path that computed them, so they are
+        rounded to multiples of :data:`LOGIT_QUANTUM` before the comparison; a tie goes to the
+        lowest action id.
+        """
+        vector = observation["observation"]
+        if self.observation_indices is not None:
+            vector = np.asarray(vector)[..., self.observation_indices]
+        legal = np.asarray(observation["action_mask"]).astype(bool)
+        if not legal.any():
+            raise ValueError("the action mask has no legal action")
+        logits = np.rint(self.net.logits(vector).astype(np.float64) / LOGIT_QUANTUM)
+        return int(np.argmax(np.where(legal, logits, -np.inf)))
 
 
 def _check_compatible(

@@ -29,25 +29,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import ice_envs
 from ice_envs.agents.ppo_agent import observation_pieces
+from ice_envs.core.machine import machine_info, package_versions
 from ice_envs.train.config import ConfigError, TrainConfig, config_from_dict, dump_config
 
-PACKAGES = (
-    "ice-envs",
-    "numpy",
-    "gymnasium",
-    "pettingzoo",
-    "torch",
-    "stable-baselines3",
-    "sb3-contrib",
-    "tensorboard",
-    "PyYAML",
-)
 #: Keys that ``--set`` may change when resuming (the rest would change what the checkpoint means).
 RESUMABLE_KEYS = ("total_timesteps", "checkpoint_every", "eval", "verbose")
 
@@ -62,16 +51,6 @@ class RunResult:
 
 
 # ---------------------------------------------------------------------------- set-up helpers
-
-
-def package_versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
 
 
 def git_info(cwd: Path | None = None) -> dict[str, Any]:
@@ -272,6 +251,7 @@ def train(
         "git": git_info(),
         "versions": package_versions(),
         "platform": platform.platform(),
+        "machine": machine_info(),
         "sessions": [],
     }
     return _run(cfg, run_dir, meta, command, resume_from=None, echo=echo)

@@ -30,6 +30,13 @@ Strategy, as a decent player would play:
    to 20, or the one that lifts min(Love, Adventure) when someone is close to melting.
 
 It reads only the public state of the game (everything in CubeMelt is public).
+
+**Bit-exact on any CPU.** Position values come from ``exp`` (softmaxes) and from matrix products,
+whose last bit differs between numpy's SIMD paths and BLAS builds. Every value is therefore
+rounded to a multiple of :data:`VALUE_QUANTUM` (``2**-20``) where it is made — by
+:meth:`CubeMeltHeuristic.values` and after every expectation over a re-roll — and all
+comparisons are exact on those multiples. Ties are broken by a fixed rule: stop before
+re-rolling, the first keep in :data:`KEEPS` order, Love before Adventure, decline the Ninja.
 """
 
 from __future__ import annotations
@@ -96,6 +103,15 @@ def dice_plans(
     return love, adv, melt
 
 
+#: Values are rounded to multiples of this (a power of two: scaling and rounding back are exact).
+VALUE_QUANTUM = 2.0**-20
+
+
+def quantised(values: np.ndarray) -> np.ndarray:
+    """``values`` rounded to the nearest multiple of :data:`VALUE_QUANTUM` (ties to even)."""
+    return np.rint(np.asarray(values, dtype=np.float64) / VALUE_QUANTUM) * VALUE_QUANTUM
+
+
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -151,14 +167,14 @@ class CubeMeltHeuristic(SeededAgent):
         trans = transition(tuple(s.config.faces))
         values = terminal[-1]
         for j in range(len(levels) - 2, 0, -1):
-            values = self._best_over_keeps(terminal[j], trans @ values, levels[j][1])
+            values = self._best_over_keeps(terminal[j], quantised(trans @ values), levels[j][1])
         stop = terminal[0][c]
         if not levels[0][1] or len(levels) < 2:
             return rules.STOP
-        ev = trans @ values
+        ev = quantised(trans @ values)
         options = np.where(_KEEP_OK[c], ev, -np.inf)
-        k = int(options.argmax())
-        if options[k] <= stop + 1e-9:
+        k = int(options.argmax())  # the first keep of the best value
+        if options[k] <= stop:  # exact: the values are multiples of VALUE_QUANTUM; a tie stops
             return rules.STOP
         return self._reroll_mask(s.dice, KEEPS[k])
 
@@ -168,7 +184,7 @@ class CubeMeltHeuristic(SeededAgent):
         for action in (rules.CHOOSE_LOVE, rules.CHOOSE_ADVENTURE):
             after = rules.apply(s.copy(), action, np.random.default_rng(0))
             value = self.state_value(after, me)
-            if value > best_value + 1e-9:
+            if value > best_value:  # exact (quantised values); a tie keeps Love
                 best, best_value = action, value
         return best
 
@@ -177,7 +193,7 @@ class CubeMeltHeuristic(SeededAgent):
         c = _COUNT_INDEX[tuple(rules.face_counts(s.dice))]
         apply = self.terminal_values(s, me, 0, ninja="apply")[c]
         decline = self.terminal_values(s, me, 0, ninja="decline")[c]
-        return rules.NINJA_APPLY if apply > decline + 1e-9 else rules.NINJA_DECLINE
+        return rules.NINJA_APPLY if apply > decline else rules.NINJA_DECLINE  # exact; a tie declines
 
     # ------------------------------------------------------------------ look-ahead
     @staticmethod
@@ -331,4 +347,4 @@ class CubeMeltHeuristic(SeededAgent):
         top = scores.max(axis=1)
         winners = (scores == top[:, None]) & ~melted
         melt_value = np.where(winners[:, me], np.where(winners.sum(axis=1) > 1, self.shared_win, 1.0), 0.0)
-        return np.where(any_goal, goal_value, np.where(any_melt, melt_value, estimate))
+        return quantised(np.where(any_goal, goal_value, np.where(any_melt, melt_value, estimate)))

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ice_envs.core.errors import AgentSpecError, IllegalActionError, MissingExtraError, OptionError, require_extra
+from ice_envs.core.machine import machine_info
 from ice_envs.core.options import parse_option
 from ice_envs.core.registry import spec_of
 from ice_envs.evaluation.record import RecordError
@@ -129,7 +130,10 @@ def report_user_errors(prog: str, run: Callable[[], int]) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "names", nargs="+", metavar="GAME", help="the game; with --suite: [GAME] AGENT after the options (one agent spec)"
+        "names",
+        nargs="+",
+        metavar="GAME",
+        help="the game; with --suite: [GAME] AGENT after the options (one agent spec)",
     )
     parser.add_argument("--players", type=at_least(1), default=None, help="seats at the table (not with --suite)")
     parser.add_argument(
@@ -244,7 +248,8 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
     game = f"{args.game} " if args.game else ""
     command = f"ice-envs evaluate --suite {suite.version} {game}{shlex.quote(args.agent)} --workers {args.workers}"
     out.mkdir(parents=True, exist_ok=True)
-    (out / "suite.json").write_text(json.dumps({**report, "command": command}, indent=1) + "\n")
+    report = {**report, "command": command, "machine": machine_info()}
+    (out / "suite.json").write_text(json.dumps(report, indent=1) + "\n")
     text = suite_markdown(report, command)
     (out / "suite.md").write_text(text)
     print(text)

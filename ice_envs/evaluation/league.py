@@ -59,6 +59,7 @@ import ice_envs
 from ice_envs.agents.spec import load_agent, parse_agent_spec
 from ice_envs.core.errors import OptionError
 from ice_envs.core.files import load_yaml
+from ice_envs.core.machine import machine_info
 from ice_envs.evaluation.suite import get_suite
 from ice_envs.evaluation.tournament import Match, run_games
 
@@ -452,6 +453,7 @@ def plot(summary: dict[str, Any], path: Path) -> None:
 
 def write_report(summary: dict[str, Any], out: Path, command: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "league.json").write_text(json.dumps({**summary, "command": command}, indent=1) + "\n")
+    report = {**summary, "command": command, "machine": machine_info()}
+    (out / "league.json").write_text(json.dumps(report, indent=1) + "\n")
     (out / "league.md").write_text(to_markdown(summary, command))
     plot(summary, out / "league.png")

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ice_envs.core.machine import machine_info
+
 
 def truncation_note(summary: dict[str, Any]) -> str:
     """``"N truncated at the cap of M decisions (no winner)"``, or ``"none truncated"``."""
@@ -69,7 +71,7 @@ def plot(summary: dict[str, Any], path: Path) -> None:
 
 def write_report(summary: dict[str, Any], out: Path, command: str, elapsed: float, workers: int) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    summary = {**summary, "command": command, "wall_seconds": elapsed, "workers": workers}
+    summary = {**summary, "command": command, "wall_seconds": elapsed, "workers": workers, "machine": machine_info()}
     (out / "evaluation.json").write_text(json.dumps(summary, indent=2))
     (out / "evaluation.md").write_text(to_markdown(summary, command))
     plot(summary, out / "evaluation.png")
