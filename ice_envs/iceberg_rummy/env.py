@@ -1,7 +1,7 @@
 """
 # Iceberg Rummy
 
-| Import             | `from ice_envs import iceberg_rummy_v0`             |
+| Import             | `from ice_envs import iceberg_rummy_v1`             |
 |--------------------|-----------------------------------------------------|
 | Actions            | Discrete                                            |
 | Parallel API       | No                                                  |
@@ -10,25 +10,25 @@
 | Agents             | 2-5                                                 |
 | Action Shape       | Discrete(154)                                       |
 | Action Values      | Discrete(154)                                       |
-| Observation Shape  | (1746,)                                             |
-| Observation Values | [0, 1] except hand sizes and scores (see below)     |
+| Observation Shape  | (1801,)                                             |
+| Observation Values | [0, 1] except hand sizes, scores and hands played   |
 
 A rummy game in which every meld and every card added to a meld scores at once (more
 for bigger melds), four special six-card melds score 200-700, discards are passed face
 down to the left-hand neighbour, and aces placed face up multiply the hand's score. The
 hand ends when a player goes out, the last ace is placed or the stock runs out; cards
 left in hand cost what they could have scored (10 each if they fit nowhere). A game is
-hands until someone reaches 5000. Rules and every interpretation:
+hands until someone reaches 5000 (a cap on hands truncates it). Rules and every interpretation:
 `docs/rules/iceberg_rummy.md`.
 
 ## Arguments
 
 ``` python
-iceberg_rummy_v0.env(num_players=2, single_hand=False, target_score=5000,
+iceberg_rummy_v1.env(num_players=2, single_hand=False, target_score=5000,
                      ace_scoring="multiplier", ace_value=30, ace_holder_finishes=False,
                      max_hands=100, allow_clear=False, num_decks=None, score_scale=100.0,
-                     render_mode=None, illegal_action="raise", reward_mode="outcome",
-                     max_cycles=None)
+                     max_hands_end="truncate", render_mode=None, illegal_action="raise",
+                     reward_mode="outcome", max_cycles=None)
 ```
 
 `num_players`: 2-5 (one deck for 2-3 players, two for 4-5, unless `num_decks` is 1 or 2).
@@ -37,12 +37,16 @@ in which someone reaches it. `ace_scoring`: `"multiplier"` (rulebook: n aces mul
 the hand score by n + 1), `"fixed"` (`ace_value` points per ace, 20-50), `"doubling"`
 (20, 40, 80, ... per ace) or `"cats"` (n aces score 10 n^2). `ace_holder_finishes`: the
 player who places the last ace finishes the turn before the hand ends.
-`max_hands`: a full game also ends after this many hands, highest total winning
-(default 100; `None` for no cap — random players lose points every hand and never
-reach 5000). `allow_clear`: offer a "clear the selection" action. `score_scale`: points
-per unit of reward under `reward_mode="score"` and of `scores()`. The common arguments
-(`render_mode`, `illegal_action`, `reward_mode`, `max_cycles`) are those of every
-ice-envs game.
+`max_hands`: a full game also stops after this many hands (default 100; `None` for no
+cap — random players lose points every hand and never reach 5000). `max_hands_end`:
+what the cap does: `"truncate"` (default; the episode is truncated: `truncations` true
+for every agent, no outcome reward, no winner, `infos` hold `"scores"` and
+`"max_hands": True`) or `"decide"` (the v0 behaviour: a decided game, highest total
+winning). `allow_clear`: offer a "clear the selection" action; the selection being
+composed is then private to the acting player (it could be shown and taken back).
+`score_scale`: points per unit of reward under `reward_mode="score"` and of
+`scores()`. The common arguments (`render_mode`, `illegal_action`, `reward_mode`,
+`max_cycles`) are those of every ice-envs game.
 
 `reset(seed, options)` accepts `options={"dealer": d, "hands": [["7S", "8S", ...], ...],
 "stock": ["KD", ...], "melds": [(owner, ["5S", "6S", "7S"]), ...]}` (stock top first;
@@ -51,39 +55,43 @@ table) to start from a given position.
 
 ## Observation Space
 
-A dict with `"observation"` (float32, shape (1746,)) and `"action_mask"` (int8, shape
+A dict with `"observation"` (float32, shape (1801,)) and `"action_mask"` (int8, shape
 (154,)). Seats are in relative order (self, then to the left). Cards are indexed
 `suit * 13 + rank` (suits C, D, H, S; ranks A, 2, ..., 10, J, Q, K). The pieces, in
 order (`layout_for(config)` declares them; a test keeps this table equal to it):
 
-| Piece          | Offsets  | Size         | Range       | Meaning                                                                   |
-|----------------|----------|--------------|-------------|---------------------------------------------------------------------------|
-| `hand`         | 0-51     | 52           | [0, 1]      | own hand, copies of each card / 2                                         |
-| `selection`    | 52-103   | 52           | [0, 1]      | the play being composed by the acting player (cards laid face up) / 2     |
-| `table_cards`  | 104-155  | 52           | [0, 1]      | cards in table melds / 2                                                  |
-| `passed`       | 156-207  | 52           | [0, 1]      | the card I passed most recently this hand (one-hot)                       |
-| `received`     | 208-259  | 52           | [0, 1]      | the card I picked up from my right-hand neighbour most recently (one-hot) |
-| `hand_sizes`   | 260-264  | 5            | [0, 10.4]   | hand size per relative seat / 10                                          |
-| `aces`         | 265-269  | 5            | [0, 1]      | aces placed this hand per relative seat / 8                               |
-| `hand_points`  | 270-274  | 5            | (-inf, inf) | points recorded this hand per relative seat / 1000                        |
-| `totals`       | 275-279  | 5            | (-inf, inf) | game total per relative seat / 1000                                       |
-| `begun`        | 280-284  | 5            | [0, 1]      | relative seat has begun a turn this hand                                  |
-| `seated`       | 285-289  | 5            | [0, 1]      | relative seat is at the table                                             |
-| `dealer`       | 290-294  | 5            | [0, 1]      | relative seat is the dealer                                               |
-| `acting`       | 295-299  | 5            | [0, 1]      | relative seat is acting                                                   |
-| `stock`        | 300      | 1            | [0, 1]      | stock size / deck size                                                    |
-| `aces_hidden`  | 301      | 1            | [0, 1]      | aces not yet placed / aces in the deck                                    |
-| `two_decks`    | 302      | 1            | [0, 1]      | two decks are in play                                                     |
-| `passed_known` | 303      | 1            | [0, 1]      | the card I passed is known to be still in my left neighbour's hand        |
-| `composing`    | 304      | 1            | [0, 1]      | a play is being composed (selection non-empty)                            |
-| `last_turn`    | 305      | 1            | [0, 1]      | the hand ends after this turn (ace-holder variant)                        |
-| `melds`        | 306-1745 | 1440 (48x30) | [0, 1]      | 48 table meld slots x 30, in the order laid                               |
+| Piece          | Offsets   | Size         | Range       | Meaning                                                                                            |
+|----------------|-----------|--------------|-------------|----------------------------------------------------------------------------------------------------|
+| `hand`         | 0-51      | 52           | [0, 1]      | own hand, copies of each card / 2                                                                  |
+| `selection`    | 52-103    | 52           | [0, 1]      | the play being composed by the acting player / 2 (allow_clear: own only)                           |
+| `table_cards`  | 104-155   | 52           | [0, 1]      | cards in table melds / 2                                                                           |
+| `passed`       | 156-207   | 52           | [0, 1]      | the card I passed most recently this hand (one-hot)                                                |
+| `received`     | 208-259   | 52           | [0, 1]      | the card I picked up from my right-hand neighbour most recently (one-hot)                          |
+| `hand_sizes`   | 260-264   | 5            | [0, 10.4]   | hand size per relative seat / 10                                                                   |
+| `aces`         | 265-269   | 5            | [0, 1]      | aces placed this hand per relative seat / 8                                                        |
+| `hand_points`  | 270-274   | 5            | (-inf, inf) | points recorded this hand per relative seat / 1000                                                 |
+| `totals`       | 275-279   | 5            | (-inf, inf) | game total per relative seat / 1000                                                                |
+| `begun`        | 280-284   | 5            | [0, 1]      | relative seat has begun a turn this hand                                                           |
+| `seated`       | 285-289   | 5            | [0, 1]      | relative seat is at the table                                                                      |
+| `dealer`       | 290-294   | 5            | [0, 1]      | relative seat is the dealer                                                                        |
+| `acting`       | 295-299   | 5            | [0, 1]      | relative seat is acting                                                                            |
+| `stock`        | 300       | 1            | [0, 1]      | stock size / deck size                                                                             |
+| `aces_hidden`  | 301       | 1            | [0, 1]      | aces not yet placed / aces in the deck                                                             |
+| `two_decks`    | 302       | 1            | [0, 1]      | two decks are in play                                                                              |
+| `passed_known` | 303       | 1            | [0, 1]      | the card I passed is known to be still in my left neighbour's hand                                 |
+| `composing`    | 304       | 1            | [0, 1]      | a play is being composed (selection non-empty; allow_clear: own only)                              |
+| `last_turn`    | 305       | 1            | [0, 1]      | the hand ends after this turn (ace-holder variant)                                                 |
+| `melds`        | 306-1745  | 1440 (48x30) | [0, 1]      | 48 table meld slots x 30, in the order laid                                                        |
+| `hands_played` | 1746      | 1            | [0, inf)    | hands finished this game / 100 (0 in the first hand)                                               |
+| `hands_left`   | 1747      | 1            | [0, 1]      | hands left before the cap, this one included / max_hands (0: no cap, single hand)                  |
+| `passed_cards` | 1748-1799 | 52           | [0, 1]      | copies of each card I passed this hand (at most the deck's) / 2                                    |
+| `passed_held`  | 1800      | 1            | [0, 1]      | my last pass is known to be in my left neighbour's hand (2p: also after it passed me another card) |
 
 Meld slot (a row of `melds`, 30 values): 0 present; 1-6 kind one-hot (pair/set, run, odds in one suit,
 evens in one suit, odds in one colour, evens in one colour); 7-11 owner (relative seat)
 one-hot; 12-24 ranks in the meld (A..K); 25-28 cards per suit (C, D, H, S), min(count, 2)
 / 2; 29 size / 12. Other hands, the stock order and the cards passed between other
-players are not observed.
+players are not observed; under `allow_clear=True` neither is another player's selection.
 
 ## Action Space
 
@@ -105,13 +113,20 @@ the discard ends the melding.
 ## Rewards
 
 `reward_mode="outcome"`: at the end of the game (of the hand with `single_hand=True`)
-each player with the highest total gets +1 (ties all win) and every other player -1.
+each player with the highest total gets +1 (ties all win) and every other player -1. A
+full game stopped at `max_hands` is truncated and pays no outcome reward (unless
+`max_hands_end="decide"`).
 `reward_mode="score"`: the change of the player's running score / `score_scale` (100):
 meld and lay-off points (and ace bonuses under the ace variants) when earned, and the
 end-of-hand settlement (penalties and the ace multiplier) when the hand ends.
 
 ## Version History
 
+* v1: reaching `max_hands` truncates the episode instead of deciding the game
+  (`max_hands_end="truncate"`; v0: `"decide"`, still an option). New observation pieces,
+  appended after `melds`: `hands_played`, `hands_left`, `passed_cards`, `passed_held`.
+  Under `allow_clear=True` the selection (`selection`, `composing`) is seen by the acting
+  player only (v0: by every seat).
 * v0: Initial release (ice-envs 0.1.0).
 """
 
@@ -144,12 +159,12 @@ _HALF = np.float32(0.5)
 
 
 def layout_for(config: rules.IcebergRummyConfig) -> ObservationLayout:
-    """The observation layout (the same for every configuration)."""
+    """The observation layout (the same for every configuration). The pieces after ``melds`` came in v1."""
     c, k = M.NUM_CARDS, MAX_SEATS
     return ObservationLayout(
         [
             Piece("hand", c, 0, 1, "own hand, copies of each card / 2"),
-            Piece("selection", c, 0, 1, "the play being composed by the acting player (cards laid face up) / 2"),
+            Piece("selection", c, 0, 1, "the play being composed by the acting player / 2 (allow_clear: own only)"),
             Piece("table_cards", c, 0, 1, "cards in table melds / 2"),
             Piece("passed", c, 0, 1, "the card I passed most recently this hand (one-hot)"),
             Piece("received", c, 0, 1, "the card I picked up from my right-hand neighbour most recently (one-hot)"),
@@ -165,9 +180,25 @@ def layout_for(config: rules.IcebergRummyConfig) -> ObservationLayout:
             Piece("aces_hidden", 1, 0, 1, "aces not yet placed / aces in the deck"),
             Piece("two_decks", 1, 0, 1, "two decks are in play"),
             Piece("passed_known", 1, 0, 1, "the card I passed is known to be still in my left neighbour's hand"),
-            Piece("composing", 1, 0, 1, "a play is being composed (selection non-empty)"),
+            Piece("composing", 1, 0, 1, "a play is being composed (selection non-empty; allow_clear: own only)"),
             Piece("last_turn", 1, 0, 1, "the hand ends after this turn (ace-holder variant)"),
             Piece("melds", (rules.MAX_MELDS, SLOT_SIZE), 0, 1, "48 table meld slots x 30, in the order laid"),
+            Piece("hands_played", 1, 0, _INF, "hands finished this game / 100 (0 in the first hand)"),
+            Piece(
+                "hands_left",
+                1,
+                0,
+                1,
+                "hands left before the cap, this one included / max_hands (0: no cap, single hand)",
+            ),
+            Piece("passed_cards", c, 0, 1, "copies of each card I passed this hand (at most the deck's) / 2"),
+            Piece(
+                "passed_held",
+                1,
+                0,
+                1,
+                "my last pass is known to be in my left neighbour's hand (2p: also after it passed me another card)",
+            ),
         ]
     )
 
@@ -199,6 +230,7 @@ class IcebergRummyEnv(IceAECEnv):
         allow_clear: bool = False,
         num_decks: int | None = None,
         score_scale: float = 100.0,
+        max_hands_end: str = "truncate",
         **common: Any,
     ) -> None:
         name = self.metadata["name"]
@@ -215,6 +247,7 @@ class IcebergRummyEnv(IceAECEnv):
                 max_hands=check_int(name, "max_hands", max_hands, low=1, allow_none=True),
                 allow_clear=check_flag(name, "allow_clear", allow_clear),
                 num_decks=num_decks,
+                max_hands_end=check_choice(name, "max_hands_end", max_hands_end, rules.MAX_HANDS_ENDS),
             )
         except ValueError as exc:
             raise OptionError(str(exc)) from None
@@ -248,6 +281,11 @@ class IcebergRummyEnv(IceAECEnv):
             "composing",
             "last_turn",
         )
+        #: the v1 pieces: two single values and the cards passed this hand
+        self._offsets_v1 = lay.offsets("hands_played", "hands_left", "passed_held")
+        self._passed_cards_slice = lay.slice("passed_cards")
+        #: whether other seats see the acting player's selection (not under allow_clear, I24)
+        self._selection_public = not self.config.allow_clear
         #: The table last encoded and its encoding per seat (see :meth:`_table_view`).
         self._tbl_melds: list[tuple[int, int, tuple[int, ...]]] = []
         self._tbl_cards = np.zeros(M.NUM_CARDS, dtype=np.float32)
@@ -272,9 +310,13 @@ class IcebergRummyEnv(IceAECEnv):
         table_cards, slots = self._table_view(s.melds, seat)
         obs[self._table_slice] = table_cards
         obs[self._melds_slice] = slots
+        decks = s.config.decks
+        np.multiply(np.minimum(s.passed[seat], decks), _HALF, out=obs[self._passed_cards_slice])
         mv = memoryview(obs)
-        for c in s.selection:
-            mv[o_sel + c] += 0.5  # halves: exact in float32
+        composing = bool(s.selection) and (self._selection_public or seat == s.current)
+        if composing:
+            for c in s.selection:
+                mv[o_sel + c] += 0.5  # halves: exact in float32
         seats, rel = _relative(seat, self.num_players)
         passed, received = int(s.last_passed[seat]), int(s.last_received[seat])
         if passed >= 0:
@@ -295,17 +337,23 @@ class IcebergRummyEnv(IceAECEnv):
         mv[o_dealer + rel[s.dealer]] = 1.0
         if s.phase != rules.PHASE_OVER:
             mv[o_acting + rel[s.current]] = 1.0
-        decks = s.config.decks
         mv[o_stock] = (s.stock.size - s.stock_pos) / (52 * decks)
         mv[o_aces_hidden] = 1.0 - sum(s.table_aces.tolist()) / (4 * decks)
         if decks == 2:
             mv[o_decks] = 1.0
         if s.known_left[seat] >= 0:
             mv[o_known] = 1.0
-        if s.selection:
+        if composing:
             mv[o_composing] = 1.0
         if s.end_after_turn:
             mv[o_last] = 1.0
+        o_played, o_left, o_held = self._offsets_v1
+        mv[o_played] = s.hand_no * 0.01
+        cap = s.config.max_hands
+        if cap is not None and not s.config.single_hand:
+            mv[o_left] = max(0, cap - s.hand_no) / cap
+        if s.still_left[seat] >= 0:
+            mv[o_held] = 1.0
         mv.release()
         return obs
 
@@ -358,6 +406,19 @@ class IcebergRummyEnv(IceAECEnv):
     def _scores(self) -> np.ndarray:
         return rules.scores(self.game_state) / self.score_scale
 
+    def _finish(self, step_rewards: np.ndarray) -> None:
+        """A game stopped undecided at ``max_hands`` (``max_hands_end="truncate"``, I17) is a truncation:
+        no outcome reward (score rewards still carry the last settlement), scores in the infos."""
+        if not rules.is_truncated(self.game_state):
+            super()._finish(step_rewards)
+            return
+        self._set_rewards(step_rewards)
+        scores = self.scores().tolist()
+        for a in self.agents:
+            self.truncations[a] = True
+            self.infos[a] = {"scores": scores, "max_hands": True}
+        self._accumulate_rewards()
+
     # -- text
     def _describe(self, action: int) -> str:
         s: rules.IcebergRummyState = self.game_state
@@ -395,7 +456,9 @@ class IcebergRummyEnv(IceAECEnv):
         decks = "two decks" if s.config.decks == 2 else "one deck"
         head = f"Iceberg Rummy, {n} players ({decks}), hand {s.hand_no + (0 if s.phase == rules.PHASE_OVER else 1)}"
         head += f", dealer player_{s.dealer}"
-        if s.phase == rules.PHASE_OVER:
+        if s.phase == rules.PHASE_OVER and s.truncated:
+            head += f" — stopped undecided at the hand cap (max_hands={s.config.max_hands}, truncated): no winner"
+        elif s.phase == rules.PHASE_OVER:
             head += " — game over, winner(s): " + ", ".join(f"player_{w}" for w in s.winners)
         else:
             head += f" — player_{s.current} to meld or discard"
@@ -417,7 +480,8 @@ class IcebergRummyEnv(IceAECEnv):
             if s.phase != rules.PHASE_OVER:
                 score += f"  this hand +{int(s.hand_points[p] + s.ace_bonus[p])}"
             lines.append(f"{marker} player_{p}: {score}  aces {int(s.aces[p])}  {size:2d} cards  {cards.strip()}")
-        if s.selection and s.phase != rules.PHASE_OVER:
+        sees_selection = self._selection_public or viewer is None or viewer == s.current
+        if s.selection and s.phase != rules.PHASE_OVER and sees_selection:
             lines.append(f"Composing: {M.cards_text(s.selection)}")
         if s.last_hand:
             h = s.last_hand

@@ -47,6 +47,8 @@ def card(
 
 
 def _status(s: rules.IcebergRummyState) -> str:
+    if s.phase == rules.PHASE_OVER and s.truncated:
+        return f"stopped at the hand cap (max_hands={s.config.max_hands}): no winner"
     if s.phase == rules.PHASE_OVER:
         return "game over — winner(s): " + ", ".join(f"player_{w}" for w in s.winners)
     text = f"player_{s.current} to meld or discard"

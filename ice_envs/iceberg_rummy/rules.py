@@ -1,7 +1,7 @@
 """Iceberg Rummy — the pure game engine (no PettingZoo, no rendering).
 
 Rules, house rules and interpretations: ``docs/rules/iceberg_rummy.md`` (numbered rules
-R1-R7 and interpretations I1-I22, cited below by number). Meld logic lives in :mod:`.melds`.
+R1-R7 and interpretations I1-I24, cited below by number). Meld logic lives in :mod:`.melds`.
 
 A turn (R2.2): the player picks up the card passed face down by the right-hand neighbour,
 draws from the stock and places every ace face up (all automatic), then makes any
@@ -51,6 +51,8 @@ PHASE_MELD = 0  # the current player composes plays or discards
 PHASE_OVER = 1
 
 ACE_SCORINGS = ("multiplier", "fixed", "doubling", "cats")
+#: What reaching ``max_hands`` does to a full game (R7.4, I17): truncate it (no winner) or decide it.
+MAX_HANDS_ENDS = ("truncate", "decide")
 
 END_NONE = 0
 END_OUT = 1  # a player went out (last meld or last discard)
@@ -77,9 +79,12 @@ class IcebergRummyConfig:
         ace_value: points per ace under ``ace_scoring="fixed"`` (20-50, default 30).
         ace_holder_finishes: the original author's variant (R7.2): when the last ace is
             placed, its holder finishes the turn (melds and discard) before the hand ends.
-        max_hands: safety cap (R7.4, I17): a full game also ends after this many hands
-            (highest total wins); default 100. ``None``: no cap (random players lose points every
-            hand and never reach the target).
+        max_hands: safety cap (R7.4, I17): a full game also stops after this many hands;
+            default 100. ``None``: no cap (random players lose points every hand and never
+            reach the target).
+        max_hands_end: what the cap does (R7.4, I17): ``"truncate"`` (default: the game
+            stops undecided, no winner; the env reports a truncation) or ``"decide"`` (the
+            v0 behaviour: the game ends decided as in R6, highest total winning).
         allow_clear: offer the "clear the selection" action (default off: a selection
             can always be completed, so it is never needed).
         num_decks: 1 or 2; ``None`` follows R1.2 (1 for 2-3 players, 2 for 4-5).
@@ -94,6 +99,7 @@ class IcebergRummyConfig:
     max_hands: int | None = 100
     allow_clear: bool = False
     num_decks: int | None = None
+    max_hands_end: str = "truncate"
 
     def __post_init__(self) -> None:
         if not 2 <= self.num_players <= 5:
@@ -108,6 +114,10 @@ class IcebergRummyConfig:
             raise ValueError(f"iceberg_rummy: max_hands={self.max_hands!r} must be a positive integer or None")
         if self.num_decks not in (None, 1, 2):
             raise ValueError(f"iceberg_rummy: num_decks={self.num_decks!r} must be 1, 2 or None")
+        if self.max_hands_end not in MAX_HANDS_ENDS:
+            raise ValueError(
+                f"iceberg_rummy: max_hands_end={self.max_hands_end!r} is not one of {list(MAX_HANDS_ENDS)}"
+            )
 
     @property
     def decks(self) -> int:
@@ -151,10 +161,15 @@ class IcebergRummyState:
     last_passed: np.ndarray = field(default_factory=lambda: np.full(5, -1, dtype=np.int64))
     last_received: np.ndarray = field(default_factory=lambda: np.full(5, -1, dtype=np.int64))
     known_left: np.ndarray = field(default_factory=lambda: np.full(5, -1, dtype=np.int64))
+    #: Like ``known_left``, but with 2 players also kept when the neighbour passes back a card
+    #: of another id (the player picks that card up and sees it, I23); -1: not known.
+    still_left: np.ndarray = field(default_factory=lambda: np.full(5, -1, dtype=np.int64))
     #: Ace-holder variant: the hand ends when the current turn ends.
     end_after_turn: bool = False
     hand_no: int = 0
     turn: int = 0
+    #: The game stopped at ``max_hands`` undecided (``max_hands_end="truncate"``; no winners).
+    truncated: bool = False
     #: Result of the last finished hand: reason, per-player meld points, penalties, scores.
     last_hand: dict[str, Any] = field(default_factory=dict)
     winners: list[int] = field(default_factory=list)
@@ -210,6 +225,7 @@ def new_game(
         last_passed=np.full(n, -1, dtype=np.int64),
         last_received=np.full(n, -1, dtype=np.int64),
         known_left=np.full(n, -1, dtype=np.int64),
+        still_left=np.full(n, -1, dtype=np.int64),
         dealer=int(dealer),
     )
     _deal(state, rng, hands=hands, stock=stock, melds=melds)
@@ -286,6 +302,7 @@ def _deal(
     state.last_passed[:] = -1
     state.last_received[:] = -1
     state.known_left[:] = -1
+    state.still_left[:] = -1
     state.selection = []
     state.pending = -1
     state.pending_to = -1
@@ -369,8 +386,14 @@ def scores(state: IcebergRummyState) -> np.ndarray:
     return running_scores(state)
 
 
+def is_truncated(state: IcebergRummyState) -> bool:
+    """Whether the game stopped at ``max_hands`` undecided (R7.4, I17: no winner, no outcome)."""
+    return bool(state.truncated)
+
+
 def outcome(state: IcebergRummyState) -> np.ndarray:
-    """+1 for each player with the highest total (ties all win), -1 for the others (R6.1-R6.3)."""
+    """+1 for each player with the highest total (ties all win), -1 for the others (R6.1-R6.3);
+    all 0 while the game goes on and for a game stopped undecided at the hand cap (I17)."""
     out = np.zeros(state.num_players)
     if state.phase == PHASE_OVER and state.winners:
         out[:] = -1.0
@@ -410,6 +433,8 @@ def _commit(state: IcebergRummyState, p: int, target: int, rng: np.random.Genera
     right = (p - 1) % state.num_players
     if state.known_left[right] in sel:
         state.known_left[right] = -1
+    if state.still_left[right] in sel:
+        state.still_left[right] = -1
     if target < 0:
         kind = M.meld_kind_cached(sel)
         assert kind is not None
@@ -427,10 +452,16 @@ def _discard(state: IcebergRummyState, card: int, rng: np.random.Generator) -> N
     """Pass ``card`` face down to the left (R3.6); the last card goes out (R5.1, I9)."""
     p = state.current
     n = state.num_players
+    right = (p - 1) % n
     state.hands[p, card] -= 1
     state.passed[p, card] += 1
     state.last_passed[p] = card
-    state.known_left[(p - 1) % n] = -1
+    state.known_left[right] = -1
+    # I23: the right-hand neighbour no longer knows where its pass is, unless (2 players) it is about to pick
+    # ``card`` up and see that it is another card
+    goes_on = bool(state.hands[p].any()) and not state.end_after_turn
+    if not (n == 2 and goes_on and card != state.still_left[right]):
+        state.still_left[right] = -1
     if not state.hands[p].any():
         _end_hand(state, END_OUT, rng)
         return
@@ -438,6 +469,7 @@ def _discard(state: IcebergRummyState, card: int, rng: np.random.Generator) -> N
     state.pending = card
     state.pending_to = left
     state.known_left[p] = card
+    state.still_left[p] = card
     if state.end_after_turn:
         _end_hand(state, END_LAST_ACE, rng)
         return
@@ -552,15 +584,16 @@ def _end_hand(state: IcebergRummyState, reason: int, rng: np.random.Generator) -
     state.ace_bonus[:] = 0
     state.selection = []
     state.hand_no += 1
-    over = (
-        cfg.single_hand
-        or int(state.totals.max()) >= cfg.target_score
-        or (cfg.max_hands is not None and state.hand_no >= cfg.max_hands)
-    )
-    if over:
-        best = int(state.totals.max())
-        state.winners = [p for p in range(n) if int(state.totals[p]) == best]
+    decided = cfg.single_hand or int(state.totals.max()) >= cfg.target_score
+    capped = cfg.max_hands is not None and state.hand_no >= cfg.max_hands
+    if decided or capped:
         state.phase = PHASE_OVER
+        if decided or cfg.max_hands_end == "decide":
+            best = int(state.totals.max())
+            state.winners = [p for p in range(n) if int(state.totals[p]) == best]
+        else:  # R7.4, I17: the cap stops the game undecided
+            state.truncated = True
+            state.winners = []
         return
     state.dealer = (state.dealer + 1) % n
     _deal(state, rng)
@@ -572,12 +605,14 @@ def resample_hidden(state: IcebergRummyState, seat: int, rng: np.random.Generato
     """A state ``seat`` cannot tell apart from ``state``: other hands and the stock re-dealt.
 
     Kept: everything public (table, aces, hand sizes, stock size, the selection being laid
-    by the current player) and what ``seat`` knows privately: its hand, the card it last
-    passed while it is known to be in the left-hand neighbour's hand, the face-down card
-    it passed if still lying there, and that every card it passed this hand (and did not
-    see again) is out of the stock. Aces are only dealt to the stock or to players who
-    have not yet begun a turn this hand (the others placed theirs). Other players' private
-    memories are reset to what ``seat`` knows of them.
+    by the current player, unless ``allow_clear`` makes it private, I24) and what ``seat``
+    knows privately: its hand, the card it last passed while it is known to be in the
+    left-hand neighbour's hand (``still_left``, I23), the face-down card it passed if still
+    lying there, and that every card it passed this hand (and did not see again) is out of
+    the stock. Aces are only dealt to the stock or to players who have not yet begun a turn
+    this hand (the others placed theirs). Other players' private memories are reset to what
+    ``seat`` knows of them; a selection ``seat`` cannot see is dropped (the current player
+    has not begun a play as far as ``seat`` can tell).
     """
     new = state.copy()
     n = state.num_players
@@ -595,11 +630,11 @@ def resample_hidden(state: IcebergRummyState, seat: int, rng: np.random.Generato
     # slots to fill: [owner] per card; -1 stock, -2 the face-down card
     fixed: dict[int, list[int]] = {q: [] for q in range(n)}
     sizes = hand_sizes(state)
-    if state.current != seat and state.selection:
+    if state.current != seat and state.selection and not state.config.allow_clear:
         fixed[state.current].extend(state.selection)  # being laid face up: public
         for c in state.selection:
             req[c] = max(0, req[c] - 1)
-    x = int(state.known_left[seat])
+    x = int(state.still_left[seat])
     if x >= 0 and left != seat:
         if x not in fixed[left]:  # the selection being laid may be that very card
             fixed[left].append(x)
@@ -662,6 +697,8 @@ def resample_hidden(state: IcebergRummyState, seat: int, rng: np.random.Generato
         new.pending = int(assign[owner_arr == -2][0])
     new.stock = assign[owner_arr == -1].astype(np.int64)
     new.stock_pos = 0
+    if state.current != seat and state.config.allow_clear:
+        new.selection = []  # private under allow_clear (I24): seat cannot tell a play is begun
     # other players' private memories: only what seat knows of them survives
     for q in range(n):
         if q == seat:
@@ -670,6 +707,7 @@ def resample_hidden(state: IcebergRummyState, seat: int, rng: np.random.Generato
         new.last_passed[q] = -1
         new.last_received[q] = -1
         new.known_left[q] = -1
+        new.still_left[q] = -1
     if right != seat:
         new.last_passed[right] = state.last_received[seat]
     if left != seat:
@@ -764,7 +802,15 @@ def check_state(state: IcebergRummyState, config: IcebergRummyConfig) -> None:
         or state.config != config
         or any(
             type(getattr(state.config, f)) is not type(getattr(config, f))
-            for f in ("num_players", "single_hand", "target_score", "ace_value", "max_hands", "num_decks")
+            for f in (
+                "num_players",
+                "single_hand",
+                "target_score",
+                "ace_value",
+                "max_hands",
+                "num_decks",
+                "max_hands_end",
+            )
         )
     ):
         raise ValueError(f"config {state.config!r} is not this env's config {config!r}")
@@ -819,10 +865,11 @@ def check_state(state: IcebergRummyState, config: IcebergRummyConfig) -> None:
         if turns[p] and hands[p, list(M.ACE_IDS)].any():
             raise ValueError(f"hands[{p}] holds an ace after its turn began (aces are placed at once)")
     _array("passed", state.passed, np.int8, (n, M.NUM_CARDS), 0, 127)
-    for key in ("last_passed", "last_received", "known_left"):
+    for key in ("last_passed", "last_received", "known_left", "still_left"):
         _array(key, getattr(state, key), np.int64, (n,), -1, M.NUM_CARDS - 1)
-    if not isinstance(state.end_after_turn, (bool, np.bool_)):
-        raise ValueError(f"end_after_turn must be True or False, got {state.end_after_turn!r}")
+    for key in ("end_after_turn", "truncated"):
+        if not isinstance(getattr(state, key), (bool, np.bool_)):
+            raise ValueError(f"{key} must be True or False, got {getattr(state, key)!r}")
     hand_no = _int("hand_no", state.hand_no, 0, config.max_hands)
     _int("turn", state.turn, 0)
     if not isinstance(state.last_hand, dict):
@@ -831,8 +878,10 @@ def check_state(state: IcebergRummyState, config: IcebergRummyConfig) -> None:
     selection = [
         _int(f"selection[{i}]", c, 0, M.NUM_CARDS - 1) for i, c in enumerate(_seq("selection", state.selection))
     ]
+    if state.truncated:
+        _check_truncated(state, config, phase, winners)
     if phase == PHASE_OVER:
-        if not winners or len(set(winners)) != len(winners):
+        if not state.truncated and (not winners or len(set(winners)) != len(winners)):
             raise ValueError(f"winners={winners}: a finished game has distinct winners")
         if selection or (state.end_after_turn and not config.ace_holder_finishes):
             raise ValueError("selection/end_after_turn: set in a finished game")
@@ -854,6 +903,7 @@ def check_state(state: IcebergRummyState, config: IcebergRummyConfig) -> None:
         raise ValueError("end_after_turn is set but the last ace is not placed under ace_holder_finishes")
     if not state.end_after_turn and int(table_aces.sum()) >= total_aces_:
         raise ValueError("table_aces: every ace is placed but the hand goes on")
+    _check_still_left(state, hands)
     held = np.zeros(M.NUM_CARDS, dtype=np.int64)
     np.add.at(held, selection, 1)
     if selection != sorted(selection) or (held > hands[current]).any():
@@ -862,3 +912,32 @@ def check_state(state: IcebergRummyState, config: IcebergRummyConfig) -> None:
     for i, c in enumerate(selection):
         if c not in an.nexts(tuple(selection[:i])):
             raise ValueError(f"selection {M.cards_text(selection)} is not the start of a legal play")
+
+
+def _check_truncated(state: IcebergRummyState, config: IcebergRummyConfig, phase: int, winners: list[int]) -> None:
+    """A game marked ``truncated`` stopped at the hand cap undecided (R7.4, I17)."""
+    if (
+        phase != PHASE_OVER
+        or winners
+        or config.single_hand
+        or config.max_hands_end != "truncate"
+        or config.max_hands is None
+        or state.hand_no != config.max_hands
+        or int(state.totals.max()) >= config.target_score
+    ):
+        raise ValueError(
+            f"truncated=True: only a full game over after max_hands={config.max_hands} hands "
+            f"(max_hands_end='truncate'), with no total at target_score and no winners, is truncated"
+        )
+
+
+def _check_still_left(state: IcebergRummyState, hands: np.ndarray) -> None:
+    """``still_left`` (I23) while a hand is played: each seat's last pass, in its left-hand neighbour's hand,
+    equal to ``known_left`` where that is known, and equal to it throughout with 3 or more players."""
+    n = state.num_players
+    for p in range(n):
+        x, known = int(state.still_left[p]), int(state.known_left[p])
+        if (known >= 0 and x != known) or (n > 2 and x != known):
+            raise ValueError(f"still_left[{p}]={x} does not agree with known_left[{p}]={known}")
+        if x >= 0 and (x != int(state.last_passed[p]) or not hands[(p + 1) % n, x]):
+            raise ValueError(f"still_left[{p}]={x} is not player {p}'s last pass held by its left-hand neighbour")

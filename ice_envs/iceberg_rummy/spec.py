@@ -4,7 +4,7 @@ from ice_envs.core.registry import GameSpec, Variant
 
 SPEC = GameSpec(
     name="iceberg_rummy",
-    version=0,
+    version=1,
     env_module="ice_envs.iceberg_rummy.env",
     players=(2, 3, 4, 5),
     summary="Rummy where every meld and lay-off scores at once, discards pass left and aces multiply.",
@@ -15,6 +15,11 @@ SPEC = GameSpec(
         "ace_doubling": Variant({"single_hand": True, "ace_scoring": "doubling"}),
         "ace_cats": Variant({"single_hand": True, "ace_scoring": "cats"}),
         "ace_holder_finishes": Variant({"single_hand": True, "ace_holder_finishes": True}),
+        # v1 (issue #17): a short full game decided at the hand cap (the default truncates there), with the
+        # private selection of allow_clear; 2 players (one deck, passes seen both ways) and 4 (two decks)
+        "short_decided_clear": Variant(
+            {"max_hands": 3, "max_hands_end": "decide", "allow_clear": True}, players=(2, 4)
+        ),
     },
     # measured under random play: a full game (100-hand cap) <= 13,919 decisions (4 players), one hand <= 208
     max_random_decisions=20_000,

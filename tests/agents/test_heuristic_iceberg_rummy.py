@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ice_envs import iceberg_rummy_v0
+from ice_envs import iceberg_rummy_v1
 from ice_envs.agents import heuristic_for
 from ice_envs.core.agent import PlayerView
 from ice_envs.evaluation import tournament as ev
@@ -13,6 +13,8 @@ from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
 from ice_envs.iceberg_rummy.heuristic import IcebergRummyHeuristic, choose_play, special_bonus, unseen_counts
 from tests.agents.mixed_play import play_mixed_game
+
+OBS_SIZE = iceberg_rummy_v1.raw_env().obs_layout.size
 
 
 def position(
@@ -50,7 +52,7 @@ def decide(state: rules.IcebergRummyState, agent: IcebergRummyHeuristic | None =
     mask[legal] = 1
     view = PlayerView("iceberg_rummy", state.current, state.num_players, state.copy(), legal)
     action = (agent or IcebergRummyHeuristic(0)).act(
-        {"observation": np.zeros(1746, np.float32), "action_mask": mask}, view
+        {"observation": np.zeros(OBS_SIZE, np.float32), "action_mask": mask}, view
     )
     assert action in legal
     return action
@@ -90,7 +92,7 @@ def test_only_legal_actions_over_random_positions(options):
     heuristic = IcebergRummyHeuristic(1)
     for game in range(8 if options.get("single_hand") else 2):
         n = 2 + game % 4
-        env = iceberg_rummy_v0.env(num_players=n, max_hands=2, **options)
+        env = iceberg_rummy_v1.env(num_players=n, max_hands=2, **options)
         env.reset(seed=game)
         play_mixed_game(env, heuristic, rng)
 

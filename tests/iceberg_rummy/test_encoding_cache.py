@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ice_envs import iceberg_rummy_v0
+from ice_envs import iceberg_rummy_v1
 from ice_envs.core.masks import sample_legal
 
 
-@pytest.mark.parametrize("n", [2, 4])
-def test_cached_table_encoding_equals_a_fresh_encoding(n: int) -> None:
-    env = iceberg_rummy_v0.raw_env(num_players=n)
+@pytest.mark.parametrize(("n", "options"), [(2, {}), (4, {}), (3, {"allow_clear": True})])
+def test_cached_table_encoding_equals_a_fresh_encoding(n: int, options: dict) -> None:
+    env = iceberg_rummy_v1.raw_env(num_players=n, **options)
     env.reset(seed=3)
     rng = np.random.default_rng(3)
     saved = []
@@ -28,14 +28,14 @@ def test_cached_table_encoding_equals_a_fresh_encoding(n: int) -> None:
     order = np.random.default_rng(0).permutation(len(saved))
     for k in order[:150]:
         env.game_state = saved[k]
-        fresh = iceberg_rummy_v0.raw_env(num_players=n)
+        fresh = iceberg_rummy_v1.raw_env(num_players=n, **options)
         fresh.game_state = saved[k]
         for seat in range(n):
             assert np.array_equal(env._encode(seat), fresh._encode(seat))
 
 
 def test_returned_observations_are_not_changed_later() -> None:
-    env = iceberg_rummy_v0.raw_env(num_players=2)
+    env = iceberg_rummy_v1.raw_env(num_players=2)
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     kept = []

@@ -32,7 +32,8 @@ def test_action_and_observation_sizes():
     env = make()
     assert env.action_space("player_0").n == R.NUM_ACTIONS == 154
     layout = env.unwrapped.obs_layout
-    assert env.observation_space("player_0")["observation"].shape == (layout.size,) == (1746,)
+    assert env.observation_space("player_0")["observation"].shape == (layout.size,) == (1801,)
+    assert layout.offset("hands_played") == 1746  # the v1 pieces follow the v0 ones, which keep their offsets
 
 
 def test_observation_layout_from_the_observers_seat():
@@ -144,8 +145,8 @@ def _check_resample(state: R.IcebergRummyState, seat: int, rng) -> R.IcebergRumm
         if state.turns_taken[q] > 0:
             assert not new.hands[q, list(M.ACE_IDS)].any()
     left = (seat + 1) % state.num_players
-    if state.known_left[seat] >= 0:
-        assert new.hands[left, state.known_left[seat]] > 0
+    if state.still_left[seat] >= 0:  # known_left, and with 2 players also after a pass back (I23)
+        assert new.hands[left, state.still_left[seat]] > 0
     if state.current != seat:
         for c in state.selection:
             assert new.hands[state.current, c] > 0

@@ -399,12 +399,30 @@ def test_the_game_ends_when_a_player_reaches_5000_and_the_highest_total_wins():
     assert R.is_over(s) and s.winners == [1]  # both over 5000: the highest total wins
 
 
-def test_max_hands_caps_a_full_game_and_ties_all_win():
-    """R7.4 (I17), R6.2 (I16): the hand cap decides the game; tied leaders all win."""
+def test_max_hands_stops_a_full_game_undecided():
+    """R7.4 (I17): nobody has reached 5000 when the cap is reached: the game stops with no winner and no outcome."""
     s = game(2, hands=["5S 6S", "3D 3H 4C"], stock=["7S"], single_hand=False, max_hands=1)
+    play(s, "5S 6S 7S")
+    assert R.is_over(s) and R.is_truncated(s) and s.hand_no == 1
+    assert s.totals.tolist() == [30, -20]  # the last hand is settled all the same
+    assert s.winners == [] and R.outcome(s).tolist() == [0.0, 0.0]
+
+
+def test_reaching_the_target_in_the_capped_hand_decides_the_game():
+    """R5.6, R6.1 (I16, I17): the rulebook's end ("5000 or more points" at the end of a hand) wins over the cap."""
+    s = game(2, hands=["5S 6S", "3D 3H 4C"], stock=["7S"], single_hand=False, max_hands=1)
+    s.totals[:] = [4980, 0]
+    play(s, "5S 6S 7S")
+    assert R.is_over(s) and not R.is_truncated(s)
+    assert s.winners == [0] and R.outcome(s).tolist() == [1.0, -1.0]
+
+
+def test_max_hands_decide_caps_a_full_game_and_ties_all_win():
+    """R7.4 (I17) with ``max_hands_end="decide"`` (the v0 rule), R6.2 (I16): tied leaders all win."""
+    s = game(2, hands=["5S 6S", "3D 3H 4C"], stock=["7S"], single_hand=False, max_hands=1, max_hands_end="decide")
     s.totals[:] = [0, 30 + 10 + 10]
     play(s, "5S 6S 7S")  # player 1 keeps a pair (-10) and a dead card (-10)
-    assert R.is_over(s)
+    assert R.is_over(s) and not R.is_truncated(s)
     assert s.totals.tolist() == [30, 30]
     assert s.winners == [0, 1] and R.outcome(s).tolist() == [1.0, 1.0]
 
@@ -417,5 +435,7 @@ def test_bad_options_are_refused():
         R.IcebergRummyConfig(ace_scoring="triple")
     with pytest.raises(ValueError, match="ace_value"):
         R.IcebergRummyConfig(ace_value=60)
+    with pytest.raises(ValueError, match="max_hands_end"):
+        R.IcebergRummyConfig(max_hands_end="stop")
     with pytest.raises(ValueError, match="more copies"):
         game(2, hands=["7S 7S", ""], stock=["9C"])
