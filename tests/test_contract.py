@@ -228,8 +228,9 @@ def test_illegal_actions_are_refused_clearly(game, n, opts, raw_factory):
     if illegal.size:
         with pytest.raises(IllegalActionError, match=rf"action {illegal[0]} .*illegal.*legal actions"):
             env.step(int(illegal[0]))
+    steps, forced = raw.num_steps, raw.num_forced_steps
     env.step(np.int64(legal[0]))  # numpy integers are actions
-    assert raw.num_steps == 1
+    assert raw.num_steps - steps == 1 + raw.num_forced_steps - forced  # one decision (and any forced steps after it)
     if illegal.size:
         penal = _make(game, n, opts, raw=raw_factory, illegal_action="penalize")
         penal.reset(seed=4)

@@ -247,15 +247,6 @@ class IceAECEnv(AECEnv):
     def _game_over(self) -> bool:  # game hook
         return bool(self.engine.is_over(self.game_state))
 
-    def _game_truncated(self) -> bool:  # game hook
-        """Whether the game stopped at one of its own caps without a result (e.g. a cap on hands).
-
-        Checked after every step while :meth:`_game_over` is false; ``True`` truncates the
-        episode like :attr:`max_game_length` does (no outcome reward; score rewards still paid).
-        Default: never.
-        """
-        return False
-
     def _legal_actions(self) -> Sequence[int]:  # game hook
         """The engine's legal action ids for the deciding seat."""
         return self.engine.legal_actions(self.game_state)
@@ -401,7 +392,7 @@ class IceAECEnv(AECEnv):
 
     def _stopped(self) -> bool:
         """Whether the game is over or must be truncated now."""
-        return self._game_over() or self._num_steps >= self.max_game_length or self._game_truncated()
+        return self._game_over() or self._num_steps >= self.max_game_length
 
     def _forced_action(self) -> int | None:
         """The deciding seat's one legal action, or ``None`` if it has a real choice (or the game stopped)."""
@@ -425,7 +416,7 @@ class IceAECEnv(AECEnv):
         if self._game_over():
             self._finish(np.zeros(self.num_players) if step_rewards is None else step_rewards)
             return
-        if self._num_steps >= self.max_game_length or self._game_truncated():
+        if self._num_steps >= self.max_game_length:
             self._set_rewards(np.zeros(self.num_players) if step_rewards is None else step_rewards)
             for a in self.agents:
                 self.truncations[a] = True
@@ -497,7 +488,7 @@ class IceAECEnv(AECEnv):
 
     @property
     def num_steps(self) -> int:
-        """Decisions taken since the last reset."""
+        """Decisions taken since the last reset (with ``skip_forced``, the forced steps applied included)."""
         return self._num_steps
 
     def scores(self) -> np.ndarray:
