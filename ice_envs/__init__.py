@@ -5,7 +5,7 @@
 >>> env.reset(seed=0)
 
 ``ice_envs.GAMES`` maps each discovered game (built-in or from a plug-in package, see
-:mod:`ice_envs.core.registry`) to its spec; ``from ice_envs import cardiceo_v0`` gives the
+:mod:`ice_envs.core.registry`) to its spec; ``from ice_envs import cardiceo_v1`` gives the
 PettingZoo-style module of a game, with ``env()`` and ``raw_env()``.
 """
 

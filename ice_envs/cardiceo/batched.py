@@ -3,7 +3,9 @@
 State of game ``i`` (rows of the arrays below; :meth:`CardiceoBatched.state_of` gives it as a
 :class:`~ice_envs.cardiceo.rules.CardiceoState`): ``hands[i, p, v]`` cards of value ``v + 1`` held
 by seat ``p``, ``sizes[i, p]`` their number, ``discarded[i, v]``, ``dice[i]`` (d4, d8, d12),
-``used[i]`` / ``locked[i]`` per die, ``current``, ``phase``, ``winner`` and ``turn``.
+``used[i]`` / ``locked[i]`` per die, ``current``, ``phase``, ``winner``, ``turn`` and the public
+record of R7.6: ``stuck_dice[i, p]`` (seat p's dice when it was last unable to play, zeros if never)
+and ``known_missing[i, p, v]`` (seat p is known to hold no card of value ``v + 1``).
 
 A step groups the games by the kind of action (the "No play" choice, end turn, a discard) and
 applies each group with array operations; the chain that an action may set off (R2.3's
@@ -32,7 +34,20 @@ class CardiceoBatched(BatchedEngine):
     """Batched Cardiceo (see the module docstring and :class:`ice_envs.core.vector.BatchedEngine`)."""
 
     game = "cardiceo"
-    state_names = ("hands", "sizes", "discarded", "dice", "used", "locked", "current", "phase", "winner", "turn")
+    state_names = (
+        "hands",
+        "sizes",
+        "discarded",
+        "dice",
+        "used",
+        "locked",
+        "current",
+        "phase",
+        "winner",
+        "turn",
+        "stuck_dice",
+        "known_missing",
+    )
 
     # ------------------------------------------------------------------ state
     def _setup(self) -> None:
@@ -47,6 +62,8 @@ class CardiceoBatched(BatchedEngine):
         self.phase = np.full(n, rules.PHASE_DISCARD, dtype=np.int8)
         self.winner = np.full(n, -1, dtype=np.int8)
         self.turn = np.zeros(n, dtype=np.int32)
+        self.stuck_dice = np.zeros((n, p, 3), dtype=np.int8)
+        self.known_missing = np.zeros((n, p, _NV), dtype=bool)
         self.hand_size = int(self.config.hand_size)
         self.forced = bool(self.config.forced_discard)
         lay = self.obs_layout
@@ -70,6 +87,8 @@ class CardiceoBatched(BatchedEngine):
         self.current[idx] = 0
         self.winner[idx] = -1
         self.turn[idx] = 0
+        self.stuck_dice[idx] = 0
+        self.known_missing[idx] = False
         self._roll(idx, np.broadcast_to(_ALL3, (k, 3)))
         self.phase[idx] = rules.PHASE_DISCARD
         self._auto_end_if_stuck(idx)
@@ -86,6 +105,8 @@ class CardiceoBatched(BatchedEngine):
             phase=int(self.phase[i]),
             winner=int(self.winner[i]),
             turn=int(self.turn[i]),
+            stuck_dice=self.stuck_dice[i].astype(np.int64),
+            known_missing=self.known_missing[i].copy(),
         )
 
     # ------------------------------------------------------------------ rules
@@ -144,7 +165,22 @@ class CardiceoBatched(BatchedEngine):
             return
         ok, _ = self._discards(idx)
         stuck = (self.phase[idx] == rules.PHASE_DISCARD) & ~ok.any(axis=1)
+        self._record_stuck(idx[stuck])
         self._end_turn(idx[stuck])
+
+    def _record_stuck(self, idx: np.ndarray) -> None:
+        """R7.6: the current seat of each game ``idx`` holds no value its free dice make; with no die used
+        it was unable to play, and the dice are its last stuck dice (``rules._record_stuck``)."""
+        if not idx.size:
+            return
+        cur = self.current[idx].astype(np.int64)
+        used = self.used[idx]
+        totals = self.dice[idx].astype(np.int64) @ _SUBSETS_INT.T
+        made = ((used.astype(np.int64) @ _SUBSETS_INT.T) == 0) & (totals <= _NV)
+        r, sub = np.nonzero(made)
+        self.known_missing[idx[r], cur[r], totals[r, sub] - 1] = True
+        none = ~used.any(axis=1)
+        self.stuck_dice[idx[none], cur[none]] = self.dice[idx[none]]
 
     def _apply(self, idx: np.ndarray, actions: np.ndarray) -> None:
         choice = actions >= rules.KEEP_DICE
@@ -210,7 +246,25 @@ class CardiceoBatched(BatchedEngine):
             r, s = np.nonzero(usable)
             out[live[r], at["totals"] + totals[r, s] - 1] = 1.0
             out[live, at["phase"] + self.phase[g]] = 1.0
-        sizes = self.sizes[idx[:, None], self._rel[seats]]
+        rel = self._rel[seats]
+        sizes = self.sizes[idx[:, None], rel]
         out[:, at["hand_sizes"] : at["hand_sizes"] + p] = sizes * self._size_scale
         out[:, at["seated"] : at["seated"] + p] = 1.0
+        if live.size:
+            acting = (self.current[idx[live]].astype(np.int64) - seats[live]) % p
+            out[live, at["acting"] + acting] = 1.0
+        self._encode_record(out, idx, rel)
         return out
+
+    def _encode_record(self, out: np.ndarray, idx: np.ndarray, rel: np.ndarray) -> None:
+        """The pieces ``stuck_dice``, ``stuck`` and ``known_missing`` (R7.6), seats in the order ``rel``."""
+        at, p = self._at, self.num_players
+        stuck = self.stuck_dice[idx[:, None], rel]  # (k, p, 3), relative seats
+        r, q = np.nonzero(stuck[:, :, 0])
+        if r.size:
+            cols = at["stuck_dice"] + 36 * q[:, None] + np.array([0, 12, 24]) + stuck[r, q].astype(np.int64) - 1
+            out[r[:, None], cols] = 1.0
+            out[r, at["stuck"] + q] = 1.0
+        missing = self.known_missing[idx[:, None], rel]  # (k, p, 15)
+        start = at["known_missing"]
+        out[:, start : start + p * _NV] = missing.reshape(idx.size, p * _NV)

@@ -1,7 +1,7 @@
 """
 # Cardiceo
 
-| Import             | `from ice_envs import cardiceo_v0`                  |
+| Import             | `from ice_envs import cardiceo_v1`                  |
 |--------------------|-----------------------------------------------------|
 | Actions            | Discrete                                            |
 | Parallel API       | No                                                  |
@@ -10,7 +10,7 @@
 | Agents             | 2-6                                                 |
 | Action Shape       | Discrete(10)                                        |
 | Action Values      | Discrete(10)                                        |
-| Observation Shape  | (104,)                                              |
+| Observation Shape  | (422,)                                              |
 | Observation Values | [0, 1]                                              |
 
 Be the first player to discard every card in your hand. A card may be discarded
@@ -21,7 +21,7 @@ to the middle and keep their values. Rules: `docs/rules/cardiceo.md`.
 ## Arguments
 
 ``` python
-cardiceo_v0.env(num_players=2, hand_size=10, forced_discard=False,
+cardiceo_v1.env(num_players=2, hand_size=10, forced_discard=False,
                 render_mode=None, illegal_action="raise", reward_mode="outcome",
                 max_cycles=None)
 ```
@@ -37,24 +37,33 @@ may end the turn at any time). `render_mode`: `"ansi"`, `"rgb_array"`, `"human"`
 
 ## Observation Space
 
-A dict with `"observation"` (float32, shape (104,), in [0, 1]) and `"action_mask"`
+A dict with `"observation"` (float32, shape (422,), in [0, 1]) and `"action_mask"`
 (int8, shape (10,)). The observation is from the observing player's seat; seats are
 in relative order (self, the next player to the left, ...). The pieces, in order
 (`layout_for(config)` declares them; a test keeps this table equal to it):
 
-| Piece        | Offsets | Size      | Range  | Meaning                                                                   |
-|--------------|---------|-----------|--------|---------------------------------------------------------------------------|
-| `hand`       | 0-14    | 15        | [0, 1] | own cards of value 1..15 (count / 4)                                      |
-| `discarded`  | 15-29   | 15        | [0, 1] | cards of value 1..15 discarded so far by anyone (count / 4)               |
-| `die_values` | 30-65   | 36 (3x12) | [0, 1] | die values one-hot, per die (d4, d8, d12): value 1..12                    |
-| `die_status` | 66-74   | 9 (3x3)   | [0, 1] | per die: fresh roll, locked from the middle, used this turn               |
-| `totals`     | 75-89   | 15        | [0, 1] | totals 1..15 that the available dice can make                             |
-| `hand_sizes` | 90-95   | 6         | [0, 1] | hand size per relative seat (count / hand_size), 0 for empty seats        |
-| `seated`     | 96-101  | 6         | [0, 1] | relative seat is at the table                                             |
-| `phase`      | 102-103 | 2         | [0, 1] | phase: the "No play" choice (keep or re-roll the middle dice), discarding |
+| Piece           | Offsets | Size         | Range  | Meaning                                                                                                 |
+|-----------------|---------|--------------|--------|---------------------------------------------------------------------------------------------------------|
+| `hand`          | 0-14    | 15           | [0, 1] | own cards of value 1..15 (count / 4)                                                                    |
+| `discarded`     | 15-29   | 15           | [0, 1] | cards of value 1..15 discarded so far by anyone (count / 4)                                             |
+| `die_values`    | 30-65   | 36 (3x12)    | [0, 1] | die values one-hot, per die (d4, d8, d12): value 1..12                                                  |
+| `die_status`    | 66-74   | 9 (3x3)      | [0, 1] | per die: fresh roll, locked from the middle, used this turn                                             |
+| `totals`        | 75-89   | 15           | [0, 1] | totals 1..15 that the available dice can make                                                           |
+| `hand_sizes`    | 90-95   | 6            | [0, 1] | hand size per relative seat (count / hand_size), 0 for empty seats                                      |
+| `seated`        | 96-101  | 6            | [0, 1] | relative seat is at the table                                                                           |
+| `phase`         | 102-103 | 2            | [0, 1] | phase: the "No play" choice (keep or re-roll the middle dice), discarding                               |
+| `acting`        | 104-109 | 6            | [0, 1] | relative seat that must decide now, one-hot (all 0 once the game is over)                               |
+| `stuck_dice`    | 110-325 | 216 (6x3x12) | [0, 1] | per relative seat: its dice one-hot (d4, d8, d12: value 1..12) when it was last unable to play          |
+| `stuck`         | 326-331 | 6            | [0, 1] | relative seat has been unable to play (its stuck_dice are set)                                          |
+| `known_missing` | 332-421 | 90 (6x15)    | [0, 1] | per relative seat: values 1..15 it is known to lack (made by its free dice when a turn ended by itself) |
 
 Die values and statuses are public; other hands and the set-aside cards are not
-observed.
+observed. The last four pieces (v1) are what a player at the table sees and remembers
+(rules page R7.6): whose decision it is, and per seat its dice the last time it was
+unable to play at all (no die used, so all three went to the middle) and the card values
+it is known to lack: whenever a turn ends by itself, the player holds none of the totals
+its free dice make, and since hands never grow the mark stays true for the rest of the
+game.
 
 ## Action Space
 
@@ -82,6 +91,10 @@ dice. A turn ends by itself once no discard is possible (the rulebook's wording)
 
 ## Version History
 
+* v1: issue 17: the observation gains the pieces `acting`, `stuck_dice`, `stuck` and
+  `known_missing` (appended; the first 104 entries are unchanged); the engine state keeps
+  `stuck_dice` and `known_missing`, and `resample_hidden` deals no seat a value it is known
+  to lack. The rules are unchanged.
 * v0: Initial release (ice-envs 0.1.0).
 """
 
@@ -120,6 +133,25 @@ def layout_for(config: rules.CardiceoConfig) -> ObservationLayout:
             Piece("hand_sizes", MAX_SEATS, 0, 1, "hand size per relative seat (count / hand_size), 0 for empty seats"),
             Piece("seated", MAX_SEATS, 0, 1, "relative seat is at the table"),
             Piece("phase", 2, 0, 1, 'phase: the "No play" choice (keep or re-roll the middle dice), discarding'),
+            # v1 (issue 17): the acting seat and the public record of R7.6, appended
+            Piece(
+                "acting", MAX_SEATS, 0, 1, "relative seat that must decide now, one-hot (all 0 once the game is over)"
+            ),
+            Piece(
+                "stuck_dice",
+                (MAX_SEATS, 3, 12),
+                0,
+                1,
+                "per relative seat: its dice one-hot (d4, d8, d12: value 1..12) when it was last unable to play",
+            ),
+            Piece("stuck", MAX_SEATS, 0, 1, "relative seat has been unable to play (its stuck_dice are set)"),
+            Piece(
+                "known_missing",
+                (MAX_SEATS, v),
+                0,
+                1,
+                "per relative seat: values 1..15 it is known to lack (made by its free dice when a turn ended by itself)",
+            ),
         ]
     )
 
@@ -166,6 +198,10 @@ class CardiceoEnv(IceAECEnv):
         self._sizes_at = lay.offset("hand_sizes")
         self._seated_at = lay.offset("seated")
         self._phase_at = lay.offset("phase")
+        self._acting_at = lay.offset("acting")
+        self._stuck_dice_at = lay.offset("stuck_dice") - 1  # + 36 * relative seat + 12 * die + value
+        self._stuck_at = lay.offset("stuck")
+        self._missing_at = lay.offset("known_missing")
 
     # -- encoding
     def _num_actions(self) -> int:
@@ -202,11 +238,30 @@ class CardiceoEnv(IceAECEnv):
             buf[self._phase_at + phase] = 1.0
         n = self.num_players
         scale = 1.0 / s.config.hand_size
+        order = self._order[seat]
         at = self._sizes_at
-        buf[at : at + n] = [sum(hands[p]) * scale for p in self._order[seat]]
+        buf[at : at + n] = [sum(hands[p]) * scale for p in order]
         at = self._seated_at
         buf[at : at + n] = _ONES[n]
+        if phase != rules.PHASE_OVER:
+            buf[self._acting_at + (s.current - seat) % n] = 1.0
+        self._encode_record(buf, s, order)
         return float32_vector(buf)
+
+    def _encode_record(self, buf: list[float], s: rules.CardiceoState, order: list[int]) -> None:
+        """The public record of R7.6 (``stuck_dice``, ``stuck``, ``known_missing``) into ``buf``, seats in ``order``."""
+        stuck = s.stuck_dice.tolist()
+        missing = s.known_missing.tolist()
+        for r, p in enumerate(order):
+            d4, d8, d12 = stuck[p]
+            if d4:  # 0: never stuck
+                at = self._stuck_dice_at + 36 * r
+                buf[at + d4] = buf[at + 12 + d8] = buf[at + 24 + d12] = 1.0
+                buf[self._stuck_at + r] = 1.0
+            row = missing[p]
+            if any(row):
+                at = self._missing_at + rules.NUM_VALUES * r
+                buf[at : at + rules.NUM_VALUES] = [1.0 if x else 0.0 for x in row]
 
     # -- engine
     def _current_seat(self) -> int:
@@ -252,12 +307,27 @@ class CardiceoEnv(IceAECEnv):
                 cards = "## " * size
             marker = ">" if p == s.current and s.phase != rules.PHASE_OVER else " "
             lines.append(f"{marker} player_{p}: {size:2d} cards  {cards.strip()}")
+            record = _record_text(s, p)
+            if record:
+                lines.append(record)
         return "\n".join(lines)
 
     def _render_rgb(self, viewer: int | None) -> np.ndarray:
         from ice_envs.cardiceo.picture import draw
 
         return draw(self, viewer)
+
+
+def _record_text(s: rules.CardiceoState, p: int) -> str:
+    """Seat ``p``'s public record (R7.6) as a line of the text view (empty if none), e.g.
+    ``"    stuck on 4 8 10; holds no 4 8 10 12 14"`` (dice d4, d8, d12; at most 65 characters)."""
+    parts = []
+    if s.stuck_dice[p, 0]:
+        parts.append("stuck on " + " ".join(str(v) for v in s.stuck_dice[p].tolist()))
+    missing = (np.flatnonzero(s.known_missing[p]) + 1).tolist()
+    if missing:
+        parts.append("holds no " + " ".join(map(str, missing)))
+    return "    " + "; ".join(parts) if parts else ""
 
 
 @lru_cache(maxsize=4096)

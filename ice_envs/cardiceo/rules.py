@@ -12,6 +12,10 @@ middle and keep their values for the next player. When the previous player used 
 die at all, the next player chooses to keep the three middle dice or re-roll all of
 them ("No play" rule, R2.6). First to empty the hand wins (R5.1).
 
+The state also keeps the public record that a player at the table tracks (R7.6): each
+seat's dice when it was last unable to play (``stuck_dice``) and the card values each seat
+is known to lack (``known_missing``), learnt whenever one of its turns ended by itself.
+
 Actions (integers, the env's action ids; section 3 of the rules page):
 
 ====  =========================================================================
@@ -28,6 +32,7 @@ id    meaning
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -107,6 +112,20 @@ class CardiceoState:
     phase: int = PHASE_DISCARD
     winner: int = -1
     turn: int = 0
+    #: ``stuck_dice[p]``: the dice (d4, d8, d12) when seat p was last unable to play (R2.3 with no
+    #: die used, R7.6); zeros while p never was. ``None`` at construction means "never" for every seat.
+    stuck_dice: np.ndarray = None  # type: ignore[assignment]
+    #: ``known_missing[p, v-1]``: seat p is publicly known to hold no card of value v (R7.6): a turn of
+    #: p ended by itself while its free dice made v. Hands never grow, so the mark stays true.
+    known_missing: np.ndarray = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        n = getattr(self.config, "num_players", 0)
+        n = n if isinstance(n, int) and n >= 0 else 0  # a bad config is reported by check_state
+        if self.stuck_dice is None:
+            self.stuck_dice = np.zeros((n, NUM_DICE), dtype=np.int64)
+        if self.known_missing is None:
+            self.known_missing = np.zeros((n, NUM_VALUES), dtype=bool)
 
     def copy(self) -> CardiceoState:
         return copy.deepcopy(self)
@@ -213,6 +232,8 @@ _USABLE: tuple[tuple[int, ...], ...] = tuple(
 )
 #: Roll every die.
 _ALL_DICE = (True,) * NUM_DICE
+#: The ``free`` bits of a turn with no die used.
+_ALL_FREE = (1 << NUM_DICE) - 1
 
 
 def legal_actions(state: CardiceoState) -> list[int]:
@@ -286,20 +307,114 @@ def scores(state: CardiceoState) -> np.ndarray:
     return (state.config.hand_size - hand_sizes(state)).astype(np.float64)
 
 
+#: Proposals drawn at once by :func:`_constrained_deal` (one round).
+RESAMPLE_PROPOSALS = 32
+#: Rounds of :data:`RESAMPLE_PROPOSALS` proposals :func:`_constrained_deal` draws before giving up.
+RESAMPLE_ROUNDS = 4
+#: Swaps proposed per unseen card by :func:`_walk_deal`, the last resort.
+WALK_SWAPS_PER_CARD = 40
+#: ``_LOG_COMB[a, k]`` = log C(a, k) for the 60 cards of the deck and hands of up to 10 cards (0 where a < k).
+_LOG_COMB = np.array(
+    [
+        [math.lgamma(a + 1) - math.lgamma(k + 1) - math.lgamma(a - k + 1) if k <= a else 0.0 for k in range(11)]
+        for a in range(NUM_VALUES * COPIES_PER_VALUE + 1)
+    ]
+)
+
+
 def resample_hidden(state: CardiceoState, seat: int, rng: np.random.Generator) -> CardiceoState:
-    """Re-deal the other hands from the cards ``seat`` has not seen (R7.5, I10)."""
+    """Re-deal the other hands from the cards ``seat`` has not seen (R7.5, I10), consistently with
+    the public record (R7.6): no seat receives a value it is known to lack.
+
+    The unseen cards are shuffled and dealt as an unconstrained deal would; when that deal breaks the
+    record, :func:`_constrained_deal` draws one that keeps it (near-uniform over such deals), and, should
+    all of its proposals fail, a walk of card swaps from the actual deal (:func:`_walk_deal`) gives it.
+    """
     new = state.copy()
+    others = [p for p in range(state.config.num_players) if p != seat]
+    sizes = [int(state.hands[p].sum()) for p in others]
     unseen = full_deck_counts() - state.discarded - state.hands[seat]
     pool = np.repeat(np.arange(1, NUM_VALUES + 1), unseen)
     rng.shuffle(pool)
+    lacks = state.known_missing[others]
+    owner = np.repeat(np.arange(len(others)), sizes)  # the hand each of the first cards of ``pool`` goes to
+    if lacks[owner, pool[: owner.size] - 1].any():
+        hands = _constrained_deal(pool, sizes, lacks, rng)
+        if hands is None:
+            hands = _walk_deal(state, others, lacks, rng)
+        new.hands[others] = hands
+        return new
     start = 0
-    for p in range(state.config.num_players):
-        if p == seat:
-            continue
-        k = int(state.hands[p].sum())
+    for p, k in zip(others, sizes, strict=True):
         new.hands[p] = np.bincount(pool[start : start + k] - 1, minlength=NUM_VALUES)
         start += k
     return new
+
+
+def _constrained_deal(
+    pool: np.ndarray, sizes: list[int], lacks: np.ndarray, rng: np.random.Generator
+) -> np.ndarray | None:
+    """Hands (``(len(sizes), 15)`` counts) of ``sizes`` cards from the physical cards ``pool`` such that
+    hand j holds no value ``lacks[j]`` marks; None when no proposal of :data:`RESAMPLE_ROUNDS` rounds fits.
+
+    A proposal deals the hands in a fixed order (most constrained first), each a uniform choice among
+    the cards still free that it may hold; its chance is ``1 / prod C(a_j, k_j)`` (``a_j`` the cards
+    hand j could choose from), so ``prod C(a_j, k_j)`` is its weight against the uniform deal. The
+    proposals, in order, drive an independence Metropolis-Hastings chain, whose last state is returned.
+    """
+    m, count = pool.size, RESAMPLE_PROPOSALS
+    allowed = ~lacks[:, pool - 1]  # allowed[j, i]: hand j may hold card i
+    rows = np.arange(count)[:, None]
+    for _ in range(RESAMPLE_ROUNDS):
+        owner = np.full((count, m), -1)
+        log_weight = np.zeros(count)
+        valid = np.ones(count, dtype=bool)
+        for j in np.argsort(allowed.sum(axis=1), kind="stable").tolist():
+            k = sizes[j]
+            if not k:  # the winner's empty hand, once the game is over
+                continue
+            choosable = allowed[j] & (owner < 0)
+            a = choosable.sum(axis=1)
+            valid &= a >= k
+            log_weight += _LOG_COMB[a, k]
+            keys = np.where(choosable, rng.random((count, m)), 2.0)
+            owner[rows, np.argpartition(keys, k - 1, axis=1)[:, :k]] = j
+        chosen = np.flatnonzero(valid)
+        if chosen.size:
+            break
+    else:
+        return None
+    current = int(chosen[0])
+    for proposal, u in zip(chosen[1:].tolist(), rng.random(chosen.size - 1).tolist(), strict=True):
+        if math.log(u) < log_weight[proposal] - log_weight[current]:
+            current = proposal
+    deal = owner[current]
+    return np.stack([np.bincount(pool[deal == j] - 1, minlength=NUM_VALUES) for j in range(len(sizes))])
+
+
+def _walk_deal(state: CardiceoState, others: list[int], lacks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Hands of ``others`` (``(len(others), 15)`` counts) after a random walk of card swaps that keeps the record.
+
+    The walk starts from the actual hands (consistent: ``check_state``) and proposes
+    ``WALK_SWAPS_PER_CARD`` swaps per unseen card of two cards in different places (a hand or the
+    set-aside cards), made when both cards may go where they land.
+    """
+    values = np.arange(1, NUM_VALUES + 1)
+    aside = full_deck_counts() - state.discarded - state.hands.sum(axis=0)
+    cards = np.concatenate([np.repeat(values, state.hands[p]) for p in others] + [np.repeat(values, aside)]).tolist()
+    place = np.repeat(np.arange(len(others) + 1), [int(state.hands[p].sum()) for p in others] + [int(aside.sum())])
+    place = place.tolist()  # len(others): set aside, no constraint
+    ok = [[True] + [not x for x in row] for row in lacks.tolist()] + [[True] * (NUM_VALUES + 1)]
+    m = len(cards)
+    for i, j in rng.integers(0, max(m, 1), size=(WALK_SWAPS_PER_CARD * m, 2)).tolist():
+        a, b = place[i], place[j]
+        if a != b and ok[a][cards[j]] and ok[b][cards[i]]:
+            cards[i], cards[j] = cards[j], cards[i]
+    hands = np.zeros((len(others), NUM_VALUES), dtype=np.int64)
+    for value, where in zip(cards, place, strict=True):
+        if where < len(others):
+            hands[where, value - 1] += 1
+    return hands
 
 
 # ---------------------------------------------------------------------------- internals
@@ -327,9 +442,36 @@ def _end_turn(state: CardiceoState, rng: IntegerRng) -> None:
 
 
 def _auto_end_if_stuck(state: CardiceoState, rng: IntegerRng) -> None:
-    """R2.3: the turn ends by itself once no discard is possible (I3)."""
+    """R2.3: the turn ends by itself once no discard is possible (I3); the table takes note (R7.6)."""
     if state.phase == PHASE_DISCARD and not legal_discards(state):
+        _record_stuck(state)
         _end_turn(state, rng)
+
+
+def _record_stuck(state: CardiceoState) -> None:
+    """R7.6: the current seat's turn ends by itself, so it holds no value its free dice make; with no
+    die used at all it was unable to play (R2.6), and its dice are its last "stuck" dice."""
+    current = state.current
+    d4, d8, d12 = state.dice.tolist()
+    u0, u1, u2 = state.used.tolist()
+    free = (not u0) | (not u1) << 1 | (not u2) << 2
+    missing = state.known_missing[current]
+    for card in _made_cards(d4, d8, d12, free):
+        missing[card] = True
+    if free == _ALL_FREE:
+        state.stuck_dice[current] = state.dice
+
+
+@cache
+def _made_cards(d4: int, d8: int, d12: int, free: int) -> tuple[int, ...]:
+    """Card indices (value - 1) of the totals 1..15 that the free dice (bits of ``free``) make."""
+    return tuple(sorted({card for _, card in _candidates(d4, d8, d12, free)}))
+
+
+def made_values(dice: Sequence[int] | np.ndarray) -> list[int]:
+    """The card values 1..15 that some non-empty subset of all three ``dice`` makes."""
+    d4, d8, d12 = (int(d) for d in dice)
+    return [card + 1 for card in _made_cards(d4, d8, d12, _ALL_FREE)]
 
 
 # ---------------------------------------------------------------------------- validation (no game behaviour)
@@ -391,8 +533,9 @@ def check_state(state: CardiceoState, config: CardiceoConfig) -> None:
 
     Checks every field's type, dtype, shape and range, the cards against the deck (hands plus
     discards at most four of a value), hand sizes against ``hand_size``, the phase and the seat
-    indices, and what each phase implies (a winner only once over, with an empty hand; no empty hand
-    before; the "No play" choice with every die in the middle).
+    indices, what each phase implies (a winner only once over, with an empty hand; no empty hand
+    before; the "No play" choice with every die in the middle) and the public record (R7.6): stuck
+    dice are dice values, their totals are marked missing, and no hand holds a value marked missing.
     """
     check_config(state.config, config)
     n = config.num_players
@@ -416,6 +559,7 @@ def check_state(state: CardiceoState, config: CardiceoConfig) -> None:
     phase = _int("phase", state.phase, PHASE_NO_PLAY_CHOICE, PHASE_OVER)
     winner = _int("winner", state.winner, -1, n - 1)
     _int("turn", state.turn, 0)
+    _check_record(state, hands)
     if phase == PHASE_OVER:
         if winner != current or sizes[winner] != 0:
             raise ValueError(
@@ -430,3 +574,22 @@ def check_state(state: CardiceoState, config: CardiceoConfig) -> None:
             raise ValueError('used/locked: the "No play" choice needs all three dice unused in the middle')
         if phase == PHASE_DISCARD and used.all():
             raise ValueError("used: every die is used but the turn goes on")
+
+
+def _check_record(state: CardiceoState, hands: np.ndarray) -> None:
+    """The public record of R7.6 (``stuck_dice``, ``known_missing``) against itself and the hands."""
+    n = state.config.num_players
+    stuck = _array("stuck_dice", state.stuck_dice, np.int64, (n, NUM_DICE))
+    missing = _array("known_missing", state.known_missing, np.bool_, (n, NUM_VALUES))
+    for p, row in enumerate(stuck.tolist()):
+        if not any(row):
+            continue
+        for i, faces in enumerate(DIE_FACES):
+            _int(f"stuck_dice[{p}][{i}] ({DIE_NAMES[i]})", row[i], 1, faces)
+        unmarked = [v for v in made_values(row) if not missing[p, v - 1]]
+        if unmarked:
+            raise ValueError(f"known_missing[{p}]: seat {p} was stuck with dice {row} but {unmarked} are not marked")
+    held = np.argwhere(missing & (hands > 0))
+    if held.size:
+        p, v = held[0].tolist()
+        raise ValueError(f"known_missing[{p}]: seat {p} holds a {v + 1}, a value it is known to lack")

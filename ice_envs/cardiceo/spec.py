@@ -4,7 +4,7 @@ from ice_envs.core.registry import GameSpec, Variant
 
 SPEC = GameSpec(
     name="cardiceo",
-    version=0,
+    version=1,
     env_module="ice_envs.cardiceo.env",
     players=(2, 3, 4, 5, 6),
     summary="Shed your hand by matching card values with totals of a d4, d8 and d12.",

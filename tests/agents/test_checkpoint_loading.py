@@ -19,6 +19,8 @@ from ice_envs.core.errors import AgentSpecError
 
 SHIPPED = sorted((Path(__file__).resolve().parents[2] / "checkpoints").glob("*/final.npz"))
 CARDICEO = {"game": "cardiceo", "players": 2, "options": {"hand_size": 5}}
+#: The size of Cardiceo's observation (the synthetic checkpoints below are made for it).
+CARDICEO_OBS = ice_envs.make("cardiceo", num_players=2, raw=True).obs_layout.size
 
 
 class Payload:
@@ -31,7 +33,7 @@ class Payload:
         return (os.system, (f"touch {self.marker}",))
 
 
-def cardiceo_net(meta: dict | None = None, obs: int = 104, actions: int = 10) -> PolicyNet:
+def cardiceo_net(meta: dict | None = None, obs: int = CARDICEO_OBS, actions: int = 10) -> PolicyNet:
     rng = np.random.default_rng(0)
     shapes = [(8, obs), (8, 8), (actions, 8)]
     weights = tuple(rng.normal(size=s).astype(np.float32) for s in shapes)
@@ -167,7 +169,7 @@ def test_observation_and_action_sizes_must_fit(tmp_path):
     with pytest.raises(AgentSpecError, match="expects observations of size 50 and 10 actions"):
         PPOAgent.load(tmp_path / "obs.npz", game="cardiceo", num_players=2)
     cardiceo_net(actions=7).save_npz(tmp_path / "act.npz")
-    with pytest.raises(AgentSpecError, match="expects observations of size 104 and 7 actions"):
+    with pytest.raises(AgentSpecError, match=f"expects observations of size {CARDICEO_OBS} and 7 actions"):
         PPOAgent.load(tmp_path / "act.npz", game="cardiceo", num_players=2)
 
 

@@ -9,7 +9,7 @@ from itertools import product
 import numpy as np
 import pytest
 
-from ice_envs import cardiceo_v0
+from ice_envs import cardiceo_v1
 from ice_envs.agents import heuristic_for
 from ice_envs.cardiceo import rules
 from ice_envs.cardiceo.heuristic import CardiceoHeuristic, _help_left, value_difficulty
@@ -56,7 +56,7 @@ def decide(state: rules.CardiceoState, agent: CardiceoHeuristic | None = None) -
     mask = np.zeros(rules.NUM_ACTIONS, dtype=np.int8)
     mask[legal] = 1
     view = PlayerView("cardiceo", state.current, state.config.num_players, state.copy(), legal)
-    obs = {"observation": np.zeros(104, np.float32), "action_mask": mask}
+    obs = {"observation": np.zeros(422, np.float32), "action_mask": mask}
     action = (agent or CardiceoHeuristic(0)).act(obs, view)
     assert action in legal and action != rules.END_TURN
     return action
@@ -136,7 +136,7 @@ def test_only_legal_actions_and_never_an_early_end(n, options):
     """Heuristic and random moves mixed: every heuristic answer is legal and never "end turn"."""
     rng = np.random.default_rng(n)
     heuristic = CardiceoHeuristic(1)
-    env = cardiceo_v0.env(num_players=n, **options)
+    env = cardiceo_v1.env(num_players=n, **options)
     asked = 0
     phases = set()
     for game in range(6):
@@ -162,7 +162,7 @@ def test_only_legal_actions_and_never_an_early_end(n, options):
 
 def test_without_a_view_it_plays_a_seeded_random_legal_move():
     mask = np.array([0, 1, 0, 1, 0, 0, 1, 1, 0, 0], dtype=np.int8)
-    obs = {"observation": np.zeros(104, np.float32), "action_mask": mask}
+    obs = {"observation": np.zeros(422, np.float32), "action_mask": mask}
     first, second = CardiceoHeuristic(3).act(obs), CardiceoHeuristic(3).act(obs)
     assert first == second and mask[first] == 1
     agent = CardiceoHeuristic(0)
@@ -267,7 +267,7 @@ def test_rule4_rerolls_middle_dice_that_shed_nothing():
 
 
 def test_rule4_through_the_env_after_the_start_player_could_not_play():
-    env = cardiceo_v0.env(num_players=2)
+    env = cardiceo_v1.env(num_players=2)
     env.reset(seed=0, options={"hands": [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], HIGH], "start_player": 1, "dice": [1, 2, 3]})
     assert env.agent_selection == "player_0" and env.unwrapped.legal_actions() == [8, 9]
     obs = env.observe("player_0")
@@ -311,7 +311,7 @@ def test_rule5_never_ends_the_turn_while_a_discard_is_possible():
 
 # ------------------------------------------------------------------ determinism and hidden information
 def _heuristic_game(n: int, seed: int, view_seed: int) -> list[int]:
-    env = cardiceo_v0.env(num_players=n)
+    env = cardiceo_v1.env(num_players=n)
     env.reset(seed=seed)
     agents = [CardiceoHeuristic(seed * 10 + k) for k in range(n)]
     rng = np.random.default_rng(view_seed)
@@ -340,7 +340,7 @@ def test_deterministic_for_a_seed():
 @pytest.mark.parametrize("n", [2, 3, 5])
 def test_decisions_do_not_depend_on_the_hidden_hands(n):
     """The same decision from the true state and from views whose other hands were re-dealt."""
-    env = cardiceo_v0.env(num_players=n)
+    env = cardiceo_v1.env(num_players=n)
     rng = np.random.default_rng(n)
     differing_views = 0
     for seed in range(3):

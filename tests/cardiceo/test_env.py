@@ -12,6 +12,7 @@ import pytest
 import ice_envs
 from ice_envs.cardiceo import picture, rules
 from ice_envs.core.errors import IllegalActionError, OptionError
+from ice_envs.core.testing import ScriptedRng
 
 D4, D8, D12, D4_D8, D4_D12, D8_D12, ALL3 = range(7)
 END, KEEP, REROLL = rules.END_TURN, rules.KEEP_DICE, rules.REROLL_ALL
@@ -57,7 +58,7 @@ def check_observation(raw, seat: int) -> None:
     s = raw.game_state
     n = raw.num_players
     obs = raw.observe(raw.possible_agents[seat])["observation"]
-    assert obs.dtype == np.float32 and obs.shape == (104,)
+    assert obs.dtype == np.float32 and obs.shape == (422,)
     assert raw.observation_space(raw.possible_agents[seat])["observation"].contains(obs)
     got = decode(obs, s.config.hand_size)
     assert got["hand"].tolist() == s.hands[seat].tolist()
@@ -82,6 +83,32 @@ def check_observation(raw, seat: int) -> None:
     sizes = [float(s.hands[(seat + k) % n].sum()) for k in range(n)] + [0.0] * (6 - n)
     assert got["hand_sizes"].tolist() == pytest.approx(sizes)
     assert got["seated"].tolist() == [1.0] * n + [0.0] * (6 - n)
+    check_record_pieces(raw, seat, obs)
+
+
+def check_record_pieces(raw, seat: int, obs: np.ndarray) -> None:
+    """The v1 pieces (``acting``, ``stuck_dice``, ``stuck``, ``known_missing``) of ``seat``'s observation,
+    decoded by name from the layout, equal the engine state read in relative seat order."""
+    s = raw.game_state
+    n = raw.num_players
+    lay = raw.obs_layout
+    acting = np.zeros(6)
+    if s.phase != rules.PHASE_OVER:
+        acting[(s.current - seat) % n] = 1.0
+    assert lay.view(obs, "acting").tolist() == acting.tolist()
+    stuck_dice, stuck, missing = (lay.view(obs, name) for name in ("stuck_dice", "stuck", "known_missing"))
+    assert stuck_dice.shape == (6, 3, 12) and stuck.shape == (6,) and missing.shape == (6, 15)
+    for r in range(6):
+        if r >= n:  # an empty seat
+            assert not stuck_dice[r].any() and stuck[r] == 0 and not missing[r].any()
+            continue
+        p = (seat + r) % n
+        expected = np.zeros((3, 12))
+        if s.stuck_dice[p].any():
+            expected[[0, 1, 2], s.stuck_dice[p] - 1] = 1.0
+        assert stuck_dice[r].tolist() == expected.tolist(), (seat, r, s.stuck_dice)
+        assert stuck[r] == float(s.stuck_dice[p].any())
+        assert missing[r].tolist() == s.known_missing[p].astype(float).tolist()
 
 
 def random_game(env, seed, on_decision=None, on_over=None):
@@ -115,14 +142,14 @@ def test_spec_metadata_and_spaces():
     assert spec.players == (2, 3, 4, 5, 6)
     assert spec.variants["short"].options == {"hand_size": 5}
     assert spec.variants["forced_discard"].options == {"forced_discard": True}
-    for factory in (ice_envs.cardiceo_v0.env, ice_envs.cardiceo_v0.raw_env):
+    for factory in (ice_envs.cardiceo_v1.env, ice_envs.cardiceo_v1.raw_env):
         env = factory(num_players=3)
-        assert env.metadata["name"] == spec.env_name == "cardiceo_v0"
+        assert env.metadata["name"] == spec.env_name == "cardiceo_v1"
         assert env.unwrapped.metadata["name"] == spec.env_name
         assert env.possible_agents == ["player_0", "player_1", "player_2"]
         assert env.action_space("player_1").n == 10
         space = env.observation_space("player_2")
-        assert space["observation"].shape == (104,) and space["observation"].dtype == np.float32
+        assert space["observation"].shape == (422,) and space["observation"].dtype == np.float32
         assert space["action_mask"].shape == (10,) and space["action_mask"].dtype == np.int8
     for vname, variant in spec.variants.items():
         cfg = make(3, **variant.options).unwrapped.config
@@ -233,13 +260,15 @@ def test_observation_of_a_given_position_piece_by_piece():
 @pytest.mark.parametrize("n, options", [(2, {}), (4, {"hand_size": 5}), (6, {"forced_discard": True})])
 def test_observation_layout_equals_the_state_through_random_games(n, options):
     env = make(n, **options)
-    seen = {"locked": 0, "used": 0, "no_play": 0}
+    seen = {"locked": 0, "used": 0, "no_play": 0, "stuck": 0, "missing_not_stuck": 0}
 
     def on_decision(raw, agent, obs):
         s = raw.game_state
         seen["locked"] += int((s.locked & ~s.used).any())
         seen["used"] += int(s.used.any())
         seen["no_play"] += int(s.phase == rules.PHASE_NO_PLAY_CHOICE)
+        seen["stuck"] += int(s.stuck_dice.any())
+        seen["missing_not_stuck"] += int((s.known_missing.any(axis=1) & ~s.stuck_dice.any(axis=1)).any())
         for seat in range(n):
             check_observation(raw, seat)
 
@@ -251,6 +280,46 @@ def test_observation_layout_equals_the_state_through_random_games(n, options):
     for seed in range(3):
         random_game(env, seed, on_decision, on_over)
     assert all(v > 0 for v in seen.values()) and seen["over"] == 3, seen
+
+
+def test_acting_piece_tells_every_observer_who_decides():
+    """The seat that must decide, relative to each observer, also for the seats not on turn."""
+    env = make(3)
+    env.reset(seed=0, options={"hands": HANDS3, "dice": [3, 4, 6], "start_player": 1})
+    raw = env.unwrapped
+    lay = raw.obs_layout
+    for seat, relative in ((0, 1), (1, 0), (2, 2)):  # player_1 acts: it is 1 to the left of 0, 2 of 2
+        acting = lay.view(env.observe(f"player_{seat}")["observation"], "acting")
+        assert np.flatnonzero(acting).tolist() == [relative]
+    random_game(env, 0)
+    assert not lay.view(env.observe("player_0")["observation"], "acting").any()  # over: nobody acts
+
+
+def test_record_pieces_after_the_worked_example():
+    """R2.8 with R7.6, seen from every seat: C (player_2) was stuck with 4, 8, 10 and lacks 4 8 10 12 14;
+    B (player_1) ended its turn with the 4 and the 8 left and lacks 4 8 12; nothing is known of A."""
+    raw = make(3).unwrapped
+    raw._rng = ScriptedRng([4, 8, 12, 10])  # B's roll, then C's re-roll of the d12
+    raw.reset(options={"hands": HANDS3, "dice": [3, 4, 6]})
+    for action in (D4, D8_D12, D12):
+        raw.step(action)
+    assert raw.agent_selection == "player_0" and raw.legal_actions() == [KEEP, REROLL]
+    lay = raw.obs_layout
+    for seat in range(3):
+        obs = raw.observe(f"player_{seat}")["observation"]
+        b, c = (1 - seat) % 3, (2 - seat) % 3  # B's and C's relative seats
+        stuck_dice = lay.view(obs, "stuck_dice")
+        assert lay.view(obs, "stuck").tolist() == [float(r == c) for r in range(6)]
+        assert (np.argmax(stuck_dice[c], axis=1) + 1).tolist() == [4, 8, 10] and stuck_dice.sum() == 3
+        missing = lay.view(obs, "known_missing")
+        assert (np.flatnonzero(missing[b]) + 1).tolist() == [4, 8, 12]
+        assert (np.flatnonzero(missing[c]) + 1).tolist() == [4, 8, 10, 12, 14]
+        assert missing.sum() == 8
+        check_observation(raw, seat)
+    lines = raw.render_view(None).splitlines()
+    assert lines[3].startswith("  player_1:") and lines[4] == "    holds no 4 8 12"
+    assert lines[5].startswith("  player_2:") and lines[6] == "    stuck on 4 8 10; holds no 4 8 10 12 14"
+    assert len(lines) == 7
 
 
 def test_observation_hides_the_other_hands():

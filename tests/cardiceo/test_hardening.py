@@ -159,6 +159,13 @@ BAD_FIELDS = [
     ("winner", 0, "winner=0 but the game is not over"),
     ("winner", 5, "winner must be in -1..1"),
     ("turn", -1, "turn must be in 0..None"),
+    ("stuck_dice", _ndarray(np.zeros((2, 3)), "float64"), "stuck_dice must be a int64 array"),
+    ("stuck_dice", _ndarray(np.zeros((3, 3), dtype=int)), "stuck_dice must be a int64 array of shape"),
+    ("stuck_dice", _ndarray([[5, 1, 1], [0, 0, 0]]), r"stuck_dice\[0\]\[0\] \(d4\) must be in 1..4"),
+    ("stuck_dice", _ndarray([[0, 0, 0], [1, 0, 2]]), r"stuck_dice\[1\]\[1\] \(d8\) must be in 1..8"),
+    ("stuck_dice", _ndarray([[0, 0, 0], [1, 2, 3]]), r"known_missing\[1\]: seat 1 was stuck with dice \[1, 2, 3\]"),
+    ("known_missing", _ndarray(np.zeros((2, 15), dtype=int)), "known_missing must be a bool array"),
+    ("known_missing", _ndarray(np.zeros((2, 14), dtype=bool), "bool"), "known_missing must be a bool array of shape"),
     (
         "config",
         {
@@ -208,6 +215,38 @@ def test_load_state_dict_refuses_garbage_and_missing_fields():
         with pytest.raises(OptionError, match=match):
             env.load_state_dict(bad)
         assert snapshot(env) == before
+
+
+def test_the_public_record_must_agree_with_the_hands():
+    """R7.6: a hand never holds a value its seat is known to lack; an accepted record loads as saved."""
+    env, data = _saved(3)
+    before = snapshot(env)
+    hands = env.game_state.hands
+    p, v = (int(x) for x in np.argwhere(hands > 0)[0])
+    missing = np.zeros((3, 15), dtype=bool)
+    missing[p, v] = True
+    with pytest.raises(OptionError, match=rf"known_missing\[{p}\]: seat {p} holds a {v + 1}"):
+        env.load_state_dict(_edit(data, "known_missing", _ndarray(missing, "bool")))
+    assert snapshot(env) == before
+    lacking = (hands == 0) & ~env.game_state.known_missing
+    q, w = (int(x) for x in np.argwhere(lacking)[0])
+    missing[:] = env.game_state.known_missing
+    missing[q, w] = True
+    env.load_state_dict(_edit(data, "known_missing", _ndarray(missing, "bool")))
+    assert env.game_state.known_missing.tolist() == missing.tolist()
+
+
+def test_a_state_saved_before_the_record_loads_with_an_empty_record():
+    """v0 states have no ``stuck_dice`` / ``known_missing``: they load as "nothing learnt yet"."""
+    env, data = _saved(3)
+    old = copy.deepcopy(data)
+    del old["state"]["fields"]["stuck_dice"], old["state"]["fields"]["known_missing"]
+    other = make(3)
+    other.load_state_dict(old)
+    state = other.game_state
+    assert state.stuck_dice.shape == (3, 3) and not state.stuck_dice.any()
+    assert state.known_missing.shape == (3, 15) and not state.known_missing.any()
+    assert np.array_equal(state.hands, env.game_state.hands)
 
 
 def test_phase_consistency_is_checked():

@@ -181,3 +181,197 @@ def test_resample_hidden_keeps_own_hand_sizes_and_public_cards():
     assert r.hands.sum(axis=1).tolist() == s.hands.sum(axis=1).tolist()
     assert (r.hands.sum(axis=0) + r.discarded <= 4).all()
     assert not np.array_equal(r.hands, s.hands)
+
+
+# ------------------------------------------------------------------ the public record (R7.6)
+def _missing(state: rules.CardiceoState, p: int) -> list[int]:
+    return (np.flatnonzero(state.known_missing[p]) + 1).tolist()
+
+
+def test_worked_example_leaves_the_public_record():
+    """R2.8 with R7.6: B's turn ends by itself with the 4 and the 8 left, so B holds no 4, 8 or 12;
+    C cannot play at all with 4, 8, 10: those are C's stuck dice, and C holds no 4, 8, 10, 12 or 14."""
+    cfg = rules.CardiceoConfig(num_players=3)
+    rng = ScriptedRng([4, 8, 12, 10])
+    s = rules.new_game(cfg, rng, hands=EXAMPLE_HANDS, dice=[3, 4, 6])
+    assert not s.stuck_dice.any() and not s.known_missing.any()
+    rules.apply(s, D4, rng)
+    rules.apply(s, D8_D12, rng)  # all three dice used: A's turn ends with nothing learnt about A
+    assert not s.known_missing.any()
+    rules.apply(s, D12, rng)
+    assert _missing(s, 0) == [] and s.stuck_dice[0].tolist() == [0, 0, 0]
+    assert _missing(s, 1) == [4, 8, 12] and s.stuck_dice[1].tolist() == [0, 0, 0]  # B discarded first
+    assert _missing(s, 2) == [4, 8, 10, 12, 14] and s.stuck_dice[2].tolist() == [4, 8, 10]
+    rules.check_state(s, cfg)
+
+
+def test_a_voluntary_end_records_nothing_and_a_stuck_no_play_choice_records_the_kept_dice():
+    """R3.2 (I3): stopping while a discard is possible tells the table nothing; R3.3: keeping the
+    middle dice and being unable to play makes those dice the seat's stuck dice."""
+    cfg = rules.CardiceoConfig(num_players=2)
+    hands = [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [11, 12, 13, 14, 15, 11, 12, 13, 14, 15]]
+    rng = ScriptedRng([])
+    s = rules.new_game(cfg, rng, hands=hands, dice=[1, 2, 3])
+    rules.apply(s, rules.END_TURN, rng)  # seat 0 could play: nothing learnt
+    assert not s.stuck_dice.any() and not s.known_missing.any()
+    rules.apply(s, rules.KEEP_DICE, rng)  # seat 1 keeps 1, 2, 3 and cannot play
+    assert s.stuck_dice.tolist() == [[0, 0, 0], [1, 2, 3]]
+    assert _missing(s, 1) == [1, 2, 3, 4, 5, 6] and _missing(s, 0) == []
+    assert s.current == 0 and s.phase == rules.PHASE_NO_PLAY_CHOICE
+
+
+def test_a_later_stuck_turn_replaces_the_stuck_dice_and_adds_to_the_missing_values():
+    """R7.6: the stuck dice are the last ones; the missing values accumulate (hands never grow)."""
+    cfg = rules.CardiceoConfig(num_players=2)
+    hands = [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [15, 15, 15, 15, 14, 14, 14, 14, 13, 13]]
+    rng = ScriptedRng([2, 2, 2])
+    s = rules.new_game(cfg, rng, hands=hands, dice=[1, 1, 1], start_player=1)  # seat 1 stuck on 1, 1, 1
+    assert s.stuck_dice[1].tolist() == [1, 1, 1] and _missing(s, 1) == [1, 2, 3]
+    rules.apply(s, rules.KEEP_DICE, rng)  # seat 0 keeps 1, 1, 1 and stops at once ...
+    rules.apply(s, rules.END_TURN, rng)
+    rules.apply(s, rules.REROLL_ALL, rng)  # ... seat 1 re-rolls all three: 2, 2, 2
+    assert s.stuck_dice[1].tolist() == [2, 2, 2] and _missing(s, 1) == [1, 2, 3, 4, 6]
+
+
+def _expected_record(before: rules.CardiceoState, action: int, after: rules.CardiceoState) -> tuple:
+    """The record after ``action``, worked out from the positions before and after only (an oracle
+    independent of the engine's bookkeeping): which turns ended by themselves, with which free dice."""
+    stuck, missing = before.stuck_dice.copy(), before.known_missing.copy()
+    n = before.config.num_players
+    ended = after.turn - before.turn
+    p = before.current
+
+    def note(seat: int, values: list[int], all_free: bool) -> None:
+        made = rules.reachable_totals(values)
+        missing[seat, [t - 1 for t in made if t <= rules.NUM_VALUES]] = True
+        if all_free:
+            stuck[seat] = values
+
+    if ended and after.phase != rules.PHASE_OVER:
+        if action < rules.NUM_SUBSETS:  # the discarder's turn ended by itself with the dice left
+            free = ~before.used
+            free[list(rules.SUBSETS[action])] = False
+            note(p, [int(d) for d, f in zip(before.dice, free) if f], False)
+        elif action in (rules.KEEP_DICE, rules.REROLL_ALL):  # unable to play with the dice now in the middle
+            assert ended == 1
+            note(p, after.dice.tolist(), True)
+        if ended == 2:  # the next seat could not use the dice passed on: they all lie in the middle
+            note((p + 1) % n, after.dice.tolist(), True)
+    return stuck, missing
+
+
+@pytest.mark.parametrize("n, options", [(2, {}), (3, {"forced_discard": True}), (5, {"hand_size": 5}), (6, {})])
+def test_the_record_follows_every_turn_that_ends_by_itself(n, options):
+    """R2.3, R2.6, R7.6 over random games: the record equals the oracle's after every action, it never
+    contradicts a hand, and ``check_state`` accepts every position."""
+    cfg = rules.CardiceoConfig(num_players=n, **options)
+    rng = np.random.default_rng(n)
+    seen = {"stuck": 0, "partial": 0}
+    for _ in range(8):
+        s = rules.new_game(cfg, rng)
+        if s.turn:  # the start player was stuck on the opening roll
+            assert s.stuck_dice[0].tolist() == s.dice.tolist()
+        while not rules.is_over(s):
+            before = s.copy()
+            legal = rules.legal_actions(s)
+            action = legal[rng.integers(len(legal))]
+            rules.apply(s, action, rng)
+            stuck, missing = _expected_record(before, action, s)
+            assert np.array_equal(s.stuck_dice, stuck), (before, action, s)
+            assert np.array_equal(s.known_missing, missing), (before, action, s)
+            assert not (s.known_missing & (s.hands > 0)).any()
+            rules.check_state(s, cfg)
+            seen["stuck"] += int(not np.array_equal(stuck, before.stuck_dice))
+            seen["partial"] += int(action < rules.NUM_SUBSETS and s.turn > before.turn)
+    assert seen["stuck"] > 5 and seen["partial"] > 5, seen
+
+
+def _unseen_ok(new: rules.CardiceoState, state: rules.CardiceoState, seat: int) -> None:
+    """``new`` is a re-deal of ``state`` for ``seat``: own hand, sizes, public parts kept, the record honoured."""
+    assert np.array_equal(new.hands[seat], state.hands[seat])
+    assert new.hands.sum(axis=1).tolist() == state.hands.sum(axis=1).tolist()
+    assert np.array_equal(new.discarded, state.discarded) and np.array_equal(new.dice, state.dice)
+    assert np.array_equal(new.stuck_dice, state.stuck_dice)
+    assert np.array_equal(new.known_missing, state.known_missing)
+    assert not (new.known_missing & (new.hands > 0)).any(), "a seat was dealt a value it is known to lack"
+    rules.check_state(new, state.config)
+
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_resample_hidden_honours_the_public_record(n):
+    """R7.5, R7.6: the re-dealt hands avoid every value their seat is known to lack."""
+    cfg = rules.CardiceoConfig(num_players=n)
+    rng = np.random.default_rng(10 + n)
+    constrained = changed = 0
+    for _ in range(4):
+        s = rules.new_game(cfg, rng)
+        while not rules.is_over(s):
+            seat = int(rng.integers(n))
+            new = rules.resample_hidden(s, seat, rng)
+            _unseen_ok(new, s, seat)
+            others = [p for p in range(n) if p != seat]
+            constrained += int(s.known_missing[others].any())
+            changed += int(not np.array_equal(new.hands[others], s.hands[others]))
+            legal = rules.legal_actions(s)
+            rules.apply(s, legal[rng.integers(len(legal))], rng)
+    assert constrained > 20 and changed > 20, (constrained, changed)
+
+
+def _tight_state(n: int = 2) -> rules.CardiceoState:
+    """Seat 0 observes and holds the four 15s; seats 1.. hold one card each; the unseen cards are
+    1, 2, 3, 3 (seat 1 actually holds a 3, seat 2 a 2) and seat 1 lacks 1s, seat 2 lacks 3s."""
+    cfg = rules.CardiceoConfig(num_players=n, hand_size=5)
+    discarded = np.full(rules.NUM_VALUES, 4, dtype=np.int64)
+    discarded[:3] = [3, 3, 2]
+    discarded[14] = 0
+    hands = np.zeros((n, rules.NUM_VALUES), dtype=np.int64)
+    hands[0, 14] = 4
+    hands[1, 2] = 1
+    s = rules.CardiceoState(config=cfg, hands=hands, discarded=discarded, turn=3)
+    s.known_missing[1, 0] = True
+    if n == 3:
+        hands[2, 1] = 1
+        s.known_missing[2, 2] = True
+    rules.check_state(s, cfg)
+    return s
+
+
+def _frequencies(deal, trials: int) -> np.ndarray:
+    """``(seats, 15)``: how often each seat gets each value over ``trials`` calls of ``deal()``."""
+    return sum(deal() for _ in range(trials)) / trials
+
+
+def test_resample_hidden_is_uniform_over_the_consistent_deals():
+    """One constrained seat: its card is the 2 or one of the two 3s (never the 1 it lacks), 1/3 and 2/3, for
+    the re-deal and for the swap walk of the last resort alike. Two constrained seats (seat 2 lacks 3s):
+    the 5 consistent deals give seat 1 a 3 with 4/5 and seat 2 a 1 with 3/5 (a plain sequential deal,
+    seat 2 first, would give 1/2: the weights correct it)."""
+    rng = np.random.default_rng(0)
+    trials = 3000
+    s = _tight_state()
+    for freq in (
+        _frequencies(lambda: rules.resample_hidden(s, 0, rng).hands[1:], trials),
+        _frequencies(lambda: rules._walk_deal(s, [1], s.known_missing[[1]], rng), trials),
+    ):
+        assert freq[0, [0, *range(3, 15)]].sum() == 0
+        assert freq[0, 1:3].tolist() == pytest.approx([1 / 3, 2 / 3], abs=0.04)
+    s = _tight_state(3)
+    freq = _frequencies(lambda: rules.resample_hidden(s, 0, rng).hands[1:], trials)
+    assert freq[0, :3].tolist() == pytest.approx([0, 1 / 5, 4 / 5], abs=0.04)
+    assert freq[1, :3].tolist() == pytest.approx([3 / 5, 2 / 5, 0], abs=0.04)
+
+
+def test_resample_hidden_falls_back_on_the_walk_when_no_proposal_fits(monkeypatch):
+    """With every proposal refused the re-deal still honours the record (the walk from the actual deal)."""
+    monkeypatch.setattr(rules, "_constrained_deal", lambda *args: None)
+    cfg = rules.CardiceoConfig(num_players=4)
+    rng = np.random.default_rng(7)
+    walked = 0
+    s = rules.new_game(cfg, rng)
+    while not rules.is_over(s):
+        seat = int(rng.integers(4))
+        _unseen_ok(rules.resample_hidden(s, seat, rng), s, seat)
+        walked += int(s.known_missing[[p for p in range(4) if p != seat]].any())
+        legal = rules.legal_actions(s)
+        rules.apply(s, legal[rng.integers(len(legal))], rng)
+    assert walked > 5

@@ -49,7 +49,7 @@ def test_serialize_refuses_classes_outside_the_package():
 def test_registry_errors_and_specs():
     with pytest.raises(OptionError, match="known games"):
         ice_envs.get_spec("chess")
-    spec = ice_envs.get_spec("cardiceo_v0")
+    spec = ice_envs.get_spec("cardiceo_v1")
     assert spec.name == "cardiceo"
     cases = list(spec.cases())
     assert ("default", 2, {}) in cases and ("short", 6, {"hand_size": 5}) in cases
