@@ -66,7 +66,7 @@ MAX_DATA_BYTES = 16 << 20
 _ZIP_DATA, _ZIP_POLICY = "data", "policy.pth"
 _NPZ_KEY = re.compile(r"^([wb])(\d+)$")
 #: Deterministic play compares logits rounded to multiples of this (see :meth:`PPOAgent.greedy_action`).
-LOGIT_QUANTUM = 2.0**-12
+LOGIT_QUANTUM = 2.0**-16
 
 
 @dataclass(frozen=True)

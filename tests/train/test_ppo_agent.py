@@ -9,7 +9,7 @@ import pytest
 
 import ice_envs
 from ice_envs.agents import AgentSpecError, load_agent
-from ice_envs.agents.ppo_agent import PolicyNet, PPOAgent, load_policy_net
+from ice_envs.agents.ppo_agent import LOGIT_QUANTUM, PolicyNet, PPOAgent, load_policy_net
 
 pytest.importorskip("sb3_contrib")
 
@@ -54,9 +54,18 @@ def test_numpy_policy_matches_the_torch_policy(model, tiny_run: Path):
 def test_greedy_action_is_maskable_ppos_deterministic_prediction(model, tiny_run: Path):
     agent = PPOAgent.load(tiny_run / "final.zip", game="cardiceo", num_players=2)
     assert agent.deterministic and agent.name == "ppo:final.zip" and not agent.needs_view
+    ties = 0
     for obs in random_observations(100, seed=1):
         action, _ = model.predict(obs["observation"], action_masks=obs["action_mask"].astype(bool), deterministic=True)
-        assert agent.act(obs) == int(action)
+        logits = np.rint(agent.net.logits(obs["observation"]).astype(np.float64) / LOGIT_QUANTUM)
+        legal = np.flatnonzero(obs["action_mask"])
+        best = legal[logits[legal] == logits[legal].max()]
+        if best.size > 1:  # a near-tie on the quantum grid: the lowest id, whatever torch's last bits say
+            ties += 1
+            assert agent.act(obs) == int(best[0]) and int(action) in best
+        else:
+            assert agent.act(obs) == int(action)
+    assert ties <= 2
 
 
 def test_zip_and_npz_agree_and_sampling_is_seeded(tiny_run: Path):
@@ -115,7 +124,7 @@ def test_clear_errors(tiny_run: Path, tmp_path: Path):
     net = load_policy_net(tiny_run / "final.npz")
     small = PolicyNet(net.weights[:-1] + (net.weights[-1][:5],), net.biases[:-1] + (net.biases[-1][:5],))
     small.save_npz(tmp_path / "small.npz")
-    with pytest.raises(AgentSpecError, match="expects observations of size 104 and 5 actions"):
+    with pytest.raises(AgentSpecError, match=r"expects observations of size \d+ and 5 actions"):
         PPOAgent.load(tmp_path / "small.npz", game="cardiceo", num_players=3)
     with pytest.raises(AgentSpecError, match="unsupported activation"):
         PolicyNet.from_state_dict({}, "sigmoid")
