@@ -618,6 +618,8 @@ class _Encoder:
             return {"$slice": [self.encode(value.start), self.encode(value.stop), self.encode(value.step)]}
         if type(value) is tuple:
             return {"$tuple": [self.encode(v) for v in value]}
+        if type(value) is bytes:  # e.g. an agent's cache keyed by ``array.tobytes()``
+            return {"$bytes": base64.b64encode(value).decode("ascii")}
         if type(value) in (set, frozenset):  # in iteration order, as pickle rebuilds them
             return {f"${type(value).__name__}": [self.encode(v) for v in value]}
         if type(value) is list:
@@ -742,6 +744,16 @@ class _Decoder:
         if not isinstance(data["$tuple"], list):
             raise self.fail(where, "must be a list")
         return tuple(self.decode(v, f"{where}[{i}]") for i, v in enumerate(data["$tuple"]))
+
+    def _bytes(self, data: dict, where: str) -> bytes:
+        self._expect(data, {"$bytes"}, where)
+        text = data["$bytes"]
+        if not isinstance(text, str):
+            raise self.fail(where, "must be base64 text")
+        try:
+            return base64.b64decode(text.encode("ascii"), validate=True)
+        except (ValueError, UnicodeEncodeError):
+            raise self.fail(where, "is not valid base64") from None
 
     def _set(self, data: dict, where: str, kind: type = set) -> Any:
         key = f"${kind.__name__}"

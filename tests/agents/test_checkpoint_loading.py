@@ -406,6 +406,8 @@ def test_resume_state_is_json_and_checked(tmp_path):
         "s": slice(1, 5),
         "t": {3, 1},
         "f": frozenset({2}),
+        # the Iceberg Rummy heuristic keeps its plan keyed by the hand's bytes
+        "b": (np.arange(3, dtype=np.int8).tobytes(), b""),
     }
     back = decode_state(json.loads(json.dumps(encode_state(value))), source="x", where="v")
     assert (
@@ -414,5 +416,8 @@ def test_resume_state_is_json_and_checked(tmp_path):
         and back["s"] == slice(1, 5)
         and back["t"] == {1, 3}
         and back["f"] == frozenset({2})
+        and back["b"] == (b"\x00\x01\x02", b"")
     )
+    with pytest.raises(ConfigError, match="base64"):
+        decode_state({"$bytes": "not base64!"}, source="x", where="v")
     assert back["g"].bit_generator.state == np.random.default_rng(1).bit_generator.state
