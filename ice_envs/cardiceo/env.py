@@ -95,6 +95,8 @@ dice. A turn ends by itself once no discard is possible (the rulebook's wording)
   `known_missing` (appended; the first 104 entries are unchanged); the engine state keeps
   `stuck_dice` and `known_missing`, and `resample_hidden` deals no seat a value it is known
   to lack. The rules are unchanged.
+  Every env takes the base option `skip_forced` (apply single-action steps at once); default
+  `False`, chosen on the learning curves of docs/training.md ("Forced steps").
 * v0: Initial release (ice-envs 0.1.0).
 """
 

@@ -103,6 +103,8 @@ every other player -1; if every player melted at once nobody wins (all -1).
 * v1: `ninja_targets` defaults to `"all"` (the rulebook's "the other players' boards";
   v0: `"neighbours"`, still an option); new option `cat_trigger` (`"planned"`, the v0
   behaviour, or `"actual"`). Observations are unchanged.
+  Every env takes the base option `skip_forced` (apply single-action steps at once); default
+  `False`, chosen on the learning curves of docs/training.md ("Forced steps").
 * v0: Initial release (ice-envs 0.1.0).
 """
 

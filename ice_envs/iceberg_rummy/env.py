@@ -127,6 +127,8 @@ end-of-hand settlement (penalties and the ace multiplier) when the hand ends.
   appended after `melds`: `hands_played`, `hands_left`, `passed_cards`, `passed_held`.
   Under `allow_clear=True` the selection (`selection`, `composing`) is seen by the acting
   player only (v0: by every seat).
+  Every env takes the base option `skip_forced` (apply single-action steps at once); default
+  `False`, chosen on the learning curves of docs/training.md ("Forced steps").
 * v0: Initial release (ice-envs 0.1.0).
 """
 

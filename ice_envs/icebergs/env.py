@@ -154,6 +154,8 @@ they happen. A turn ends by itself when "end the turn" is the only legal action.
   `next_ship`, `start_seat`) and `ice_choice`, appended after the v0 pieces (which are
   unchanged); `fleet=True` with 3 players gives the box's 6 ships (2 each; v0 gave 3
   each, now `extra_ships=True`); new options `entry_cost`, `extra_ships`, `solo_ice_six`.
+  Every env takes the base option `skip_forced` (apply single-action steps at once); default
+  `False`, chosen on the learning curves of docs/training.md ("Forced steps").
 * v0: Initial release (ice-envs 0.1.0).
 """
 
