@@ -42,7 +42,7 @@ CASES = [
     ("no-command", [], "required: command"),
     # evaluate
     ("eval-unknown-game", ["evaluate", "nope", *EVAL[2:]], "unknown game 'nope'"),
-    ("eval-unknown-agent", [*EVAL[:5], "greedy,random", *EVAL[6:]], "unknown agent 'greedy'"),
+    ("eval-unknown-agent", [*EVAL[:5], "alphazero,random", *EVAL[6:]], "unknown agent 'alphazero'"),
     ("eval-too-few-agents", [*EVAL[:5], "random", *EVAL[6:]], "1 agents given"),
     ("eval-missing-checkpoint", [*EVAL[:5], "ppo:{tmp}/none.zip,random", *EVAL[6:]], "checkpoint not found"),
     ("eval-bad-checkpoint", [*EVAL[:5], "ppo:{tmp}/bad.zip,random", *EVAL[6:]], "not a MaskablePPO checkpoint"),
@@ -84,7 +84,7 @@ CASES = [
     ("play-record-is-a-folder", ["play", "cardiceo", "--record", "{tmp}/folder"], "is a directory"),
     ("play-negative-seed", ["play", "cardiceo", "--seed", "-1"], "--seed: must be at least 0, got -1"),
     ("play-max-decisions-zero", ["play", "cardiceo", "--max-decisions", "0"], "--max-decisions: must be at least 1"),
-    ("play-unknown-agent", ["play", "cardiceo", "--opponents", "greedy"], "unknown agent 'greedy'"),
+    ("play-unknown-agent", ["play", "cardiceo", "--opponents", "alphazero"], "unknown agent 'alphazero'"),
     ("play-too-many-agents", ["play", "cardiceo", "--opponents", "random,random,random"], "give one spec per other"),
     ("play-missing-checkpoint", ["play", "cardiceo", "--opponents", "ppo:{tmp}/none.zip"], "checkpoint not found"),
     ("play-bad-checkpoint", ["play", "cardiceo", "--opponents", "ppo:{tmp}/bad.zip"], "not a MaskablePPO checkpoint"),

@@ -16,6 +16,7 @@ SPEC = GameSpec(
     max_random_decisions=5_000,
     quick=Variant({"hand_size": 5}, players=(2,)),
     heuristic="ice_envs.cardiceo.heuristic:CardiceoHeuristic",
+    greedy="ice_envs.cardiceo.greedy:value",
     ui="ice_envs.cardiceo.ui",
     smoke_config="smoke.yaml",
     vector="ice_envs.cardiceo.batched:CardiceoBatched",

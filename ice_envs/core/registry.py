@@ -59,6 +59,16 @@ class GameSpec:
         demo_options: options ``ice-envs demo`` uses unless a variant is named.
         quick: a short game (players and options) for tests and examples.
         heuristic: ``"module:Class"`` of the game's heuristic agent, or ``None``.
+        greedy: ``"module:function"`` of the game's greedy value, or ``None``:
+            ``function(state, seat)`` is the seat's standing in the engine ``state`` by the
+            game's own score or progress, an exact number (``int`` or ``fractions.Fraction``;
+            higher is better). The ``greedy`` agent plays the action whose expected value
+            after it is highest; ``mcts`` evaluates depth-capped rollouts by it (see
+            ``docs/agents/greedy.md``). Its module may also define
+            ``expected_values(state, seat, actions)``: ``{action: exact expected value after
+            it}`` for those of the legal ``actions`` whose chance it can take exactly and
+            cheaply (the agent enumerates or samples the engine's draws for the others).
+            ``None``: the agents use the game's running score (``scores()``).
         ui: module of terminal-UI hooks (``group_path``, ``in_selection``,
             ``public_description``; each optional), or ``None`` for the plain answers.
         potentials: reward-shaping potential name -> ``"module:function"``
@@ -79,6 +89,7 @@ class GameSpec:
     demo_options: dict[str, Any] = field(default_factory=dict)
     quick: Variant = field(default_factory=Variant)
     heuristic: str | None = None
+    greedy: str | None = None
     ui: str | None = None
     potentials: dict[str, str] = field(default_factory=dict)
     smoke_config: str = ""
@@ -112,6 +123,10 @@ class GameSpec:
     def heuristic_class(self) -> type | None:
         """The class of the game's heuristic agent (``None`` if it has none)."""
         return None if self.heuristic is None else load_attribute(self.heuristic)
+
+    def greedy_function(self) -> Callable[[Any, int], Any] | None:
+        """The game's greedy value function (``None`` if it has none)."""
+        return None if self.greedy is None else load_attribute(self.greedy)
 
     def ui_module(self) -> ModuleType | None:
         """The module of the game's terminal-UI hooks (``None`` if it has none)."""

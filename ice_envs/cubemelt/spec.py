@@ -30,6 +30,7 @@ SPEC = GameSpec(
     max_random_decisions=1_000,
     quick=Variant(players=(2,)),
     heuristic="ice_envs.cubemelt.heuristic:CubeMeltHeuristic",
+    greedy="ice_envs.cubemelt.greedy:value",
     ui="ice_envs.cubemelt.ui",
     smoke_config="smoke.yaml",
     vector="ice_envs.cubemelt.batched:CubeMeltBatched",

@@ -24,6 +24,7 @@ zero), and the summary counts it (``truncated_games``, and ``truncated`` per age
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,9 +32,9 @@ from typing import Any
 import numpy as np
 
 import ice_envs
-from ice_envs.agents.spec import AgentSpec, load_agent, parse_agent_list
-from ice_envs.core.agent import make_view
-from ice_envs.core.errors import OptionError
+from ice_envs.agents.spec import AgentSpec, is_agent, load_agent, parse_agent_list, parse_agent_spec
+from ice_envs.core.agent import Agent, make_view
+from ice_envs.core.errors import AgentSpecError, OptionError
 from ice_envs.evaluation.record import GameRecorder, take
 from ice_envs.evaluation.stats import bootstrap_interval, wilson_interval
 
@@ -45,7 +46,8 @@ class Match:
     game: str
     num_players: int
     options: dict[str, Any]
-    agents: tuple[AgentSpec, ...]
+    #: One entry per seat: a parsed spec, or an :class:`~ice_envs.core.agent.Agent` object used as it is.
+    agents: tuple[AgentSpec | Agent, ...]
     seed: int
     #: Passed to the env as its ``max_decisions`` option (``None``: the game's own cap).
     max_decisions: int | None = None
@@ -74,7 +76,7 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
     view_rng = np.random.default_rng(_agent_seed(match.seed, game_index, n))
     recorder = None
     if game_index < match.record_games and match.record_dir is not None:
-        labels = [match.agents[seat_to_agent[s]].label for s in range(n)]
+        labels = [entry_label(match.agents[seat_to_agent[s]]) for s in range(n)]
         recorder = GameRecorder(match.game, n, options, deal_seed, labels)
     totals = np.zeros(n)
     decisions = 0
@@ -199,7 +201,7 @@ def summarise(match: Match, results: list[dict[str, Any]], seed: int = 0) -> dic
         rows.append(
             {
                 "agent": label,
-                "spec": match.agents[k].label,
+                "spec": entry_label(match.agents[k]),
                 "games": games,
                 "wins": int(wins[:, k].sum()),
                 # every entry plays every game, so each counts the tournament's truncated games
@@ -232,7 +234,7 @@ def summarise(match: Match, results: list[dict[str, Any]], seed: int = 0) -> dic
         "num_players": n,
         "win_rate_by_seat": by_seat,
         "options": match.options,
-        "agents": [a.label for a in match.agents],
+        "agents": [entry_label(a) for a in match.agents],
         "seed": match.seed,
         "games": len(results),
         "random_baseline": 1.0 / n,
@@ -244,13 +246,42 @@ def summarise(match: Match, results: list[dict[str, Any]], seed: int = 0) -> dic
     }
 
 
-def _entry_labels(agents: tuple[AgentSpec, ...]) -> list[str]:
+def entry_label(entry: AgentSpec | Agent) -> str:
+    """The label of an agent entry: its spec's label, or an Agent object's ``name``."""
+    return entry.label if isinstance(entry, AgentSpec) else str(getattr(entry, "name", type(entry).__name__))
+
+
+def _entry_labels(agents: tuple[AgentSpec | Agent, ...]) -> list[str]:
     seen: dict[str, int] = {}
     labels = []
-    for spec in agents:
-        seen[spec.label] = seen.get(spec.label, 0) + 1
-        labels.append(spec.label if seen[spec.label] == 1 else f"{spec.label}#{seen[spec.label]}")
+    for entry in agents:
+        label = entry_label(entry)
+        seen[label] = seen.get(label, 0) + 1
+        labels.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
     return labels
+
+
+def agent_entries(agents: str | Sequence[str | AgentSpec | Agent], num_players: int) -> tuple[AgentSpec | Agent, ...]:
+    """One entry per seat from a comma-separated spec list or a sequence of specs and Agent objects.
+
+    An Agent object plays as it is (reset with each game's seed); one object cannot take two seats.
+    """
+    if isinstance(agents, str):
+        return tuple(parse_agent_list(agents, num_players))
+    entries: list[AgentSpec | Agent] = []
+    for item in agents:
+        if isinstance(item, str):
+            entries.append(parse_agent_spec(item))
+        elif isinstance(item, AgentSpec) or is_agent(item):
+            entries.append(item)
+        else:
+            raise AgentSpecError(f"{item!r} is neither an agent spec nor an Agent (see ice_envs.core.agent.Agent)")
+    if len(entries) != num_players:
+        raise AgentSpecError(f"{len(entries)} agents given for {num_players} players; give one per seat")
+    objects = [id(e) for e in entries if not isinstance(e, AgentSpec)]
+    if len(objects) != len(set(objects)):
+        raise AgentSpecError("the same Agent object is given for two seats; give each seat its own object")
+    return tuple(entries)
 
 
 def _openskill(labels: list[str], results: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -271,7 +302,7 @@ def _openskill(labels: list[str], results: list[dict[str, Any]]) -> dict[str, di
 def evaluate(
     game: str,
     num_players: int,
-    agents: str,
+    agents: str | Sequence[str | AgentSpec | Agent],
     games: int,
     seed: int = 0,
     workers: int = 1,
@@ -283,6 +314,9 @@ def evaluate(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run a tournament; returns (summary, per-game results).
 
+    ``agents``: one per seat, as a comma-separated spec list (``"greedy,heuristic"``) or a sequence
+    of specs and :class:`~ice_envs.core.agent.Agent` objects (an object plays as it is; with
+    ``workers > 1`` each worker process gets a pickled copy of it).
     ``record``: keep games ``0 .. record - 1`` as game records in ``record_dir``.
     ``max_decisions``: the env's cap on each game (``None``: the game's own; see the module docstring).
     """
@@ -304,7 +338,7 @@ def evaluate(
     module.raw_env(
         num_players=num_players, **options, **({} if max_decisions is None else {"max_decisions": max_decisions})
     )
-    agent_specs = tuple(parse_agent_list(agents, num_players))
+    agent_specs = agent_entries(agents, num_players)
     for s in agent_specs:
         load_agent(s, spec.name, num_players=num_players)  # fail early on a missing heuristic or checkpoint
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:

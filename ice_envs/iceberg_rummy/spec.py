@@ -27,6 +27,7 @@ SPEC = GameSpec(
     demo_options={"single_hand": True},
     quick=Variant({"single_hand": True}, players=(2,)),
     heuristic="ice_envs.iceberg_rummy.heuristic:IcebergRummyHeuristic",
+    greedy="ice_envs.iceberg_rummy.greedy:value",
     ui="ice_envs.iceberg_rummy.ui",
     smoke_config="smoke.yaml",
 )

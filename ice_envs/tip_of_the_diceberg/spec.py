@@ -17,6 +17,7 @@ SPEC = GameSpec(
     max_random_decisions=60_000,
     quick=Variant({"num_rounds": 1}, players=(3,)),
     heuristic="ice_envs.tip_of_the_diceberg.heuristic:DicebergHeuristic",
+    greedy="ice_envs.tip_of_the_diceberg.greedy:value",
     ui="ice_envs.tip_of_the_diceberg.ui",
     smoke_config="smoke.yaml",
 )

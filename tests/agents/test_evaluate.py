@@ -20,8 +20,8 @@ def test_spec_parser():
     spec = parse_agent_spec("ppo:runs/x/final.zip")
     assert spec.kind == "ppo" and spec.path == "runs/x/final.zip" and spec.label == "ppo:final.zip"
     assert [s.kind for s in parse_agent_list("heuristic,random,random", 3)] == ["heuristic", "random", "random"]
-    with pytest.raises(AgentSpecError, match="unknown agent 'greedy'"):
-        parse_agent_spec("greedy")
+    with pytest.raises(AgentSpecError, match="unknown agent 'alphazero'"):
+        parse_agent_spec("alphazero")
     with pytest.raises(AgentSpecError, match="checkpoint path"):
         parse_agent_spec("ppo:")
     with pytest.raises(AgentSpecError, match="takes no argument"):
@@ -109,5 +109,5 @@ def test_cli_writes_json_markdown_and_png(tmp_path, capsys):
     assert data["games"] == 6 and data["command"].startswith("ice-envs evaluate cardiceo --players 2")
     assert (out / "evaluation.md").read_text().count("| heuristic |") == 1
     assert (out / "evaluation.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert main(["evaluate", "cardiceo", "--players", "2", "--agents", "greedy,random", "--games", "1"]) == 2
-    assert "unknown agent 'greedy'" in capsys.readouterr().err
+    assert main(["evaluate", "cardiceo", "--players", "2", "--agents", "alphazero,random", "--games", "1"]) == 2
+    assert "unknown agent 'alphazero'" in capsys.readouterr().err

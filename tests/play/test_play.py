@@ -89,8 +89,8 @@ def test_bad_command_lines_are_clear(capsys):
     assert "give one spec per other seat" in capsys.readouterr().err
     assert main(["play", "cardiceo", "--players", "2", "--seat", "2"]) == 2
     assert "--seat 2 is not a seat" in capsys.readouterr().err
-    assert main(["play", "cardiceo", "--opponents", "greedy"]) == 2
-    assert "unknown agent 'greedy'" in capsys.readouterr().err
+    assert main(["play", "cardiceo", "--opponents", "alphazero"]) == 2
+    assert "unknown agent 'alphazero'" in capsys.readouterr().err
     assert main(["play", "nonsense"]) == 2
     assert "unknown game" in capsys.readouterr().err
     assert main(["play", "cardiceo", "--option", "colour=blue"]) == 2

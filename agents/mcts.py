@@ -1,0 +1,309 @@
+"""Information-set Monte Carlo tree search (determinized ISMCTS), generic over every game.
+
+    ice-envs evaluate cubemelt --players 2 --agents mcts:sims=100,rollout=random,heuristic --games 100
+
+Single-observer ISMCTS (Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree
+Search", IEEE TCIAIG 2012): one tree over the searching seat's information, and a fresh
+determinization per iteration.
+
+1. **Determinize.** Each iteration re-deals everything the seat cannot see
+   (:meth:`~ice_envs.agents.search.Simulator.determinize`, the engine's ``resample_hidden`` with the
+   agent's own generator, from a canonical order) and plays on that engine copy.
+2. **Select.** From the root, while every action legal in this determinization has a child,
+   move to the child of highest UCB1 with availability counts,
+   ``mean + c * sqrt(ln(available) / visits)``, where ``available`` counts the iterations in which
+   the child's action was legal at its parent (each legal child's count goes up by one per pass).
+   A node's ``mean`` is the reward of the seat that chose its action (whoever decides, off-turn
+   deciders included).
+3. **Expand** one untried legal action, drawn with the agent's generator.
+4. **Roll out** to the end of the game, or for ``depth`` decisions, with the rollout policy:
+   ``random`` (uniform legal), ``greedy`` (the action of best greedy value for the seat deciding,
+   one sampled outcome each, ties to the lowest id) or ``heuristic`` (the game's heuristic agent, given
+   the rollout state as its view). Chance is sampled in the engine's ``apply`` with the agent's
+   generator, so tree nodes are sequences of actions and chance outcomes average inside them.
+5. **Back up** the rewards: at the end of the game each seat's win share (a shared win is shared);
+   at the depth cap (or the game's own cap, or its declared maximum length) the seats with the
+   highest greedy value share the win (:meth:`~ice_envs.agents.search.Simulator.leader_rewards`).
+
+The move played is the most visited root action; ties go to the highest mean, then the lowest id.
+A decision with one legal action is played at once.
+
+**Budget.** ``sims`` iterations per decision, or ``seconds`` of wall time. Only ``sims`` is
+reproducible: with ``seconds`` the number of iterations depends on the machine and its load.
+
+**Bit-exact.** Rewards are integers (units of ``1/lcm(1..n)``), so visit counts and reward sums are
+exact. UCB1 is compared as an integer: ``floor(2**24 * mean) + isqrt(floor(2**48 * c**2 *
+ln(available) / visits))`` with ``c`` a fraction (as written in the spec) and ``ln`` from a table
+computed with :mod:`decimal` (correctly rounded on every machine), floored to ``2**-48``; ties go to
+the lowest action id. No decision depends on the floating-point unit.
+
+**Information.** Like :mod:`ice_envs.agents.greedy` it never reads the view's state except through
+its own re-deals, so its decision is the same whichever re-deal the view holds.
+"""
+
+from __future__ import annotations
+
+import time
+from decimal import ROUND_FLOOR, Context, Decimal
+from fractions import Fraction
+from functools import cache
+from math import isqrt
+from typing import Any
+
+import numpy as np
+
+from ice_envs.agents.search import Simulator, simulator_for
+from ice_envs.core.agent import PlayerView, SeededAgent
+from ice_envs.core.registry import get_spec
+
+__all__ = ["DEFAULT_C", "DEFAULT_SIMS", "ROLLOUTS", "MCTSAgent", "ucb_score"]
+
+#: Iterations per decision when neither ``sims`` nor ``seconds`` is given.
+DEFAULT_SIMS = 200
+#: The exploration constant of Cowling et al. (2012) for rewards in [0, 1].
+DEFAULT_C = Fraction(7, 10)
+#: The rollout policies.
+ROLLOUTS = ("random", "greedy", "heuristic")
+#: Fixed-point bits of the UCB1 scores and of the logarithm table.
+_SCORE_BITS = 24
+_LN_BITS = 48
+_LN_CONTEXT = Context(prec=60)
+
+
+@cache
+def _ln_fixed(n: int) -> int:
+    """``floor(ln(n) * 2**48)``, computed in decimal arithmetic (the same on every machine)."""
+    ln = Decimal(n).ln(_LN_CONTEXT)
+    return int(_LN_CONTEXT.multiply(ln, Decimal(2**_LN_BITS)).to_integral_value(rounding=ROUND_FLOOR))
+
+
+def ucb_score(reward: int, visits: int, available: int, unit: int, c2: Fraction) -> int:
+    """UCB1 with availability counts as an integer (see the module docstring).
+
+    ``reward`` is the node's reward sum in units of ``1/unit`` over ``visits`` visits; ``c2`` is the
+    exploration constant squared.
+    """
+    exploit = (reward << _SCORE_BITS) // (unit * visits)
+    explore = isqrt((c2.numerator * _ln_fixed(available) << (2 * _SCORE_BITS)) // (c2.denominator * visits << _LN_BITS))
+    return exploit + explore
+
+
+class _Node:
+    """A node of the tree: the action that leads to it, who chose it, and its statistics."""
+
+    __slots__ = ("mover", "children", "visits", "reward", "available")
+
+    def __init__(self, mover: int) -> None:
+        self.mover = mover
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.reward = 0
+        self.available = 1
+
+
+class MCTSAgent(SeededAgent):
+    """See the module docstring.
+
+    Args:
+        game: the game's registry name.
+        num_players: seats at the table (``None``: read from each view).
+        seed: seed of the agent's own generator.
+        sims: iterations per decision (default :data:`DEFAULT_SIMS`); not with ``seconds``.
+        seconds: wall time per decision instead of ``sims`` (not reproducible).
+        rollout: ``"random"``, ``"greedy"`` or ``"heuristic"``.
+        c: the exploration constant (> 0), best given as a fraction or a decimal string.
+        depth: rollout decisions before the rollout is scored by the greedy values; ``None``:
+            roll out to the end of the game (within its declared maximum length).
+    """
+
+    name = "mcts"
+    needs_view = True
+    needs_observation = False
+
+    def __init__(
+        self,
+        game: str,
+        num_players: int | None = None,
+        seed: int | None = None,
+        *,
+        sims: int | None = None,
+        seconds: float | None = None,
+        rollout: str = "random",
+        c: Fraction | int | str = DEFAULT_C,
+        depth: int | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if sims is not None and seconds is not None:
+            raise ValueError("mcts: give sims or seconds, not both")
+        if sims is not None and (isinstance(sims, bool) or not isinstance(sims, int) or sims < 1):
+            raise ValueError(f"mcts: sims must be an integer >= 1, got {sims!r}")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0):
+            raise ValueError(f"mcts: seconds must be a number > 0, got {seconds!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"mcts: rollout must be one of {list(ROLLOUTS)}, got {rollout!r}")
+        c = Fraction(c)
+        if c <= 0:
+            raise ValueError(f"mcts: c must be > 0, got {c}")
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+            raise ValueError(f"mcts: depth must be an integer >= 1, got {depth!r}")
+        self.game = get_spec(game).name
+        self.sim: Simulator | None = None if num_players is None else simulator_for(self.game, num_players)
+        self.sims = sims if sims is not None or seconds is not None else DEFAULT_SIMS
+        self.seconds = seconds
+        self.rollout = rollout
+        self.c = c
+        self._c2 = c * c
+        self.depth = depth
+        self._heuristic: Any = None
+        if rollout == "heuristic":
+            cls = get_spec(game).heuristic_class()
+            if cls is None:
+                raise ValueError(f"mcts: game {game!r} has no heuristic agent for rollout=heuristic")
+            self._heuristic = cls(0)
+        #: ``{action: (visits, reward sum)}`` of the root after the last search (rewards in units of ``1/unit``).
+        self.last_search: dict[int, tuple[int, int]] = {}
+        #: Iterations of the last search.
+        self.last_iterations = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its simulator (each process has its own, see :func:`simulator_for`)."""
+        state = dict(self.__dict__)
+        state["sim"] = None
+        return state
+
+    # ------------------------------------------------------------------ playing
+    def act(self, observation: dict[str, np.ndarray], view: PlayerView | None = None) -> int:
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        if view is None:
+            return self.random_legal(observation["action_mask"])
+        if len(legal) == 1:
+            return int(legal[0])
+        return self.search(view, legal)
+
+    def search(self, view: PlayerView, legal: list[int]) -> int:
+        """Run the search from ``view`` over the root actions ``legal``; the action to play."""
+        self.sim = simulator_for(view.game, view.num_players)
+        if self._heuristic is not None:
+            self._heuristic.reset(seed=int(self.rng.integers(0, 2**63)))
+        root = _Node(view.seat)
+        root_actions = frozenset(int(a) for a in legal)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        iterations = 0
+        while True:
+            self._iterate(root, view, root_actions)
+            iterations += 1
+            if deadline is None:
+                if iterations >= self.sims:
+                    break
+            elif time.perf_counter() >= deadline:
+                break
+        self.last_iterations = iterations
+        self.last_search = {a: (ch.visits, ch.reward) for a, ch in sorted(root.children.items()) if a in root_actions}
+        return self._final_choice(root, sorted(root_actions))
+
+    @staticmethod
+    def _final_choice(root: _Node, legal: list[int]) -> int:
+        """Most visited; ties to the highest mean (equal visits: the higher reward sum), then the lowest id."""
+        best, best_key = legal[0], (-1, 0)
+        for action in legal:
+            child = root.children.get(action)
+            key = (child.visits, child.reward) if child is not None else (0, 0)
+            if key > best_key:
+                best, best_key = action, key
+        return best
+
+    # ------------------------------------------------------------------ one iteration
+    def _iterate(self, root: _Node, view: PlayerView, root_actions: frozenset[int]) -> None:
+        sim, rng = self.sim, self.rng
+        state = sim.determinize(view.state, view.seat, rng)
+        node, path = root, [root]
+        steps = 0
+        while not sim.is_stopped(state) and steps < sim.max_decisions:
+            legal = sim.legal_actions(state)
+            if node is root:
+                legal = [a for a in legal if a in root_actions]
+                if not legal:
+                    return  # cannot happen for a consistent re-deal: nothing to learn from it
+            mover = sim.deciding_seat(state)
+            untried = [a for a in legal if a not in node.children]
+            if untried:
+                action = untried[int(rng.integers(len(untried)))]
+                child = node.children[action] = _Node(mover)
+                sim.apply(state, action, rng)
+                path.append(child)
+                steps += 1
+                break
+            action = self._select(node, legal)
+            sim.apply(state, action, rng)
+            node = node.children[action]
+            path.append(node)
+            steps += 1
+        rewards = self._rollout(state, steps)
+        root.visits += 1
+        for n in path[1:]:
+            n.visits += 1
+            n.reward += rewards[n.mover]
+
+    def _select(self, node: _Node, legal: list[int]) -> int:
+        """The legal child of highest UCB1 (ties: lowest id); every legal child's availability goes up."""
+        unit, c2 = self.sim.unit, self._c2
+        best, best_score = -1, -1
+        for action in legal:  # ascending
+            child = node.children[action]
+            score = ucb_score(child.reward, child.visits, child.available, unit, c2)
+            if score > best_score:
+                best, best_score = action, score
+        for action in legal:
+            node.children[action].available += 1
+        return best
+
+    # ------------------------------------------------------------------ rollouts
+    def _rollout(self, state: Any, steps: int) -> list[int]:
+        """Play ``state`` on with the rollout policy; the rewards per seat (units of ``1/unit``)."""
+        sim, rng = self.sim, self.rng
+        budget = sim.max_decisions - steps
+        if self.depth is not None:
+            budget = min(budget, self.depth)
+        played = 0
+        while played < budget and not sim.is_stopped(state):
+            legal = sim.legal_actions(state)
+            if self.rollout == "random":
+                sim.apply(state, legal[int(rng.integers(len(legal)))], rng)
+            elif self.rollout == "greedy":
+                state = self._greedy_step(state, legal)
+            else:
+                sim.apply(state, self._heuristic_action(state, legal), rng)
+            played += 1
+        if sim.is_over(state):
+            return sim.win_rewards(state)
+        return sim.leader_rewards(state)
+
+    def _greedy_step(self, state: Any, legal: list[int]) -> Any:
+        """The state after the action of best greedy value for the deciding seat (one sampled outcome
+        each, drawn from one seed shared by the candidates; ties to the lowest id)."""
+        sim = self.sim
+        if len(legal) == 1:
+            sim.apply(state, legal[0], self.rng)
+            return state
+        seat = sim.deciding_seat(state)
+        seed = int(self.rng.integers(0, 2**63))
+        best_state, best_value = None, None
+        for action in legal:
+            after = sim.copy(state)
+            sim.apply(after, action, np.random.default_rng(seed))
+            v = sim.value(after, seat)
+            if best_value is None or v > best_value:
+                best_state, best_value = after, v
+        return best_state
+
+    def _heuristic_action(self, state: Any, legal: list[int]) -> int:
+        """The game's heuristic agent's action for the deciding seat, with ``state`` as its view."""
+        sim = self.sim
+        if len(legal) == 1:
+            return legal[0]
+        seat = sim.deciding_seat(state)
+        view = PlayerView(sim.game, seat, sim.num_players, state, list(legal))
+        observation = {"action_mask": sim.mask(legal)}
+        if getattr(self._heuristic, "needs_observation", False):
+            observation["observation"] = sim.observation(state, seat)
+        return int(self._heuristic.act(observation, view))

@@ -1,0 +1,136 @@
+"""ISMCTS: exact UCB1, the final choice, budgets, rollouts, off-turn decisions, every game, and decisions
+that never depend on the hidden information."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from ice_envs.agents.mcts import MCTSAgent, _ln_fixed, _Node, ucb_score
+from ice_envs.agents.search import simulator_for
+from ice_envs.core.agent import PlayerView, make_view
+from tests.agents.test_greedy import TABLES, decide, decision_points
+
+#: A tiny budget: enough to exercise every part, quick in every game.
+TINY = {"sims": 6, "depth": 6}
+
+
+def test_ucb_score_is_the_integer_form_of_ucb1():
+    unit, c = 60, Fraction(7, 10)
+    for reward, visits, available in [(30, 1, 1), (45, 3, 7), (600, 20, 400), (0, 5, 9)]:
+        got = ucb_score(reward, visits, available, unit, c * c)
+        want = reward / (unit * visits) + 0.7 * math.sqrt(math.log(available) / visits)
+        assert isinstance(got, int) and abs(got / 2**24 - want) < 1e-6
+    assert _ln_fixed(1) == 0 and _ln_fixed(2) == math.floor(math.log(2) * 2**48)  # the decimal table agrees
+
+
+def test_final_choice_is_most_visited_then_best_mean_then_lowest_id():
+    root = _Node(0)
+    for action, (visits, reward) in {4: (5, 3), 2: (5, 3), 7: (5, 4), 9: (4, 4)}.items():
+        child = root.children[action] = _Node(0)
+        child.visits, child.reward = visits, reward
+    assert MCTSAgent._final_choice(root, [2, 4, 7, 9]) == 7
+    root.children[7].reward = 3
+    assert MCTSAgent._final_choice(root, [2, 4, 7, 9]) == 2
+    assert MCTSAgent._final_choice(_Node(0), [3, 5]) == 3  # nothing visited
+
+
+def test_options_are_checked():
+    for bad in [{"sims": 0}, {"sims": 2, "seconds": 1.0}, {"seconds": 0}, {"rollout": "smart"}, {"c": 0}, {"depth": 0}]:
+        with pytest.raises(ValueError):
+            MCTSAgent("cardiceo", 2, **bad)
+
+
+def _cardiceo_win():
+    from ice_envs.cardiceo import rules
+
+    # seat 0 holds one 7 and the d12 shows 7: discarding it wins; ending the turn instead hands the dice on
+    return rules.new_game(
+        rules.CardiceoConfig(num_players=2, hand_size=5),
+        np.random.default_rng(0),
+        hands=[[7], [1, 2, 3, 4, 5]],
+        dice=[1, 6, 7],
+    )
+
+
+def test_mcts_takes_the_immediate_win_and_spends_its_budget():
+    from ice_envs.cardiceo import rules
+
+    agent = MCTSAgent("cardiceo", 2, seed=0, sims=40)
+    action = decide(agent, "cardiceo", _cardiceo_win())
+    assert rules.subset_total(_cardiceo_win(), action) == 7
+    assert agent.last_iterations == 40 and sum(v for v, _ in agent.last_search.values()) == 40
+    unit = simulator_for("cardiceo", 2).unit
+    visits, reward = agent.last_search[action]
+    assert reward == visits * unit  # every iteration through the winning discard won
+
+
+def test_seconds_budget_runs_at_least_one_iteration():
+    agent = MCTSAgent("cardiceo", 2, seed=0, seconds=0.02)
+    decide(agent, "cardiceo", _cardiceo_win())
+    assert agent.last_iterations >= 1
+
+
+@pytest.mark.parametrize("rollout", ["greedy", "heuristic"])
+def test_greedy_and_heuristic_rollouts(rollout):
+    agent = MCTSAgent("cardiceo", 2, seed=0, sims=12, rollout=rollout)
+    action = decide(agent, "cardiceo", _cardiceo_win())
+    assert action != 7  # the win, not the end of the turn
+
+
+def test_off_turn_decision_of_the_knight():
+    from ice_envs.cubemelt import rules
+
+    # seat 0 rolls four Sad faces: they go to seat 1, whose Knight converts one lost Melt (its choice)
+    cfg = rules.CubeMeltConfig(num_players=2, expansion=True)
+    face = {"h": rules.HEART, "x": rules.SAD}
+    state = rules.new_game(
+        cfg, np.random.default_rng(0), abilities=["cat", "knight"], dice=[face[c] for c in "xxxxhh"], love=[0, 19]
+    )
+    rules.apply(state, rules.STOP, np.random.default_rng(0))
+    assert state.phase == rules.PHASE_CHOOSE and state.decider == 1 and state.active == 0
+    agent = MCTSAgent("cubemelt", 2, seed=0, sims=16)
+    assert decide(agent, "cubemelt", state) == rules.CHOOSE_LOVE  # 19 + 1 Love wins at once
+
+
+def test_depth_capped_rollouts_are_scored_by_the_leaders_greedy_value():
+    from ice_envs.cubemelt import rules
+
+    sim = simulator_for("cubemelt", 3)
+    state = rules.new_game(rules.CubeMeltConfig(num_players=3), np.random.default_rng(0), love=[5, 9, 9])
+    assert sim.leader_rewards(state) == [0, 3, 3]  # two leaders share the win: units of 1/6
+
+
+@pytest.mark.parametrize(("game", "n", "options"), TABLES, ids=[t[0] for t in TABLES])
+def test_mcts_never_looks_at_the_hidden_information(game, n, options):
+    """Two re-deals of the hidden state (views built with different generators) give the same decision and
+    the same search statistics, for a fixed seed; the decision is legal."""
+    for env in decision_points(game, n, options, seed=5, count=2):
+        seat = env.current_seat
+        obs = {"action_mask": env.action_mask()}
+        first = make_view(env, seat, np.random.default_rng(1))
+        second = make_view(env, seat, np.random.default_rng(2))
+        a, b = MCTSAgent(game, n, seed=3, **TINY), MCTSAgent(game, n, seed=3, **TINY)
+        assert a.act(obs, first) == b.act(obs, second)
+        assert a.last_search == b.last_search
+        assert obs["action_mask"][a.act(obs, first)]
+
+
+def test_mcts_is_reproducible_and_reads_the_seat_from_the_view():
+    env = next(decision_points("tip_of_the_diceberg", 3, {"num_rounds": 1}, seed=8, count=1))
+    view = make_view(env, env.current_seat, np.random.default_rng(0))
+    obs = {"action_mask": env.action_mask()}
+    first = MCTSAgent("tip_of_the_diceberg", seed=4, **TINY)  # no player count: taken from the view
+    second = MCTSAgent("tip_of_the_diceberg", seed=4, **TINY)
+    assert first.act(obs, view) == second.act(obs, view) and first.last_search == second.last_search
+
+
+def test_single_legal_action_is_played_at_once():
+    agent = MCTSAgent("cardiceo", 2, seed=0, sims=5)
+    mask = np.zeros(10, dtype=np.int8)
+    mask[3] = 1
+    view = PlayerView("cardiceo", 0, 2, _cardiceo_win(), [3])
+    assert agent.act({"action_mask": mask}, view) == 3 and agent.last_iterations == 0
