@@ -536,7 +536,7 @@ def _check_compatible(
 
 def observation_pieces(layout: Any) -> list[list[Any]]:
     """``[name, size]`` of each piece of an observation layout, in order (what a checkpoint records)."""
-    return [[p.name, int(np.prod(layout.shape(p.name)))] for p in layout.pieces]
+    return [[name, size] for name, size in layout.sizes()]
 
 
 def _check_pieces(pieces: Any, obs_size: int, where: str) -> None:
@@ -559,15 +559,7 @@ def _check_pieces(pieces: Any, obs_size: int, where: str) -> None:
 
 def _piece_indices(layout: Any, pieces: list[tuple[str, int]], path: str | Path, game: str) -> np.ndarray:
     """Indices of the recorded ``pieces`` in the env's observation, or :class:`AgentSpecError` naming the first misfit."""
-    parts = []
-    for name, size in pieces:
-        if name not in layout:
-            raise AgentSpecError(f"{path} was trained on observation piece {name!r}, which {game} no longer has")
-        where = layout.slice(name)
-        if where.stop - where.start != size:
-            raise AgentSpecError(
-                f"{path} was trained on observation piece {name!r} of size {size}; {game} has it of size "
-                f"{where.stop - where.start}"
-            )
-        parts.append(np.arange(where.start, where.stop, dtype=np.intp))
-    return np.concatenate(parts)
+    try:
+        return layout.indices(pieces)
+    except (KeyError, ValueError) as exc:
+        raise AgentSpecError(f"{path} was trained on observation pieces that {game} no longer has: {exc}") from None

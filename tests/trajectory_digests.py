@@ -72,16 +72,7 @@ def golden_layouts() -> dict[str, list[tuple[str, int]]]:
 
 def piece_indices(env: Any, pieces: Sequence[tuple[str, int]]) -> np.ndarray:
     """Indices of ``pieces`` (name, size) in the env's observation vector, in their order."""
-    layout = env.unwrapped.obs_layout
-    parts = []
-    for name, size in pieces:
-        if name not in layout:
-            raise AssertionError(f"observation piece {name!r} of the golden digests is gone from {env.unwrapped}")
-        where = layout.slice(name)
-        if where.stop - where.start != size:
-            raise AssertionError(f"observation piece {name!r} changed size: {size} -> {where.stop - where.start}")
-        parts.append(np.arange(where.start, where.stop))
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
+    return env.unwrapped.obs_layout.indices(pieces)
 
 
 def digest(game: str, n: int, options: dict, seed: int, pieces: Sequence[tuple[str, int]] | None = None) -> str:

@@ -128,6 +128,25 @@ class ObservationLayout:
         """The shape of piece ``name``."""
         return self.piece(name).shape  # type: ignore[return-value]
 
+    def sizes(self) -> list[tuple[str, int]]:
+        """``(name, number of entries)`` of every piece, in order (what a trained checkpoint records)."""
+        return [(p.name, self._slices[p.name].stop - self._slices[p.name].start) for p in self.pieces]
+
+    def indices(self, pieces: Iterable[tuple[str, int]]) -> np.ndarray:
+        """Where the given ``(name, size)`` pieces lie in the flat vector, concatenated in the given order.
+
+        An observation read through them holds exactly those pieces, however many pieces were added
+        since (checkpoints and golden digests read their own pieces this way). ``KeyError`` if a piece
+        is missing, ``ValueError`` if its size differs.
+        """
+        parts = [np.zeros(0, dtype=np.intp)]
+        for name, size in pieces:
+            where = self.slice(name)
+            if where.stop - where.start != size:
+                raise ValueError(f"observation piece {name!r} has {where.stop - where.start} entries, not {size}")
+            parts.append(np.arange(where.start, where.stop, dtype=np.intp))
+        return np.concatenate(parts)
+
     def low(self) -> np.ndarray:
         """Per-element lower bounds (float32, length :attr:`size`)."""
         return self._bounds("low")

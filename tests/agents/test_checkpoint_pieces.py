@@ -63,7 +63,7 @@ def test_a_checkpoint_of_the_current_layout_reads_the_whole_vector(tmp_path) -> 
     ("change", "message"),
     [
         (lambda p: [["no_such_piece", p[0][1]], *p[1:]], "no longer has"),
-        (lambda p: [[p[0][0], p[0][1] + 1], *p[1:]], "of size"),
+        (lambda p: [[p[0][0], p[0][1] + 1], *p[1:]], "entries, not"),
     ],
     ids=["gone", "resized"],
 )

@@ -182,3 +182,16 @@ def test_docstring_table_is_the_layout_table(game: str) -> None:
         f"the observation table of {module.__name__} is out of date; paste:\n{expected}"
     )
     assert "(issue 10)" not in module.__doc__
+
+
+def test_indices_read_named_pieces_in_any_order() -> None:
+    from ice_envs.core.layout import ObservationLayout, Piece
+
+    layout = ObservationLayout([Piece("a", 2, 0, 1, "a"), Piece("b", (2, 2), 0, 1, "b"), Piece("c", 1, 0, 1, "c")])
+    assert layout.sizes() == [("a", 2), ("b", 4), ("c", 1)]
+    assert layout.indices([("c", 1), ("a", 2)]).tolist() == [6, 0, 1]
+    assert layout.indices([]).size == 0
+    with pytest.raises(KeyError, match="'d'"):
+        layout.indices([("d", 1)])
+    with pytest.raises(ValueError, match="4 entries, not 3"):
+        layout.indices([("b", 3)])
