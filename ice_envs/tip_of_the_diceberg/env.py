@@ -1,7 +1,7 @@
 """
 # Tip of the Diceberg
 
-| Import             | `from ice_envs import tip_of_the_diceberg_v0`       |
+| Import             | `from ice_envs import tip_of_the_diceberg_v1`       |
 |--------------------|-----------------------------------------------------|
 | Actions            | Discrete                                            |
 | Parallel API       | No                                                  |
@@ -10,7 +10,7 @@
 | Agents             | 3-5                                                 |
 | Action Shape       | Discrete(225)                                       |
 | Action Values      | Discrete(225)                                       |
-| Observation Shape  | (2047,)                                             |
+| Observation Shape  | (3023,)                                             |
 | Observation Values | [0, 1]                                              |
 
 Shed your cards and dice by playing melds to the revealed Diceberg cards. The dice
@@ -24,9 +24,9 @@ interpretation: `docs/rules/tip_of_the_diceberg.md`.
 ## Arguments
 
 ``` python
-tip_of_the_diceberg_v0.env(num_players=4, catalog=None, num_rounds=3, main_cards=None,
-                           start_player=None, render_mode=None, illegal_action="raise",
-                           reward_mode="outcome", max_cycles=None)
+tip_of_the_diceberg_v1.env(num_players=4, catalog=None, num_rounds=3, main_cards=None,
+                           start_player=None, compulsory_powers=False, render_mode=None,
+                           illegal_action="raise", reward_mode="outcome", max_cycles=None)
 ```
 
 `num_players`: 3-5. `catalog`: `None` (the default catalog of 7 starter and 25 main
@@ -34,6 +34,8 @@ cards), a path to a catalog JSON file (your own "blank cards"), or the catalog a
 dict. `num_rounds`: rounds in a game (3). `main_cards`: ids of main cards to reveal
 instead of drawing one per power deck (e.g. `["R3", "D1", "T2", "C4"]`; decks not named
 are drawn). `start_player`: seat that starts the first round (`None`: drawn).
+`compulsory_powers`: `False` (default): the take, discard and reroll powers may be
+declined; `True`: each must be used when it can act (no decline action; rules page R2.9).
 `render_mode`: `"ansi"`, `"rgb_array"`, `"human"`. `illegal_action`: `"raise"` or
 `"penalize"`. `reward_mode`: `"outcome"` or `"score"`. `max_cycles`: truncate after
 `max_cycles * num_players` decisions.
@@ -45,30 +47,32 @@ draft; giving `pool` leaves every other die out of the game.
 
 ## Observation Space
 
-A dict with `"observation"` (float32, shape (2047,), in [0, 1]) and `"action_mask"`
+A dict with `"observation"` (float32, shape (3023,), in [0, 1]) and `"action_mask"`
 (int8, shape (225,)). The observation is from the observing player's seat; seats are
 in relative order (self, the next player clockwise, ...). Cards are indexed 0-59 (d4
 1-4, d6 1-6, d8 1-8, d10 1-10, d12 1-12, d20 1-20); dice by slot 0-17 (three of each
 type in the same suit order). The pieces, in order (`layout_for(config)` declares them;
 a test keeps this table equal to it):
 
-| Piece           | Offsets   | Size          | Range  | Meaning                                                                                                               |
-|-----------------|-----------|---------------|--------|-----------------------------------------------------------------------------------------------------------------------|
-| `hand`          | 0-59      | 60            | [0, 1] | own hand                                                                                                              |
-| `table`         | 60-119    | 60            | [0, 1] | cards on the Diceberg slots this trick                                                                                |
-| `removed`       | 120-179   | 60            | [0, 1] | cards out of the round (cleared tricks, discards)                                                                     |
-| `die_values`    | 180-539   | 360 (18x20)   | [0, 1] | per die: its value v one-hot (column v - 1)                                                                           |
-| `die_locations` | 540-683   | 144 (18x8)    | [0, 1] | per die: own, pool, on a slot, seat +1, +2, +3, +4, not in game                                                       |
-| `slots`         | 684-1883  | 1200 (12x100) | [0, 1] | the Diceberg slots (row below)                                                                                        |
-| `seats`         | 1884-1938 | 55 (5x11)     | [0, 1] | per relative seat (row below)                                                                                         |
-| `round`         | 1939      | 1             | [0, 1] | round / rounds                                                                                                        |
-| `last_round`    | 1940      | 1             | [0, 1] | last round                                                                                                            |
-| `phase`         | 1941-1947 | 7             | [0, 1] | phase: draft, lead (nothing played this trick), play, composing a meld (own), take power, discard power, reroll power |
-| `selection`     | 1948-2025 | 78            | [0, 1] | own meld being composed: cards 0-59, dice 60-77                                                                       |
-| `marks`         | 2026-2043 | 18            | [0, 1] | own dice marked for the reroll power                                                                                  |
-| `passes`        | 2044      | 1             | [0, 1] | passes in succession / players                                                                                        |
-| `pool`          | 2045      | 1             | [0, 1] | pool dice / 18                                                                                                        |
-| `draft_left`    | 2046      | 1             | [0, 1] | draft picks left / 10                                                                                                 |
+| Piece             | Offsets   | Size          | Range  | Meaning                                                                                                               |
+|-------------------|-----------|---------------|--------|-----------------------------------------------------------------------------------------------------------------------|
+| `hand`            | 0-59      | 60            | [0, 1] | own hand                                                                                                              |
+| `table`           | 60-119    | 60            | [0, 1] | cards on the Diceberg slots this trick                                                                                |
+| `removed`         | 120-179   | 60            | [0, 1] | cards out of the round (cleared tricks, discards)                                                                     |
+| `die_values`      | 180-539   | 360 (18x20)   | [0, 1] | per die: its value v one-hot (column v - 1)                                                                           |
+| `die_locations`   | 540-683   | 144 (18x8)    | [0, 1] | per die: own, pool, on a slot, seat +1, +2, +3, +4, not in game                                                       |
+| `slots`           | 684-1883  | 1200 (12x100) | [0, 1] | the Diceberg slots (row below)                                                                                        |
+| `seats`           | 1884-1938 | 55 (5x11)     | [0, 1] | per relative seat (row below)                                                                                         |
+| `round`           | 1939      | 1             | [0, 1] | round / rounds                                                                                                        |
+| `last_round`      | 1940      | 1             | [0, 1] | last round                                                                                                            |
+| `phase`           | 1941-1947 | 7             | [0, 1] | phase: draft, lead (nothing played this trick), play, composing a meld (own), take power, discard power, reroll power |
+| `selection`       | 1948-2025 | 78            | [0, 1] | own meld being composed: cards 0-59, dice 60-77                                                                       |
+| `marks`           | 2026-2043 | 18            | [0, 1] | own dice marked for the reroll power                                                                                  |
+| `passes`          | 2044      | 1             | [0, 1] | passes in succession / players                                                                                        |
+| `pool`            | 2045      | 1             | [0, 1] | pool dice / 18                                                                                                        |
+| `draft_left`      | 2046      | 1             | [0, 1] | draft picks left / 10                                                                                                 |
+| `slot_melds`      | 2047-2982 | 936 (12x78)   | [0, 1] | per slot: the meld on it this trick, cards 0-59, dice 60-77                                                           |
+| `past_out_orders` | 2983-3022 | 40 (2x5x4)    | [0, 1] | per finished round (latest first), per relative seat: went out 1st, 2nd, 3rd, stayed in                               |
 
 A row of `slots` (100 values): 0 present, 1 taken this trick, 2-6 taken by relative
 seat, 7-11 power (none, reroll, discard, take, clear), 12-35 pattern features, 36-99
@@ -80,6 +84,12 @@ Pattern features per slot: count min / 8, count max / 8, same number, same suit,
 distinct numbers, distinct suits, run, sum min / 160, sum max / 160, value min / 20,
 value max / 20, all even, all odd, parity alike, allowed suits (6), dice min / 8,
 dice max / 8, cards min / 8, cards max / 8.
+
+`slot_melds` shows which meld lies on which slot (the `table` piece merges the cards of
+all slots; a die on a slot shows its value in `die_values`). `past_out_orders` gives the
+order in which players went out in the latest two finished rounds (row 0 the previous
+round; rows of rounds not played yet are zero; older rounds only count through the
+points): the start player of a round and the game's tie-break read the previous round.
 
 Other players' hands and the undealt cards are hidden; so is the meld another player
 is composing (it appears when played). All dice are public.
@@ -115,6 +125,11 @@ for going out first, second, third in a round).
 
 ## Version History
 
+* v1: the option `compulsory_powers` (default `False`, the v0 rules); the observation
+  pieces `slot_melds` (which meld lies on which slot) and `past_out_orders` (the latest
+  finished rounds' out-orders) appended after the v0 pieces, which are unchanged. Fix: a
+  die taken could be offered alone on a card of a custom catalog that allows no dice
+  (`"dice": 0` with `"count"` 1); the shipped catalogs have no such card.
 * v0: Initial release (ice-envs 0.1.0).
 """
 
@@ -130,7 +145,7 @@ from gymnasium import spaces
 from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.errors import OptionError
 from ice_envs.core.layout import ObservationLayout, Piece
-from ice_envs.core.options import check_int
+from ice_envs.core.options import check_flag, check_int
 from ice_envs.core.wrapping import make_factories
 from ice_envs.tip_of_the_diceberg import rules
 from ice_envs.tip_of_the_diceberg.catalog import MAX_CATALOG, MAX_SLOTS, POWERS, Catalog, check_playable, load_catalog
@@ -164,6 +179,14 @@ SEAT_SIZE = 11
 NUM_PHASES = 7
 #: Most rounds a game may be set to (``num_rounds``); the default is 3.
 MAX_ROUNDS = 100
+#: Finished rounds shown by ``past_out_orders``: the latest two (every earlier round of the default 3).
+PAST_ROUNDS = 2
+#: Columns of a seat in ``past_out_orders``: went out 1st, 2nd, 3rd (at most 3 go out, R5.1), stayed in.
+PAST_PLACES = 4
+#: Width of a row of ``slot_melds`` (and of ``selection``): cards 0-59, dice 60-77.
+MELD_WIDTH = NUM_CARDS + NUM_DICE
+#: Entries of each of the encoder's caches before it is emptied.
+_ENCODE_CACHE_LIMIT = 512
 
 
 def layout_for(config: rules.DicebergConfig) -> ObservationLayout:
@@ -198,6 +221,21 @@ def layout_for(config: rules.DicebergConfig) -> ObservationLayout:
             Piece("passes", 1, 0, 1, "passes in succession / players"),
             Piece("pool", 1, 0, 1, "pool dice / 18"),
             Piece("draft_left", 1, 0, 1, "draft picks left / 10"),
+            # v1 (issue 17): appended, the pieces above keep their place and meaning
+            Piece(
+                "slot_melds",
+                (MAX_SLOTS, MELD_WIDTH),
+                0,
+                1,
+                "per slot: the meld on it this trick, cards 0-59, dice 60-77",
+            ),
+            Piece(
+                "past_out_orders",
+                (PAST_ROUNDS, MAX_SEATS, PAST_PLACES),
+                0,
+                1,
+                "per finished round (latest first), per relative seat: went out 1st, 2nd, 3rd, stayed in",
+            ),
         ]
     )
 
@@ -243,6 +281,14 @@ def pattern_features(p: Pattern) -> np.ndarray:
     return np.asarray(f, dtype=np.float32)
 
 
+def _remember(cache: dict, key: tuple, value: Any) -> Any:
+    """Store ``value`` under ``key`` in one of the encoder's caches (emptied when full); returns it."""
+    if len(cache) >= _ENCODE_CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
 class TipOfTheDicebergEnv(IceAECEnv):
     """Tip of the Diceberg as a PettingZoo AEC env (see the module docstring)."""
 
@@ -266,6 +312,7 @@ class TipOfTheDicebergEnv(IceAECEnv):
         num_rounds: int = 3,
         main_cards: Sequence[str] | None = None,
         start_player: int | None = None,
+        compulsory_powers: bool = False,
         **common: Any,
     ) -> None:
         n = self.check_num_players(num_players)
@@ -280,6 +327,7 @@ class TipOfTheDicebergEnv(IceAECEnv):
             raise OptionError(f"{name}: catalog: {exc}") from None
         rounds = check_int(name, "num_rounds", num_rounds, low=1, high=MAX_ROUNDS)
         start = check_int(name, "start_player", start_player, low=0, high=n - 1, allow_none=True)
+        compulsory = check_flag(name, "compulsory_powers", compulsory_powers)
         if main_cards is not None and (isinstance(main_cards, str) or not isinstance(main_cards, (list, tuple))):
             raise OptionError(f"{name}: main_cards must be a list of card ids, got {main_cards!r}")
         ids = tuple(main_cards or ())
@@ -290,7 +338,12 @@ class TipOfTheDicebergEnv(IceAECEnv):
                 raise OptionError(f"{name}: main_cards: catalog {cat.name!r} has no card {cid!r}")
         try:
             self.config = rules.DicebergConfig(
-                num_players=n, catalog=cat, num_rounds=rounds, main_cards=ids, start_player=start
+                num_players=n,
+                catalog=cat,
+                num_rounds=rounds,
+                main_cards=ids,
+                start_player=start,
+                compulsory_powers=compulsory,
             )
         except ValueError as exc:
             raise OptionError(str(exc)) from None
@@ -305,16 +358,56 @@ class TipOfTheDicebergEnv(IceAECEnv):
         super().__init__(n, **common)
         self._obs_size = lay.size
         self._slots_slice = lay.slice("slots")
-        #: Index of "die d shows value 0" (add the value for the die's one-hot).
-        self._die_value_at = tuple(lay.offset("die_values") + MAX_NUMBER * d - 1 for d in range(NUM_DICE))
-        #: Index of die d's first location column.
-        self._die_loc_at = tuple(lay.offset("die_locations") + DIE_LOC_SIZE * d for d in range(NUM_DICE))
-        #: the offsets of :meth:`_encode`, in the order it unpacks them
-        self._offsets = lay.offsets(
-            "hand", "table", "removed", "slots", "seats", "round", "phase", "selection", "marks", "passes"
-        )
+        self._init_encoder_tables(lay)
+
+    def _init_encoder_tables(self, lay: ObservationLayout) -> None:
+        """Offsets and per-seat index tables of :meth:`_encode`, read from the layout once."""
+        n = self.num_players
+        assert lay.offset("hand") == 0
+        assert lay.offset("die_locations") == lay.offset("die_values") + lay.piece("die_values").size
+        assert lay.offset("slots") == lay.offset("die_locations") + lay.piece("die_locations").size
         assert lay.offset("last_round") == lay.offset("round") + 1
         assert lay.offset("draft_left") == lay.offset("pool") + 1 == lay.offset("passes") + 2
+        #: the offsets of :meth:`_encode`, in the order it unpacks them
+        self._offsets = lay.offsets("table", "removed", "slots", "round", "phase", "selection", "marks", "passes")
+        self._o_slot_melds, self._o_past = lay.offsets("slot_melds", "past_out_orders")
+        o_values, o_locs, o_slots, o_seats = lay.offsets("die_values", "die_locations", "slots", "seats")
+        o_round, o_misc = lay.offsets("round", "passes")
+        #: Index of "die d shows value 0" (add the value for the die's one-hot).
+        self._die_value_one = tuple(o_values + MAX_NUMBER * d - 1 for d in range(NUM_DICE))
+        #: ``[seat][d][die_loc]``: the location column of die d (``die_loc`` -3..-1 index from the end).
+        self._die_loc_ones = []
+        #: ``[seat][p]``: offset of the ``seats`` row of seat p.
+        self._seat_rows = []
+        #: ``[seat][k][p]``: the ones of "slot k taken this trick, by seat p".
+        self._slot_taker = []
+        #: ``[seat]``: where the values other than 0 / 1 go, in the order :meth:`_encode` computes them.
+        self._value_at: list[list[int]] = []
+        self._loc_cache: dict[tuple[int, ...], tuple[np.ndarray, int, list[int]]] = {}
+        self._value_cache: dict[tuple[int, ...], np.ndarray] = {}
+        self._removed_cache: dict[tuple[int, ...], np.ndarray] = {}
+        self._past_cache: dict[tuple, list[int]] = {}
+        for seat in range(n):
+            codes = _loc_codes(seat, n)
+            order = [*range(n), rules.UNUSED, rules.PLAYED, rules.POOL]  # negative locations from the end
+            self._die_loc_ones.append(
+                [tuple(o_locs + DIE_LOC_SIZE * d + codes[loc] for loc in order) for d in range(NUM_DICE)]
+            )
+            self._seat_rows.append(tuple(o_seats + SEAT_SIZE * ((p - seat) % n) for p in range(n)))
+            rows = self._seat_rows[-1]
+            self._value_at.append(
+                [rows[p] + 1 for p in range(n)]  # cards / 12
+                + [rows[p] + 2 for p in range(n)]  # dice / 18
+                + [o_misc + 1]  # pool / 18
+                + [rows[p] + 3 for p in range(n)]  # points / (3 x rounds)
+                + [o_round, o_misc, o_misc + 2]  # round, passes, draft_left
+            )
+            self._slot_taker.append(
+                [
+                    tuple((o_slots + SLOT_SIZE * k + 1, o_slots + SLOT_SIZE * k + 2 + (p - seat) % n) for p in range(n))
+                    for k in range(MAX_SLOTS)
+                ]
+            )
 
     # -- encoding
     def _num_actions(self) -> int:
@@ -342,81 +435,128 @@ class TipOfTheDicebergEnv(IceAECEnv):
         return block
 
     def _base_obs(self, slots: list[int]) -> np.ndarray:
-        """A zero observation with the static slot block of ``slots`` filled in (cached; copy before use)."""
+        """A zero observation with the static slot block of ``slots`` and the seats present filled in
+        (cached; copy before use)."""
         key = tuple(slots)
         base = self._base_cache.get(key)
         if base is None:
             base = np.zeros(self._obs_size, dtype=np.float32)
             base[self._slots_slice] = self._static_slots(slots).reshape(-1)
+            o_seats = self.obs_layout.offset("seats")
+            base[[o_seats + SEAT_SIZE * q for q in range(self.num_players)]] = 1.0  # present
             self._base_cache[key] = base
         return base
 
     def _encode(self, seat: int) -> np.ndarray:
-        """The observation of ``seat``: the cached static part copied once, then one write of
-        every 1.0 and one write of every other value (indices gathered in plain Python)."""
+        """The observation of ``seat``: the cached static part copied once, then one write of every 1.0
+        (indices gathered in plain Python from per-seat tables) and one write of each other value."""
         s: rules.DicebergState = self.game_state
         n = self.num_players
-        o_hand, o_table, o_removed, o_slots, o_seats, o_round, o_phase, o_selection, o_marks, o_misc = self._offsets
+        o_table, _, o_slots, o_round, o_phase, o_selection, o_marks, _ = self._offsets
         obs = self._base_obs(s.slots).copy()
-        ones = [o_hand + c for c in s.hands[seat]]
-        ones += [o_removed + c for c in s.removed]
-        ones += [o_table + it for meld in s.slot_meld for it in meld if it < ITEM_DIE0]
-        die_loc = s.die_loc
-        codes = _loc_codes(seat, n)
-        die_value_at, die_loc_at = self._die_value_at, self._die_loc_at
-        for d, (loc, val) in enumerate(zip(die_loc, s.die_value)):
-            if loc != rules.UNUSED:
-                ones.append(die_value_at[d] + val)
-            ones.append(die_loc_at[d] + codes[loc])
-        for k, p in enumerate(s.slot_player):
-            if p >= 0:
-                at = o_slots + SLOT_SIZE * k
-                ones.append(at + 1)
-                ones.append(at + 2 + (p - seat) % n)
+        locations, unused, counts = self._locations(seat, s.die_loc)
+        obs[locations] = 1.0
+        obs[self._values(unused, s.die_value)] = 1.0
+        if s.removed:
+            obs[self._removed_ones(s.removed)] = 1.0
+        ones = list(s.hands[seat])  # the hand is the first piece (offset 0)
+        if max(s.slot_player) >= 0:  # some slot is taken this trick
+            taker = self._slot_taker[seat]
+            for k, p in enumerate(s.slot_player):
+                if p >= 0:
+                    meld = s.slot_meld[k]
+                    ones += taker[k][p]
+                    at = self._o_slot_melds + MELD_WIDTH * k
+                    ones += [at + it for it in meld]
+                    ones += [o_table + it for it in meld if it < ITEM_DIE0]
+        if s.history:
+            ones += self._past_out_ones(s.history, seat)
+        rows = self._seat_rows[seat]
         over = s.phase == rules.PHASE_OVER
-        passed = self._passed_seats(s)
-        top = 3.0 * s.config.num_rounds
-        out_order = s.out_order
-        at_val: list[int] = []
-        vals: list[float] = []
-        for p in range(n):
-            row = o_seats + SEAT_SIZE * ((p - seat) % n)
-            ones.append(row)
-            at_val += (row + 1, row + 2, row + 3)
-            vals += (len(s.hands[p]) / rules.HAND_SIZE, die_loc.count(p) / NUM_DICE, min(1.0, s.points[p] / top))
-            if p in out_order:
-                ones.append(row + 4)
-                k = out_order.index(p)
-                if k < 3:
-                    ones.append(row + 5 + k)
-            if not over and p == s.current:
-                ones.append(row + 8)
-            if p == s.last_player:
-                ones.append(row + 9)
-            if p in passed:
-                ones.append(row + 10)
-        at_val.append(o_round)
-        vals.append((s.round + 1) / s.config.num_rounds)
+        for k, p in enumerate(s.out_order):
+            ones.append(rows[p] + 4)
+            if k < 3:
+                ones.append(rows[p] + 5 + k)
+        if not over:
+            ones.append(rows[s.current] + 8)
+        if s.last_player >= 0:
+            ones.append(rows[s.last_player] + 9)
+        if s.passes and s.phase == rules.PHASE_PLAY:
+            ones += [rows[p] + 10 for p in self._passed_seats(s)]
         if s.round + 1 == s.config.num_rounds:
             ones.append(o_round + 1)  # last_round
         if not over:
-            if s.phase == rules.PHASE_DRAFT:
-                ones.append(o_phase)
-            elif s.phase == rules.PHASE_PLAY:
+            phase = s.phase
+            if phase == rules.PHASE_PLAY:
                 if s.selection and seat == s.current:
                     ones.append(o_phase + 3)
+                    ones += [o_selection + it for it in s.selection]
                 else:
                     ones.append(o_phase + (1 if s.last_player < 0 else 2))
+            elif phase == rules.PHASE_DRAFT:
+                ones.append(o_phase)
             else:
-                ones.append(o_phase + 4 + (s.phase - rules.PHASE_TAKE))
-            if seat == s.current:
-                ones += [o_selection + it for it in s.selection]
-                ones += [o_marks + d for d in s.marks]
-        at_val += (o_misc, o_misc + 1, o_misc + 2)  # passes, pool, draft_left
-        vals += (s.passes / n, die_loc.count(rules.POOL) / NUM_DICE, len(s.draft_order) / (2 * MAX_SEATS))
-        obs[np.fromiter(ones, np.intp, len(ones))] = 1.0
-        obs[at_val] = vals
+                ones.append(o_phase + 4 + (phase - rules.PHASE_TAKE))
+                if seat == s.current and s.marks:
+                    ones += [o_marks + d for d in s.marks]
+        obs.put(ones, 1.0)
+        top = 3.0 * s.config.num_rounds
+        hands, points = s.hands, s.points
+        vals = [len(hand) / rules.HAND_SIZE for hand in hands]
+        vals += counts  # dice / 18 per seat, then the pool's
+        vals += [min(1.0, x / top) for x in points]
+        vals += ((s.round + 1) / s.config.num_rounds, s.passes / n, len(s.draft_order) / (2 * MAX_SEATS))
+        obs.put(self._value_at[seat], vals)
         return obs
+
+    def _locations(self, seat: int, die_loc: list[int]) -> tuple[np.ndarray, int, list[int]]:
+        """The indices of the ``die_locations`` ones as seen from ``seat``, the dice not in the game
+        (a bitmask), and the dice held per seat and (last) in the pool, / 18; cached by the dice's
+        locations."""
+        key = (seat, *die_loc)
+        hit = self._loc_cache.get(key)
+        if hit is None:
+            at_loc = self._die_loc_ones[seat]
+            ones = np.array([at_loc[d][loc] for d, loc in enumerate(die_loc)], dtype=np.intp)
+            unused = sum(1 << d for d, loc in enumerate(die_loc) if loc == rules.UNUSED)
+            counts = [die_loc.count(p) / NUM_DICE for p in (*range(self.num_players), rules.POOL)]
+            hit = _remember(self._loc_cache, key, (ones, unused, counts))
+        return hit
+
+    def _values(self, unused: int, die_value: list[int]) -> np.ndarray:
+        """The indices of the ``die_values`` ones of the dice in the game (not in ``unused``), cached."""
+        key = (unused, *die_value)
+        hit = self._value_cache.get(key)
+        if hit is None:
+            at = self._die_value_one
+            ones = [at[d] + v for d, v in enumerate(die_value) if not unused >> d & 1]
+            hit = _remember(self._value_cache, key, np.array(ones, dtype=np.intp))
+        return hit
+
+    def _removed_ones(self, removed: list[int]) -> np.ndarray:
+        """The indices of the ``removed`` ones (cached by the cards out of the round)."""
+        key = tuple(removed)
+        hit = self._removed_cache.get(key)
+        if hit is None:
+            hit = _remember(self._removed_cache, key, np.array(removed, dtype=np.intp) + self._offsets[1])
+        return hit
+
+    def _past_out_ones(self, history: list[list[int]], seat: int) -> list[int]:
+        """Indices of the ones of ``past_out_orders`` as seen from ``seat``: the latest finished round
+        first (cached by the rounds shown; do not modify)."""
+        shown = history[-PAST_ROUNDS:]
+        key = (seat, *map(tuple, shown))
+        hit = self._past_cache.get(key)
+        if hit is None:
+            n = self.num_players
+            hit = []
+            for r, order in enumerate(reversed(shown)):
+                row = self._o_past + r * MAX_SEATS * PAST_PLACES
+                for p in range(n):
+                    place = order.index(p) if p in order else PAST_PLACES - 1
+                    hit.append(row + ((p - seat) % n) * PAST_PLACES + place)
+            _remember(self._past_cache, key, hit)
+        return hit
 
     @staticmethod
     def _passed_seats(s: rules.DicebergState) -> set[int]:

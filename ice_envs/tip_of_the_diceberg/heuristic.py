@@ -24,7 +24,8 @@ Strategy, as a decent player would play:
    awkward one). Take: the die that makes the hand cheaper, else decline. Re-roll:
    each own die whose re-roll lowers the expected cost of the hand (dice that fit
    nothing), else decline. Clear has no decision (``docs/rules/tip_of_the_diceberg.md``
-   R3.6-R3.10).
+   R3.6-R3.10). With ``compulsory_powers`` (no decline) it discards the card, takes the
+   die and re-rolls the die that leave the cheapest (expected) hand.
 
 It reads only its own hand and dice and the public table (slots, pool, dice), never the
 other hands of its view.
@@ -372,9 +373,10 @@ class DicebergHeuristic(SeededAgent):
         elif phase == rules.PHASE_DRAFT:
             action = self._best_die(state, seat, legal, rules.DRAFT, None)
         elif phase == rules.PHASE_TAKE:
-            action = self._best_die(state, seat, legal, rules.TAKE, rules.DECLINE)
+            decline = rules.DECLINE if rules.DECLINE in legal else None  # None: compulsory_powers
+            action = self._best_die(state, seat, legal, rules.TAKE, decline)
         elif phase == rules.PHASE_DISCARD:
-            action = self._discard(state, seat)
+            action = self._discard(state, seat, rules.DECLINE in legal)
         elif phase == rules.PHASE_REROLL:
             action = self._reroll(state, seat, legal)
         if action is None or action not in legal:
@@ -395,11 +397,12 @@ class DicebergHeuristic(SeededAgent):
                     best, best_action = v, a
         return best_action
 
-    def _discard(self, state: rules.DicebergState, seat: int) -> int:
-        """The card whose loss leaves the cheapest hand (the most awkward one), if any helps."""
+    def _discard(self, state: rules.DicebergState, seat: int, may_decline: bool = True) -> int | None:
+        """The card whose loss leaves the cheapest hand (the most awkward one), if any helps
+        (any card at all when the power cannot be declined)."""
         hand = self.hand(state, rules.items_of(state, seat))
         plan = hand.plan
-        best, best_action = hand.value() - EPS, rules.DECLINE
+        best, best_action = (hand.value() - EPS, rules.DECLINE) if may_decline else (float("inf"), None)
         for i in plan.card_bits(hand.mask):
             v = plan.value(hand.mask ^ (1 << i))
             if v < best:
@@ -412,7 +415,26 @@ class DicebergHeuristic(SeededAgent):
         for d in self.reroll_choice(state, seat):
             if d > last and rules.MARK + d in legal:
                 return rules.MARK + d
-        return rules.REROLL if state.marks else rules.DECLINE
+        if state.marks:
+            return rules.REROLL
+        if rules.DECLINE in legal:
+            return rules.DECLINE
+        return self._least_bad_mark(state, seat, legal)
+
+    def _least_bad_mark(self, state: rules.DicebergState, seat: int, legal: list[int]) -> int | None:
+        """With ``compulsory_powers`` a re-roll must be made: mark the die whose re-roll costs least."""
+        hand = self.hand(state, rules.items_of(state, seat))
+        best, best_action = float("inf"), None
+        for i, it in enumerate(hand.plan.items):
+            d = it[0] - ITEM_DIE0
+            if not (hand.mask >> i & 1 and it[3]) or rules.MARK + d not in legal:
+                continue
+            rest = hand.minus(1 << i)
+            faces = SUIT_FACES[DIE_TYPE[d]]
+            expected = sum(self.value_with_die(state, rest, d, v) for v in range(1, faces + 1)) / faces
+            if expected < best:
+                best, best_action = expected, rules.MARK + d
+        return best_action
 
     def _play(self, state: rules.DicebergState, seat: int, legal: list[int]) -> int | None:
         """Continue the best meld; at the start of a turn, pass (with a helpful die) if no play beats it."""

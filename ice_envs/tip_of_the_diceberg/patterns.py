@@ -176,6 +176,16 @@ class Pattern:
             self._companion_tables[suit, number] = table
         return table
 
+    def fits_alone(self, number: int, is_die: int) -> bool:
+        """Whether one allowed item showing ``number`` (a die if ``is_die``) is a meld on its own."""
+        d = 1 if is_die else 0
+        return (
+            self.count_min <= 1
+            and self.sum_min <= number <= self.sum_max
+            and self.dice_min <= d <= self.dice_max
+            and self.cards_min <= 1 - d <= self.cards_max
+        )
+
     def allows_item(self, suit: int, number: int) -> bool:
         """Whether a single item may appear in a meld of this pattern at all."""
         if not self.value_min <= number <= self.value_max or not self.suits >> suit & 1:
@@ -369,6 +379,70 @@ def matches(p: Pattern, items: Sequence[tuple[int, int, bool]]) -> bool:
     return p.sum_min <= sum(numbers) <= p.sum_max
 
 
+def _hopeless(p: Pattern, cand: Sequence[Item], must: Item | None) -> bool:
+    """True when the items cannot hold a meld of ``p`` (of two items or more, with ``must``), by
+    necessary conditions on the items as a multiset: counts of items, suits, numbers, dice and
+    cards, the longest run, the smallest and largest sums. Only a shortcut for
+    :func:`enumerate_melds` (whose search would find nothing): False proves nothing."""
+    cmin, cmax, smin, smax, same_n, same_s, dist_n, dist_s, run, same_par, dmin, kmin, _, _ = p.search_bounds
+    k = cmin if must is None else max(cmin, 2)  # items of the smallest meld still possible
+    pool = list(cand) if must is None else [*cand, must]
+    size = len(pool)
+    if size < k:
+        return True
+    if k < 2 and not (smin or smax < NO_SUM_MAX or dmin or kmin):
+        return False  # a single item fits
+    if dist_s and len({it[1] for it in pool}) < k:
+        return True
+    if must is None and (same_s or same_n or same_par):
+        groups: dict[int, int] = {}
+        for it in pool:
+            key = (it[1] if same_s else 0) * 64 + (it[2] if same_n else 0) + (32 + (it[2] & 1) if same_par else 0)
+            groups[key] = groups.get(key, 0) + 1
+        if max(groups.values()) < k:
+            return True
+    if dmin or kmin:
+        dice = sum(1 for it in pool if it[3])
+        if dice < dmin or size - dice < kmin:
+            return True
+    if dist_n:  # distinct numbers, or a run
+        numbers = {it[2] for it in pool}
+        if len(numbers) < k:
+            return True
+        if run and _longest_run(numbers, None if must is None else must[2]) < k:
+            return True
+    if smin or smax < NO_SUM_MAX:
+        if must is None:
+            values = sorted(it[2] for it in pool)
+            low, high = sum(values[:k]), sum(values[-cmax:])
+        else:
+            values = sorted(it[2] for it in cand)
+            low = must[2] + sum(values[: k - 1])
+            high = must[2] + sum(values[-(cmax - 1) :])
+        if low > smax or high < smin:
+            return True
+    return False
+
+
+def _longest_run(numbers: set[int], through: int | None) -> int:
+    """Length of the longest run of consecutive ``numbers`` (the one through ``through``, if given)."""
+    if through is not None:
+        lo = hi = through
+        while lo - 1 in numbers:
+            lo -= 1
+        while hi + 1 in numbers:
+            hi += 1
+        return hi - lo + 1
+    best = 0
+    for v in numbers:
+        if v - 1 not in numbers:
+            w = v
+            while w + 1 in numbers:
+                w += 1
+            best = max(best, w - v + 1)
+    return best
+
+
 class _Done(Exception):
     """Stops the enumeration once ``limit`` melds are found."""
 
@@ -388,28 +462,36 @@ def enumerate_melds(
     A depth-first search in item order, pruned by every constraint that a partial
     meld can already break (same / distinct / run span / sum maximum / dice and card
     counts) and by bounds on what the remaining items can still add (count, sum
-    minimum, dice minimum).
+    minimum and maximum, dice minimum). Items that cannot be in any meld are not
+    searched (a pattern of dice only skips the cards), item sets that cannot hold a
+    meld at all are not searched (:func:`_hopeless`), and with an exact sum the last
+    item is looked up by its number.
     """
     cmin, cmax, smin, smax, same_n, same_s, dist_n, dist_s, run, same_par, dmin, kmin, dmax, kmax = p.search_bounds
     if must is None:
         cand = p.candidates(items)
+        if kmax <= 0 or dmax <= 0:  # a pattern of dice only (or cards only)
+            cand = tuple([it for it in cand if (it[3] and dmax > 0) or (not it[3] and kmax > 0)])
     else:
         xid, xs, xv, xd = must
         if not p.allowed[xs * 21 + xv] or must not in items:
             return []
         xd = 1 if xd else 0
-        single = [(xid,)] if 1 >= cmin and smin <= xv <= smax and xd >= dmin and 1 - xd >= kmin else []
+        single = [(xid,)] if p.fits_alone(xv, xd) else []
         if cmax == 1 or xd > dmax or 1 - xd > kmax:
             return single  # ``must`` cannot have company
         # Only the items that can join ``must`` in a meld at all: the search below would
         # skip every other one at every depth, so the output is the same.
         ok = p.companions(xs, xv)
         cand = tuple([it for it in items if ok[it[1] * 21 + it[2]] and it[0] != xid])
+        dice_left, cards_left = dmax - xd, kmax - (1 - xd)
+        if dice_left <= 0 or cards_left <= 0:  # room for cards only (or dice only) beside ``must``
+            cand = tuple([it for it in cand if (it[3] and dice_left > 0) or (not it[3] and cards_left > 0)])
         if not cand:
             return single
     n = len(cand)
-    if n + (must is not None) < cmin:
-        return []
+    if n + (must is not None) < cmin or _hopeless(p, cand, must):
+        return [] if must is None else single
     if n == 0:
         ids_ = suit_ = num_ = die_ = ()
     else:
@@ -424,13 +506,23 @@ def enumerate_melds(
                 key = (suit_[i], num_[i])
                 prev[i] = last_seen.get(key, -1)
                 last_seen[key] = i
-    # suffix maxima of numbers and suffix counts of dice, for the lower-bound prunes
+    # suffix maxima / minima of numbers and suffix counts of dice, for the bound prunes
     suf_max = [0] * (n + 1)
+    suf_min = [0] * (n + 1)
     suf_dice = [0] * (n + 1)
-    if smin or dmin:
+    capped = smax < NO_SUM_MAX
+    if smin or dmin or capped:
+        suf_min[n] = NO_SUM_MAX + 1
         for i in range(n - 1, -1, -1):
             suf_max[i] = max(suf_max[i + 1], num_[i])
+            suf_min[i] = min(suf_min[i + 1], num_[i])
             suf_dice[i] = suf_dice[i + 1] + die_[i]
+    # an exact sum fixes the number of the last item: where each number lies (plain item order only)
+    by_number: dict[int, list[int]] | None = None
+    if smin == smax and cmax > 1 and not (same_n or same_s):
+        by_number = {}
+        for i in range(n):
+            by_number.setdefault(num_[i], []).append(i)
     # followers: the items that may come after item i (same number / same suit shortcut)
     if cmax == 1:
         follow: list[Sequence[int]] = []
@@ -446,6 +538,8 @@ def enumerate_melds(
         follow = [range(i + 1, n) for i in range(n)]
     chosen = [False] * n
     out: list[tuple[int, ...]] = []
+    twins = max(prev, default=-1) >= 0  # some die has an identical die before it
+    counted = bool(dmin or kmin)
 
     def extend(
         ids: tuple,
@@ -461,25 +555,32 @@ def enumerate_melds(
     ) -> None:
         c2 = cnt + 1
         more = c2 < cmax
+        whole = c2 >= cmin  # a meld may end here (as far as its size goes)
+        room = cmax - c2
+        last_start = n + c2 - cmin  # a later item from here on leaves too few items for cmin
         for i in order:
-            pi = prev[i]
-            if pi >= 0 and not chosen[pi]:
-                continue
+            if twins:
+                pi = prev[i]
+                if pi >= 0 and not chosen[pi]:
+                    continue
             v = num_[i]
             t2 = total + v
             if t2 > smax:
                 continue
-            if cnt and same_par and (v ^ v0) & 1:
+            if same_par and cnt and (v ^ v0) & 1:
                 continue
             s = suit_[i]
             if dist_s and smask >> s & 1:
                 continue
             if dist_n and nmask >> v & 1:
                 continue
-            nlo = v if v < lo else lo
-            nhi = v if v > hi else hi
-            if run and nhi - nlo >= cmax:
-                continue
+            if run:
+                nlo = v if v < lo else lo
+                nhi = v if v > hi else hi
+                if nhi - nlo >= cmax:
+                    continue
+            else:
+                nlo = nhi = 0
             d = die_[i]
             nd2 = nd + d
             if d:
@@ -488,18 +589,32 @@ def enumerate_melds(
             elif c2 - nd2 > kmax:
                 continue
             ids2 = ids + (ids_[i],)
-            if c2 >= cmin and t2 >= smin and nd2 >= dmin and c2 - nd2 >= kmin and (not run or nhi - nlo == cnt):
+            if (
+                whole
+                and t2 >= smin
+                and (not counted or (nd2 >= dmin and c2 - nd2 >= kmin))
+                and (not run or nhi - nlo == cnt)
+            ):
                 out.append(ids2)
                 if limit and len(out) >= limit:
                     raise _Done
             if not more:
                 continue
-            room = cmax - c2
             j = i + 1
-            if c2 + n - j < cmin or t2 + room * suf_max[j] < smin or nd2 + min(room, suf_dice[j]) < dmin:
+            if (
+                j > last_start
+                or (smin and t2 + room * suf_max[j] < smin)
+                or (dmin and nd2 + min(room, suf_dice[j]) < dmin)
+                or (capped and t2 + suf_min[j] > smax)  # every later item overshoots the sum
+            ):
                 continue
+            nxt = follow[i]
+            if by_number is not None and room == 1:  # the last item: only the number that makes the sum
+                nxt = [k for k in by_number.get(smin - t2, ()) if k > i]
+                if not nxt:
+                    continue
             chosen[i] = True
-            extend(ids2, follow[i], c2, t2, v, smask | 1 << s, nmask | 1 << v, nlo, nhi, nd2)
+            extend(ids2, nxt, c2, t2, v, smask | 1 << s, nmask | 1 << v, nlo, nhi, nd2)
             chosen[i] = False
 
     try:
@@ -507,7 +622,10 @@ def enumerate_melds(
             extend((), range(n), 0, 0, -1, 0, 0, MAX_NUMBER + 1, 0, 0)
         else:
             out += single
-            extend((must[0],), range(n), 1, xv, xv, 1 << xs, 1 << xv, xv, xv, xd)
+            first: Sequence[int] = range(n)
+            if by_number is not None and cmax == 2:  # the one item beside ``must`` makes the sum
+                first = by_number.get(smin - xv, ())
+            extend((must[0],), first, 1, xv, xv, 1 << xs, 1 << xv, xv, xv, xd)
     except _Done:
         pass
     if must is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ice_envs import tip_of_the_diceberg_v0
+from ice_envs import tip_of_the_diceberg_v1
 from ice_envs.agents import heuristic_for
 from ice_envs.core.agent import PlayerView, make_view
 from ice_envs.evaluation import tournament as ev
@@ -20,10 +20,12 @@ MAIN = ("R4", "D4", "T3", "C6")
 SLOT_TAKE = 8
 
 
-def position(hand: list[str], dice: list[str] = (), pool: list[str] = (), draft: bool = False) -> rules.DicebergState:
+def position(
+    hand: list[str], dice: list[str] = (), pool: list[str] = (), draft: bool = False, compulsory: bool = False
+) -> rules.DicebergState:
     """Seat 0 to act in a 3-player game with ``MAIN``; the other seats hold two cards each."""
     spare = [c for c in ("d10:8", "d10:7", "d10:6", "d10:5", "d8:8", "d8:4") if c not in hand][:4]
-    cfg = rules.DicebergConfig(num_players=3, main_cards=MAIN)
+    cfg = rules.DicebergConfig(num_players=3, main_cards=MAIN, compulsory_powers=compulsory)
     return rules.new_game(
         cfg,
         np.random.default_rng(0),
@@ -108,12 +110,14 @@ def test_identical_dice_are_interchangeable_in_the_plan():
 
 
 @pytest.mark.parametrize("num_players", [3, 4, 5])
-@pytest.mark.parametrize("catalog", [None, "custom"])
+@pytest.mark.parametrize("catalog", [None, "custom", "compulsory_powers"])
 def test_only_legal_actions_over_random_positions(num_players, catalog):
     rng = np.random.default_rng(num_players)
     heuristic = DicebergHeuristic(1)
-    options = {"catalog": example_catalog_path()} if catalog else {}
-    env = tip_of_the_diceberg_v0.env(num_players=num_players, **options)
+    options = {"catalog": example_catalog_path()} if catalog == "custom" else {}
+    if catalog == "compulsory_powers":
+        options = {"compulsory_powers": True}
+    env = tip_of_the_diceberg_v1.env(num_players=num_players, **options)
     env.reset(seed=num_players)
     raw = env.unwrapped
     for decisions, agent in enumerate(env.agent_iter()):
@@ -204,6 +208,30 @@ def test_rerolls_the_die_that_fits_nothing_and_keeps_the_one_that_fits():
     state = position(["d8:5", "d8:7"], dice=["d8:6"])
     state.phase = rules.PHASE_REROLL
     assert decide(state) == rules.DECLINE
+
+
+def test_compulsory_powers_are_used_at_the_least_cost():
+    """With ``compulsory_powers`` the positions where it would decline: it takes, discards and re-rolls
+    the item that leaves the cheapest (expected) hand, never falling back to a random action."""
+    agent = DicebergHeuristic(0)
+    state = position(["d8:5", "d8:6", "d8:7"], pool=["d20:17", "d12:11"], compulsory=True)
+    state.phase = rules.PHASE_TAKE
+    assert rules.DECLINE not in rules.legal_actions(state)
+    hand = agent.hand(state, rules.items_of(state, 0))
+    cost = {d: agent.value_with_die(state, hand, d) for d in rules.pool_dice(state)}
+    assert decide(state, agent) == rules.TAKE + min(cost, key=cost.get)
+    state = position(["d8:5", "d8:6", "d8:7"], compulsory=True)
+    state.phase = rules.PHASE_DISCARD
+    action = decide(state, agent)
+    plan_hand = agent.hand(state, rules.items_of(state, 0))
+    left = {c: plan_hand.plan.value(plan_hand.mask ^ (1 << i)) for i, c in enumerate(state.hands[0])}
+    assert action == rules.DISCARD + min(left, key=left.get)
+    state = position(["d8:5", "d8:7"], dice=["d8:6"], compulsory=True)
+    state.phase = rules.PHASE_REROLL
+    first = decide(state, agent)
+    assert first == rules.MARK + own_die(state, 0, "d8:6"), "the one die must be re-rolled"
+    rules.apply(state, first, np.random.default_rng(0))
+    assert decide(state, agent) == rules.REROLL
 
 
 def test_describe_reports_the_plan():

@@ -126,7 +126,7 @@ def test_spaces_and_observation_layout():
     assert env.action_space("player_0").n == rules.NUM_ACTIONS == 225
     raw = env.unwrapped
     lay = raw.obs_layout
-    assert env.observation_space("player_0")["observation"].shape == (lay.size,) == (2047,)
+    assert env.observation_space("player_0")["observation"].shape == (lay.size,) == (3023,)
     s = raw.game_state
     obs = raw.observe("player_2")["observation"]
     assert np.flatnonzero(lay.view(obs, "hand")).tolist() == s.hands[2]

@@ -44,6 +44,9 @@ def fresh(n=3, **kw):
         ({"main_cards": ["S1"]}, "main_cards"),
         ({"catalog": 5}, "catalog"),
         ({"catalog": {"cards": "x"}}, "catalog"),
+        ({"compulsory_powers": "yes"}, "compulsory_powers must be True or False"),
+        ({"compulsory_powers": 1}, "compulsory_powers must be True or False"),
+        ({"compulsory_powers": None}, "compulsory_powers must be True or False"),
         ({"colour": "red"}, "colour"),
     ],
 )
@@ -168,6 +171,44 @@ def test_load_state_dict_refuses_a_state_of_another_config():
     with pytest.raises(OptionError, match="config"):
         env.load_state_dict(other.state_dict())
     assert snapshot(env) == before
+
+
+def test_compulsory_powers_round_trips_and_is_part_of_the_config():
+    """The option is stored in the config: saved and restored with the state, refused by an env without it."""
+    env = fresh(compulsory_powers=True)
+    data = env.state_dict()
+    assert data["state"]["fields"]["config"]["fields"]["compulsory_powers"] is True
+    again = fresh(compulsory_powers=True)
+    again.load_state_dict(json.loads(json.dumps(data)))
+    assert again.game_state.config.compulsory_powers is True and again.state_dict() == data
+    plain = fresh()
+    before = snapshot(plain)
+    with pytest.raises(OptionError, match="config"):
+        plain.load_state_dict(data)
+    assert snapshot(plain) == before
+
+
+def test_power_phase_that_cannot_act_is_refused():
+    """R2.9: a power phase only exists while its power can act (the engine skips it otherwise)."""
+    env = fresh(compulsory_powers=True)
+    good = env.state_dict()
+    seat = good["state"]["fields"]["current"]
+    for phase, match in (
+        (rules.PHASE_DISCARD, "discard power"),
+        (rules.PHASE_REROLL, "reroll power"),
+        (rules.PHASE_TAKE, "take power"),
+    ):
+        bad = _edit(good, ("phase",), phase)
+        fields = bad["state"]["fields"]
+        fields["draft_order"] = []
+        if phase == rules.PHASE_TAKE:  # empty the pool
+            fields["die_loc"] = [rules.UNUSED if d == rules.POOL else d for d in fields["die_loc"]]
+        else:  # no card (nor die: nobody holds a die before the draft)
+            fields["undealt"] = sorted(fields["undealt"] + fields["hands"][seat])
+            fields["hands"][seat] = []
+        with pytest.raises(OptionError, match=match):
+            env.load_state_dict(bad)
+    assert env.state_dict() == good
 
 
 def test_states_of_played_games_are_accepted():

@@ -126,3 +126,56 @@ def test_enumeration_with_a_required_item(index):
                 continue
             with_x = set(P.enumerate_melds(p, items, must=x))
             assert with_x == {m for m in full if x[0] in m}
+
+
+def _random_pattern(rng: np.random.Generator) -> P.Pattern:
+    """A random valid pattern of the language (R7.2), to test the enumerator's shortcuts beyond the catalogs."""
+    while True:
+        lo = int(rng.integers(1, 5))
+        data: dict = {"count": [lo, lo + int(rng.integers(0, 3))] if rng.random() < 0.5 else lo}
+        for key, choices in (("same", ["number", "suit"]), ("distinct", ["number", "suit"])):
+            if rng.random() < 0.3:
+                data[key] = str(rng.choice(choices))
+        if rng.random() < 0.2:
+            data["run"] = True
+        if rng.random() < 0.3:
+            a = int(rng.integers(2, 30))
+            data["sum"] = [a, a + int(rng.integers(0, 12))] if rng.random() < 0.7 else a
+        if rng.random() < 0.2:
+            data["parity"] = str(rng.choice(["even", "odd", "same"]))
+        if rng.random() < 0.2:
+            a = int(rng.integers(1, 12))
+            data["values"] = [a, a + int(rng.integers(0, 9))]
+        for key in ("dice", "cards"):
+            if rng.random() < 0.25:
+                a = int(rng.integers(0, 3))
+                data[key] = [a, a + int(rng.integers(0, 2))]
+        try:
+            return P.parse_pattern(data)
+        except ValueError:
+            continue
+
+
+def test_enumeration_of_random_patterns_equals_brute_force():
+    """R7.2: the shortcuts of the enumerator (hopeless item sets, a required item) never lose or add a meld."""
+    rng = np.random.default_rng(2024)
+    for _ in range(300):
+        p = _random_pattern(rng)
+        items = _random_items(rng, int(rng.integers(0, 9)), int(rng.integers(0, 5)), low_dice=bool(rng.random() < 0.5))
+        got = P.enumerate_melds(p, items)
+        by_id = {it[0]: it for it in items}
+        assert {P.canonical_key(by_id[i] for i in m) for m in got} == P.brute_force_melds(p, items), P.pattern_to_data(
+            p
+        )
+        for x in items:
+            if any(y[3] and y[0] != x[0] and (y[1], y[2]) == (x[1], x[2]) for y in items if x[3]):
+                continue  # the required item has no identical die (enumerate_melds' precondition)
+            assert set(P.enumerate_melds(p, items, must=x)) == {m for m in got if x[0] in m}, P.pattern_to_data(p)
+
+
+def test_a_required_die_alone_respects_the_dice_limit():
+    """A die alone is no meld of a pattern that allows no dice, even as the required item (it was offered)."""
+    p = P.parse_pattern({"count": [1, 2], "dice": 0})
+    a_card, a_die = (1, 0, 2, False), (60, 0, 2, True)
+    assert P.enumerate_melds(p, (a_card, a_die)) == [(1,)]
+    assert P.enumerate_melds(p, (a_card, a_die), must=a_die) == []

@@ -25,9 +25,9 @@ def c(name: str) -> int:
     return parse_card(name)
 
 
-def position(n=4, hands=None, dice=None, pool=(), start=0, catalog=TEST_CATALOG, rolls=(), rounds=3):
+def position(n=4, hands=None, dice=None, pool=(), start=0, catalog=TEST_CATALOG, rolls=(), rounds=3, compulsory=False):
     """A hand-built position in the play phase (no draft); ``rolls`` script the dice rolls."""
-    cfg = rules.DicebergConfig(num_players=n, catalog=catalog, num_rounds=rounds)
+    cfg = rules.DicebergConfig(num_players=n, catalog=catalog, num_rounds=rounds, compulsory_powers=compulsory)
     rng = ScriptedRng(list(rolls))
     hands = hands if hands is not None else [[] for _ in range(n)]
     dice = dice if dice is not None else [[] for _ in range(n)]
@@ -401,6 +401,47 @@ def test_take_power():
     s, rng = position(hands=hands)
     play(s, rng, ["d4:3", "d6:4"], SEVEN)
     assert s.phase == rules.PHASE_PLAY and s.current == 1
+
+
+def test_compulsory_take_power_must_take_a_die():
+    """R2.9, R3.9 with ``compulsory_powers``: "activate it immediately after playing your meld" read as a must."""
+    hands = [["d4:3", "d6:4", "d8:8"], ["d4:2"], ["d8:3"], ["d4:4"]]
+    s, rng = position(hands=hands, pool=["d10:9", "d4:1"], compulsory=True)
+    play(s, rng, ["d4:3", "d6:4"], SEVEN)
+    assert s.phase == rules.PHASE_TAKE
+    d4, d10 = sorted(rules.pool_dice(s))
+    assert rules.legal_actions(s) == [rules.TAKE + d4, rules.TAKE + d10], "no decline"
+    with pytest.raises(ValueError, match="not legal"):
+        rules.apply(s, rules.DECLINE, rng)
+    rules.apply(s, rules.TAKE + d4, rng)
+    assert s.die_loc[d4] == 0 and s.current == 1
+    # a power that cannot act is still skipped without a decision
+    s, rng = position(hands=hands, compulsory=True)
+    play(s, rng, ["d4:3", "d6:4"], SEVEN)
+    assert s.phase == rules.PHASE_PLAY and s.current == 1
+
+
+def test_compulsory_discard_power_must_discard_a_card():
+    """R3.7, R3.9 with ``compulsory_powers``."""
+    hands = [["d12:11", "d6:3", "d8:4"], ["d4:2"], ["d4:3"], ["d4:4"]]
+    s, rng = position(hands=hands, compulsory=True)
+    play(s, rng, ["d12:11"], HIGH)
+    assert rules.legal_actions(s) == [rules.DISCARD + c("d6:3"), rules.DISCARD + c("d8:4")]
+    rules.apply(s, rules.DISCARD + c("d6:3"), rng)
+    assert s.hands[0] == [c("d8:4")] and c("d6:3") in s.removed and s.current == 1
+
+
+def test_compulsory_reroll_power_must_reroll_at_least_one_die():
+    """R3.8, R3.9 with ``compulsory_powers``: some own die must be marked; then as usual."""
+    hands = [["d8:1", "d8:2", "d10:5"], ["d4:2"], ["d4:3"], ["d4:4"]]
+    s, rng = position(hands=hands, dice=[["d6:4", "d20:3"], [], [], []], compulsory=True)
+    play(s, rng, ["d8:1", "d8:2"], SUITED)
+    d6, d20 = sorted(rules.own_dice(s, 0))
+    assert rules.legal_actions(s) == [rules.MARK + d6, rules.MARK + d20], "no decline before a die is marked"
+    rules.apply(s, rules.MARK + d20, rng)
+    assert rules.legal_actions(s) == [rules.REROLL]
+    rules.apply(s, rules.REROLL, ScriptedRng([17]))
+    assert s.die_value[d20] == 17 and s.die_value[d6] == 4 and s.current == 1
 
 
 def test_clear_power_clears_the_trick_and_the_player_leads():

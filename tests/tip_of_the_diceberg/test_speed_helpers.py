@@ -1,11 +1,14 @@
-"""The helpers added for speed: pair compatibility tables, bitmask meld trees, ``apply_legal``."""
+"""The helpers added for speed: pair compatibility tables, bitmask meld trees, ``apply_legal``,
+rolling dice in one draw, meld caches derived from the previous items."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ice_envs.tip_of_the_diceberg import patterns as P
 from ice_envs.tip_of_the_diceberg import rules
+from ice_envs.tip_of_the_diceberg.catalog import example_catalog_path, load_catalog
 from tests.tip_of_the_diceberg.test_patterns import ALL_PATTERNS, _random_items
 
 
@@ -55,3 +58,73 @@ def test_apply_legal_equals_apply_on_legal_actions():
         rules.apply(a, action, rng_a)
         rules.apply_legal(b, action, rng_b)
         assert a == b
+
+
+def test_rolling_many_dice_at_once_draws_what_one_die_at_a_time_draws():
+    """``_roll`` draws a numpy generator's dice in one call: the same values and the same stream afterwards."""
+    state = rules.new_game(rules.DicebergConfig(num_players=5), np.random.default_rng(0))
+    for seed in range(30):
+        which = sorted(np.random.default_rng(seed).choice(rules.NUM_DICE, 1 + seed % 12, replace=False).tolist())
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        rules._roll(state, a, which)
+        expected = [int(b.integers(1, P.SUIT_FACES[P.DIE_TYPE[d]] + 1)) for d in which]
+        assert [state.die_value[d] for d in which] == expected
+        assert a.integers(0, 1 << 30) == b.integers(0, 1 << 30)
+
+
+def _check_seeded(s: rules.DicebergState) -> int:
+    """Every seat's cached melds (if cached) equal a fresh enumeration, as sets, with the right first items."""
+    checked = 0
+    for seat in range(s.config.num_players):
+        items = rules.items_of(s, seat)
+        cached = rules._SLOT_MELDS.get((s.config.catalog, tuple(s.slots), items))
+        if cached is None:
+            continue
+        for pm, idx in zip(cached, s.slots):
+            fresh = P.enumerate_melds(s.config.catalog.cards[idx].pattern, items)
+            assert sorted(pm.melds) == sorted(fresh) and len(set(pm.melds)) == len(pm.melds)
+            assert pm.first_mask == sum({1 << m[0] for m in fresh})
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("catalog", ["default", "example"])
+def test_derived_meld_caches_equal_fresh_enumeration_for_every_change(catalog):
+    """Plays, takes, discards and re-rolls, also with identical dice, derive every seat's melds exactly."""
+    rng = np.random.default_rng(21)
+    kinds: set[str] = set()
+    checked = 0
+    for game in range(6):
+        options = {} if catalog == "default" else {"catalog": load_catalog(example_catalog_path())}
+        s = rules.new_game(rules.DicebergConfig(num_players=3 + game % 3, **options), rng)
+        for _ in range(500):
+            if rules.is_over(s):
+                break
+            for seat in range(s.config.num_players):
+                rules.slot_melds(s, seat)  # every seat's cache warm, so every change is derived
+            legal = rules.legal_actions(s)
+            action = legal[int(rng.integers(len(legal)))]
+            held = rules.items_of(s, s.current)
+            twins = len({(it[1], it[2]) for it in held if it[3]}) < sum(1 for it in held if it[3])
+            if s.phase == rules.PHASE_REROLL and action == rules.REROLL:
+                kinds.add("reroll")
+            elif twins:
+                kinds.add("identical dice held")
+            rules.apply(s, action, rng)
+            checked += _check_seeded(s)
+    assert kinds == {"reroll", "identical dice held"} and checked > 1000
+
+
+def test_taking_a_die_identical_to_one_held_is_derived():
+    """The last of identical dice joins only melds with all of them; one before them is searched afresh."""
+    cfg = rules.DicebergConfig(num_players=4)
+    s = rules.new_game(cfg, np.random.default_rng(1), start_player=0, hands=[["d6:2", "d8:2"], [], [], []])
+    s.phase, s.draft_order = rules.PHASE_PLAY, []
+    s.die_loc = [rules.POOL] * rules.NUM_DICE
+    s.die_value = [2 if P.DIE_TYPE[d] == 0 else 5 for d in range(rules.NUM_DICE)]  # the d4s show 2
+    s.die_loc[0] = 0  # seat 0 holds d4 #0 showing 2
+    rules.slot_melds(s, 0)
+    rules._take_die(s, 0, 1)  # d4 #1 (also 2) comes after #0: derived
+    assert _check_seeded(s) >= 1
+    key = (cfg.catalog, tuple(s.slots), rules.items_of(s, 0))
+    assert key in rules._SLOT_MELDS
