@@ -130,6 +130,8 @@ for going out first, second, third in a round).
   finished rounds' out-orders) appended after the v0 pieces, which are unchanged. Fix: a
   die taken could be offered alone on a card of a custom catalog that allows no dice
   (`"dice": 0` with `"count"` 1); the shipped catalogs have no such card.
+  Every env takes the base option `skip_forced` (apply single-action steps at once); default
+  `False`, chosen on the learning curves of docs/training.md ("Forced steps").
 * v0: Initial release (ice-envs 0.1.0).
 """
 
