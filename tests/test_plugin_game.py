@@ -24,7 +24,8 @@ REPO = Path(__file__).resolve().parent.parent
 PLUGIN_SOURCE = REPO / "tests" / "data" / "plugin_game"
 GAME = "dice_race"
 #: (variant, players) of every case the contract suite must run for the plug-in (its spec's cases).
-PLUGIN_CASES = {("default", 2), ("default", 3), ("short", 2), ("short", 3)}
+#: The plug-in's variants at each player count, and the base env's skip_forced case the suite adds per game.
+PLUGIN_CASES = {("default", 2), ("default", 3), ("short", 2), ("short", 3), ("skip_forced", 3)}
 TIMEOUT = 300
 
 
