@@ -452,12 +452,16 @@ class PPOAgent(SeededAgent):
             indices = _check_compatible(net, path, game, num_players, check_meta)
         return cls(net, seed, deterministic, label=f"ppo:{Path(path).name}", observation_indices=indices)
 
+    def network_input(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """The observation vector as the network was trained on it (its own pieces, when the env has more)."""
+        vector = observation["observation"]
+        if self.observation_indices is None:
+            return vector
+        return np.asarray(vector)[..., self.observation_indices]
+
     def action_probabilities(self, observation: dict[str, np.ndarray]) -> np.ndarray:
         """The masked policy distribution over all actions."""
-        vector = observation["observation"]
-        if self.observation_indices is not None:
-            vector = np.asarray(vector)[..., self.observation_indices]
-        return self.net.probabilities(vector, observation["action_mask"])
+        return self.net.probabilities(self.network_input(observation), observation["action_mask"])
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickle a loaded network as its file name (training env snapshots stay small)."""
@@ -484,13 +488,10 @@ class PPOAgent(SeededAgent):
         rounded to multiples of :data:`LOGIT_QUANTUM` before the comparison; a tie goes to the
         lowest action id.
         """
-        vector = observation["observation"]
-        if self.observation_indices is not None:
-            vector = np.asarray(vector)[..., self.observation_indices]
         legal = np.asarray(observation["action_mask"]).astype(bool)
         if not legal.any():
             raise ValueError("the action mask has no legal action")
-        logits = np.rint(self.net.logits(vector).astype(np.float64) / LOGIT_QUANTUM)
+        logits = np.rint(self.net.logits(self.network_input(observation)).astype(np.float64) / LOGIT_QUANTUM)
         return int(np.argmax(np.where(legal, logits, -np.inf)))
 
 

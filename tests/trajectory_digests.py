@@ -27,6 +27,7 @@ Two files hold them:
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 from collections.abc import Sequence
@@ -64,6 +65,7 @@ def layout_key(game: str, variant: str, n: int) -> str:
     return f"{game}/{variant}/{n}p"
 
 
+@functools.cache
 def golden_layouts() -> dict[str, list[tuple[str, int]]]:
     """Observation pieces (name, size) of each case when the golden digests were recorded."""
     raw = json.loads(GOLDEN_LAYOUTS_FILE.read_text())

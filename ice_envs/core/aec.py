@@ -356,8 +356,10 @@ class IceAECEnv(AECEnv):
             self._finish(np.zeros(self.num_players))
             return
         self.agent_selection = self.possible_agents[self._current_seat()]
-        if self.skip_forced and self._forced_action() is not None:
-            self._settle(self._skip_forced_steps(None))
+        if self.skip_forced:
+            step_rewards = self._skip_forced_steps(None)
+            if self.num_forced_steps:
+                self._settle(step_rewards)
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

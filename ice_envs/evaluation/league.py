@@ -44,6 +44,7 @@ Results do not depend on ``--workers``: each game's agents and deal are seeded f
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import itertools
 import json
 import math
@@ -167,14 +168,10 @@ def _integer(value: Any, key: str, source: str, low: int) -> int:
 def fingerprint(spec_text: str) -> str:
     """What identifies an agent's behaviour beyond its spec: a checkpoint's or a module file's SHA-256."""
     spec = parse_agent_spec(spec_text)
-    path = getattr(spec, "path", None)
-    if spec.kind == "ppo" and path:
-        return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    if spec.kind == "python":
-        import importlib.util
-
-        module = spec_text.split(":", 2)[1]
-        found = importlib.util.find_spec(module)
+    if spec.kind == "ppo" and spec.path:
+        return "sha256:" + hashlib.sha256(Path(spec.path).read_bytes()).hexdigest()
+    if spec.kind == "python" and spec.target:
+        found = importlib.util.find_spec(spec.target.partition(":")[0])
         if found is not None and found.origin and Path(found.origin).is_file():
             return "sha256:" + hashlib.sha256(Path(found.origin).read_bytes()).hexdigest()
     return ""

@@ -25,10 +25,15 @@ a different table is a new version.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import ice_envs
+from ice_envs.agents.ppo_agent import load_policy_net
+from ice_envs.agents.spec import parse_agent_spec
 from ice_envs.core.errors import OptionError
+from ice_envs.evaluation.tournament import evaluate
 
 #: Half-open range of training seeds (run seeds, env seeds, the deals training draws).
 TRAINING_SEEDS = range(0, 2**63)
@@ -107,41 +112,12 @@ def get_suite(version: str) -> Suite:
         raise OptionError(f"unknown suite {version!r}; known suites: {sorted(SUITES)}") from None
 
 
-def check_training_seed(what: str, seed: int) -> None:
-    """Raise :class:`OptionError` unless ``seed`` lies in :data:`TRAINING_SEEDS`."""
-    if seed not in TRAINING_SEEDS:
-        raise OptionError(f"{what} {seed} is outside the training seeds [0, 2**63)")
-
-
-def check_validation_seed(what: str, seed: int, games: int = 1) -> None:
-    """Raise :class:`OptionError` unless the deals ``seed .. seed + games`` lie in :data:`VALIDATION_SEEDS`."""
-    if seed not in VALIDATION_SEEDS or seed + games > VALIDATION_SEEDS.stop:
-        raise OptionError(
-            f"{what} {seed} is outside the validation seeds [2**63, 2**63 + 2**40) "
-            f"(training and held-out suite deals must not be used to steer training; default {DEFAULT_VALIDATION_SEED})"
-        )
-
-
-def seed_range_name(seed: int) -> str:
-    """Which range ``seed`` lies in: ``"training"``, ``"validation"``, ``"suite"`` or ``"outside"``."""
-    for name, span in (("training", TRAINING_SEEDS), ("validation", VALIDATION_SEEDS), ("suite", SUITE_SEEDS)):
-        if seed in span:
-            return name
-    return "outside"
-
-
 def suite_tables_for(suite: Suite, agent: str, game: str | None) -> tuple[SuiteTable, ...]:
     """The tables of ``suite`` that ``agent`` plays: ``game``'s, or a checkpoint's own game, or all."""
-    from ice_envs.agents.spec import parse_agent_spec
-
     spec = parse_agent_spec(agent)
     if game is None and spec.kind == "ppo" and spec.path:
-        from ice_envs.agents.ppo_agent import load_policy_net
-
         game = load_policy_net(spec.path).meta.get("game")
     if game is not None:
-        import ice_envs
-
         game = ice_envs.get_spec(game).name
     tables = suite.tables_of(game)
     if not tables:
@@ -153,10 +129,6 @@ def run_suite(
     suite: Suite, agent: str, game: str | None = None, workers: int = 1, progress: bool = True
 ) -> dict[str, Any]:
     """Play ``agent`` (one spec) in the first seat entry of each of its suite tables; the report."""
-    import time
-
-    from ice_envs.evaluation.tournament import evaluate
-
     rows = []
     for table in suite_tables_for(suite, agent, game):
         seed = suite.seed_of(table)

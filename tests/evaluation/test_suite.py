@@ -14,12 +14,8 @@ from ice_envs.evaluation.suite import SUITE_SEEDS, SUITE_V1, TRAINING_SEEDS, VAL
 
 def test_the_three_seed_ranges_are_disjoint_and_ordered() -> None:
     assert TRAINING_SEEDS.stop <= VALIDATION_SEEDS.start and VALIDATION_SEEDS.stop <= SUITE_SEEDS.start
-    assert [suites.seed_range_name(s) for s in (0, 2**63, 2**63 + 2**40, 2**64)] == [
-        "training",
-        "validation",
-        "suite",
-        "outside",
-    ]
+    assert 0 in TRAINING_SEEDS and 2**63 in VALIDATION_SEEDS and 2**63 + 2**40 in SUITE_SEEDS
+    assert all(2**64 not in span for span in (TRAINING_SEEDS, VALIDATION_SEEDS, SUITE_SEEDS))
 
 
 def test_suite_v1_is_fixed_and_held_out() -> None:
