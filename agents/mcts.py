@@ -218,7 +218,7 @@ class MCTSAgent(SeededAgent):
         state = sim.determinize(view.state, view.seat, rng)
         node, path = root, [root]
         steps = 0
-        while not sim.is_stopped(state) and steps < sim.max_decisions:
+        while not sim.is_over(state) and steps < sim.max_decisions:
             legal = sim.legal_actions(state)
             if node is root:
                 legal = [a for a in legal if a in root_actions]
@@ -265,7 +265,7 @@ class MCTSAgent(SeededAgent):
         if self.depth is not None:
             budget = min(budget, self.depth)
         played = 0
-        while played < budget and not sim.is_stopped(state):
+        while played < budget and not sim.is_over(state):
             legal = sim.legal_actions(state)
             if self.rollout == "random":
                 sim.apply(state, legal[int(rng.integers(len(legal)))], rng)

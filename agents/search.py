@@ -288,15 +288,9 @@ class Simulator:
         return int(self._bind(state)._current_seat())
 
     def is_over(self, state: Any) -> bool:
-        """Whether the game has ended by its rules."""
+        """Whether the game has ended, by its rules or at one of its own caps (a cap on hands or turns
+        ends a game over, with no winner)."""
         return bool(self._bind(state)._game_over())
-
-    def is_stopped(self, state: Any) -> bool:
-        """Whether the game has ended, by its rules or at one of its own caps (a game's cap on hands or
-        turns ends it undecided: over, with no winner)."""
-        env = self._bind(state)
-        truncated = getattr(env, "_game_truncated", None)  # an older base env's hook for such caps
-        return bool(env._game_over()) or (truncated is not None and bool(truncated()))
 
     def apply(self, state: Any, action: int, rng: Any) -> None:
         """Apply the legal ``action`` to ``state`` in place, drawing chance from ``rng``."""

@@ -247,6 +247,12 @@ class IceAECEnv(AECEnv):
     def _game_over(self) -> bool:  # game hook
         return bool(self.engine.is_over(self.game_state))
 
+    def _undecided_stop(self) -> str | None:  # game hook
+        """Once the game is over: the name of the game's own cap if it stopped there without a result
+        (Iceberg Rummy's ``max_hands``, Icebergs' ``max_turns``), which makes the end a truncation;
+        ``None`` (default) for a decided game."""
+        return None
+
     def _legal_actions(self) -> Sequence[int]:  # game hook
         """The engine's legal action ids for the deciding seat."""
         return self.engine.legal_actions(self.game_state)
@@ -748,12 +754,17 @@ class IceAECEnv(AECEnv):
             self.rewards[a] = float(per_seat[self._seat_of[a]])
 
     def _finish(self, step_rewards: np.ndarray) -> None:
-        if self.reward_mode == "outcome":
+        """The game is over: decided (terminations, outcome rewards) or stopped at a cap of its own
+        (:meth:`_undecided_stop`: truncations, no outcome reward, the cap named in the infos)."""
+        cap = self._undecided_stop()
+        if cap is None and self.reward_mode == "outcome":
             step_rewards = step_rewards + np.asarray(self._outcome(), dtype=np.float64)
         self._set_rewards(step_rewards)
+        ends = self.terminations if cap is None else self.truncations
+        scores = self.scores().tolist()
         for a in self.agents:
-            self.terminations[a] = True
-            self.infos[a] = {"scores": self.scores().tolist()}
+            ends[a] = True
+            self.infos[a] = {"scores": scores} if cap is None else {"scores": scores, cap: True}
         self._accumulate_rewards()
 
     def _handle_illegal(self, agent: str, action: int, mask: np.ndarray) -> None:

@@ -408,18 +408,10 @@ class IcebergRummyEnv(IceAECEnv):
     def _scores(self) -> np.ndarray:
         return rules.scores(self.game_state) / self.score_scale
 
-    def _finish(self, step_rewards: np.ndarray) -> None:
+    def _undecided_stop(self) -> str | None:
         """A game stopped undecided at ``max_hands`` (``max_hands_end="truncate"``, I17) is a truncation:
         no outcome reward (score rewards still carry the last settlement), scores in the infos."""
-        if not rules.is_truncated(self.game_state):
-            super()._finish(step_rewards)
-            return
-        self._set_rewards(step_rewards)
-        scores = self.scores().tolist()
-        for a in self.agents:
-            self.truncations[a] = True
-            self.infos[a] = {"scores": scores, "max_hands": True}
-        self._accumulate_rewards()
+        return "max_hands" if rules.is_truncated(self.game_state) else None
 
     # -- text
     def _describe(self, action: int) -> str:

@@ -668,16 +668,9 @@ class IcebergsEnv(IceAECEnv):
     def _apply_action(self, action: int) -> None:
         rules.apply(self.game_state, action, self.np_random, check=False)
 
-    def _finish(self, step_rewards: np.ndarray) -> None:
+    def _undecided_stop(self) -> str | None:
         """A game stopped by ``max_turns`` (``max_turns_end="truncate"``) is a truncation."""
-        if not self.game_state.truncated:
-            super()._finish(step_rewards)
-            return
-        self._set_rewards(step_rewards)
-        for a in self.agents:
-            self.truncations[a] = True
-            self.infos[a] = {"scores": self.scores().tolist(), "max_turns": True}
-        self._accumulate_rewards()
+        return "max_turns" if self.game_state.truncated else None
 
     # -- text
     def ship_name(self, k: int) -> str:

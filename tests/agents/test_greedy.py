@@ -123,7 +123,7 @@ def test_copies_are_independent_of_the_original(game, n, options):
     assert same_state(state, original)
     rng = np.random.default_rng(0)
     for _ in range(30):
-        if sim.is_stopped(state):
+        if sim.is_over(state):
             break
         legal = sim.legal_actions(state)
         sim.apply(state, legal[int(rng.integers(len(legal)))], rng)
