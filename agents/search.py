@@ -17,8 +17,7 @@ No decision hinges on the last bit of a float.
 Information. An agent must see only what its seat sees: every state it searches is a
 :meth:`Simulator.determinize` of the :class:`~ice_envs.core.agent.PlayerView` state with the
 agent's own generator. A determinization is a function of the seat's information and that
-generator alone: the view's own re-deal is first put in a canonical order where the game's
-``resample_hidden`` would otherwise depend on it (:data:`CANONICALIZERS`).
+generator alone, as every game's ``resample_hidden`` re-deals from what the seat knows.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ import copy
 import dataclasses
 import importlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -38,7 +37,6 @@ import ice_envs
 from ice_envs.core.registry import get_spec
 
 __all__ = [
-    "CANONICALIZERS",
     "ChanceLimit",
     "Exact",
     "Simulator",
@@ -151,31 +149,6 @@ def copy_state(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-# ---------------------------------------------------------------------------- canonical re-deals
-def _tip_of_the_diceberg_canonical(state: Any, seat: int) -> Any:
-    """Tip of the Diceberg's ``resample_hidden`` shuffles the unseen cards in the order the state holds
-    them (the other hands, then the undealt cards): deal them sorted first, so the re-deal depends only
-    on which cards are unseen and how many each hand holds (both known to ``seat``)."""
-    new = copy_state(state)
-    others = [p for p in range(len(state.hands)) if p != seat]
-    unseen = sorted([c for p in others for c in state.hands[p]] + list(state.undealt))
-    start = 0
-    for p in others:
-        k = len(state.hands[p])
-        new.hands[p] = unseen[start : start + k]
-        start += k
-    new.undealt = unseen[start:]
-    return new
-
-
-#: Per game, a function ``(state, seat) -> state`` that puts what ``seat`` cannot see in a canonical
-#: order before ``resample_hidden`` re-deals it, for the games whose re-deal depends on that order.
-#: (Cardiceo, CubeMelt, Iceberg Rummy and Icebergs re-deal from counts or have nothing hidden.)
-CANONICALIZERS: dict[str, Callable[[Any, int], Any]] = {
-    "tip_of_the_diceberg": _tip_of_the_diceberg_canonical,
-}
-
-
 # ---------------------------------------------------------------------------- enumerating draws
 class _ScriptRng:
     """A generator that answers ``integers(low, high)`` from a script of choices, recording the branching.
@@ -244,7 +217,6 @@ class Simulator:
         self.max_decisions = int(self._env.max_game_length)
         self.num_actions = int(self._env.action_space(self._env.possible_agents[0]).n)
         self.unit = reward_unit(self.num_players)
-        self._canonical = CANONICALIZERS.get(spec.name)
         greedy = spec.greedy_function()
         self._greedy = greedy
         module = None if greedy is None else importlib.import_module(greedy.__module__)
@@ -273,10 +245,7 @@ class Simulator:
     def determinize(self, state: Any, seat: int, rng: np.random.Generator) -> Any:
         """A re-deal of everything ``seat`` cannot see in ``state``, drawn with ``rng`` (a new state).
 
-        Depends only on what ``seat`` knows and on ``rng``: the hidden part of ``state`` is first put in
-        the game's canonical order (:data:`CANONICALIZERS`)."""
-        if self._canonical is not None:
-            state = self._canonical(state, seat)
+        Depends only on what ``seat`` knows and on ``rng``."""
         return self._bind(state, rng).resample_hidden(seat, rng)
 
     def legal_actions(self, state: Any) -> list[int]:

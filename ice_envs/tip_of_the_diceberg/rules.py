@@ -1013,14 +1013,16 @@ def resample_hidden(state: DicebergState, seat: int, rng: IntegerRng) -> Diceber
     """Re-deal what ``seat`` cannot see: the other hands and the undealt cards (R1.11, I24).
 
     The meld another player is composing (and the dice it has marked for a re-roll)
-    is not visible either: it is dropped, as if that player had not started yet.
+    is not visible either: it is dropped, as if that player had not started yet. The unseen
+    cards are dealt from sorted order, so the re-deal depends only on what ``seat`` knows
+    (which cards are unseen, how many each hand holds) and on ``rng``.
     """
     new = state.copy()
     if seat != state.current:
         new.selection = []
         new.marks = []
     others = [p for p in range(state.config.num_players) if p != seat]
-    unseen = [c for p in others for c in state.hands[p]] + list(state.undealt)
+    unseen = sorted([c for p in others for c in state.hands[p]] + list(state.undealt))
     perm = rng.permutation(len(unseen))
     shuffled = [unseen[int(i)] for i in perm]
     start = 0

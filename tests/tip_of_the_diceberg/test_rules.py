@@ -530,3 +530,19 @@ def test_resample_hidden_keeps_counts_and_own_view():
         assert sorted([x for h in t.hands for x in h] + t.undealt) == unseen_before
     changed = any(rules.resample_hidden(s, 0, rng).hands[1] != s.hands[1] for _ in range(5))
     assert changed
+
+
+def test_resample_hidden_depends_only_on_what_the_seat_knows():
+    """Two positions that differ only in how the unseen cards lie give the same re-deal from the same
+    generator (search agents re-deal a re-deal; the first must not show through, I24)."""
+    rng = np.random.default_rng(9)
+    s = rules.new_game(rules.DicebergConfig(num_players=4), rng)
+    for _ in range(60):
+        legal = rules.legal_actions(s)
+        rules.apply(s, legal[int(rng.integers(len(legal)))], rng)
+    for seat in range(4):
+        other = rules.resample_hidden(s, seat, np.random.default_rng(1))
+        assert other.hands != s.hands or other.undealt != s.undealt
+        a = rules.resample_hidden(s, seat, np.random.default_rng(2))
+        b = rules.resample_hidden(other, seat, np.random.default_rng(2))
+        assert a.hands == b.hands and a.undealt == b.undealt
