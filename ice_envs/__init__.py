@@ -16,11 +16,13 @@ from typing import Any
 
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.registry import GAMES, discover, get_spec, make
+from ice_envs.wrappers.registration import register_envs
 
 __version__ = "0.1.0"
 __all__ = ["GAMES", "IllegalActionError", "OptionError", "get_spec", "make", "__version__"]
 
 discover()
+register_envs()
 
 
 def __getattr__(name: str) -> Any:

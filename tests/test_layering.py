@@ -1,8 +1,12 @@
-"""The import graph points one way: core <- games <- agents <- evaluation <- {play, train} <- cli.
+"""The import graph points one way: core <- games <- agents <- {evaluation, wrappers} <- {play, train} <- cli.
 
 Read statically from the source with :mod:`ast` (function-local imports included), so the
 layering cannot drift back unnoticed. ``benchmarks`` are scripts on top of everything but the
-CLI. A game may import only the core and its own folder; nothing imports the repository's
+CLI. ``ice_envs.wrappers`` (the single-agent Gymnasium env, RLlib's adapters) sits beside
+evaluation: it builds agents, and the training code builds on it, never the other way round.
+Its one module that ``import ice_envs`` runs, ``ice_envs.wrappers.registration``, belongs to the
+core layer (it registers the Gymnasium ids by name and imports only the core). A game may import only
+the core and its own folder; nothing imports the repository's
 top-level folder names (``agents``, ``train``, ``benchmarks``) except as ``ice_envs.<name>``.
 """
 
@@ -22,8 +26,20 @@ PACKAGE_DIRS = {
     "ice_envs.benchmarks": "benchmarks",
 }
 #: layer -> rank; a module may import its own layer or a layer of lower rank, never a sibling of equal rank
-RANKS = {"core": 0, "games": 1, "agents": 2, "evaluation": 3, "play": 4, "train": 4, "cli": 5, "benchmarks": 5}
-PRODUCT_LAYERS = ("core", "agents", "evaluation", "play", "train", "benchmarks")
+RANKS = {
+    "core": 0,
+    "games": 1,
+    "agents": 2,
+    "evaluation": 3,
+    "wrappers": 3,
+    "play": 4,
+    "train": 4,
+    "cli": 5,
+    "benchmarks": 5,
+}
+PRODUCT_LAYERS = ("core", "agents", "evaluation", "wrappers", "play", "train", "benchmarks")
+#: modules of a product folder that belong to a lower layer: what ``import ice_envs`` itself runs
+CORE_MODULES = {"ice_envs.wrappers.registration"}
 
 
 def _modules() -> dict[str, Path]:
@@ -78,7 +94,7 @@ GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
 def layer(module: str) -> tuple[str, str | None]:
     """(layer, game) of an internal module; ``game`` is set for the games layer."""
     parts = module.split(".")
-    if module == "ice_envs" or parts[1] == "core":
+    if module == "ice_envs" or parts[1] == "core" or module in CORE_MODULES:
         return "core", None
     if parts[1] == "cli":
         return "cli", None
@@ -91,6 +107,21 @@ def test_the_graph_is_read():
     assert "ice_envs.core.aec" in MODULES and "ice_envs.agents.spec" in MODULES and "ice_envs.train.run" in MODULES
     assert "ice_envs.core.aec" in GRAPH["ice_envs.cardiceo.env"]
     assert "ice_envs.evaluation.tournament" in GRAPH["ice_envs.evaluation.cli"]
+    assert "ice_envs.wrappers.single_agent" in GRAPH["ice_envs.train.run"]
+    assert "ice_envs.wrappers.registration" in GRAPH["ice_envs"]
+
+
+def test_the_wrappers_never_import_the_training_code():
+    wrappers = [m for m in MODULES if m.startswith("ice_envs.wrappers")]
+    assert "ice_envs.wrappers.single_agent" in wrappers and "ice_envs.wrappers.opponents" in wrappers
+    bad = {m: sorted(t for t in GRAPH[m] if layer(t)[0] in ("train", "play", "cli", "benchmarks")) for m in wrappers}
+    assert not any(bad.values()), bad
+
+
+def test_what_import_ice_envs_runs_imports_only_the_core():
+    """``import ice_envs`` registers the Gymnasium ids without loading the agents or the wrappers' env."""
+    for module in sorted(CORE_MODULES):
+        assert {layer(t)[0] for t in GRAPH[module]} <= {"core"}, (module, sorted(GRAPH[module]))
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

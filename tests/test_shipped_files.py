@@ -30,7 +30,7 @@ from ice_envs.cli import build_parser
 REPO = Path(__file__).resolve().parent.parent
 RECORDS = sorted((REPO / "docs" / "img" / "records").glob("*.jsonl"))
 CHECKPOINTS = sorted((REPO / "checkpoints").glob("*/final.npz"))
-DOCS = ("README.md", "docs/results.md")
+DOCS = ("README.md", "docs/results.md", "docs/integrations.md")
 PREFIXES = ("ice-envs ", "python -m ice_envs.")
 #: A command with any of these is a pattern, not a command to run: skipped.
 PLACEHOLDER = re.compile(r"(?<![\w.-])[A-Z][A-Z0-9_]*(?![\w.-])|[<>\[\]]|\.\.\.")

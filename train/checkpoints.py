@@ -85,6 +85,12 @@ _TORCH_VARIABLES = "pytorch_variables.pth"
 
 #: Modules whose classes a state file may name (as ``module:qualname``).
 _SAFE_MODULES = ("ice_envs.", "gymnasium.spaces.")
+#: Modules whose classes moved since states were first written (old name: new name), so that a
+#: ``.state.json`` written before the move still resumes; the old modules only re-export them.
+_MOVED_MODULES = {
+    "ice_envs.train.opponents": "ice_envs.wrappers.opponents",
+    "ice_envs.train.single_agent": "ice_envs.wrappers.single_agent",
+}
 _BIT_GENERATORS = {
     "PCG64": np.random.PCG64,
     "PCG64DXSM": np.random.PCG64DXSM,
@@ -849,6 +855,9 @@ class _Decoder:
         module_name, _, qualname = name.partition(":")
         if not module_name.startswith(_SAFE_MODULES) or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", qualname):
             raise self.fail(where, f"names a class outside ice_envs: {name!r}")
+        moved = _MOVED_MODULES.get(module_name)
+        if moved is not None and hasattr(sys.modules.get(moved), qualname.partition(".")[0]):
+            module_name = moved
         module = sys.modules.get(module_name)  # only modules already imported: loading never imports
         cls: Any = module
         for part in qualname.split("."):

@@ -125,8 +125,8 @@ class EnvFactory:
     shaping: tuple[str, float, float] | None = None
 
     def __call__(self) -> Any:
-        from ice_envs.train.opponents import OpponentMix
-        from ice_envs.train.single_agent import SingleAgentEnv
+        from ice_envs.wrappers.opponents import OpponentMix
+        from ice_envs.wrappers.single_agent import SingleAgentEnv
 
         opponents = OpponentMix(
             self.game, self.mix, self.per_seat, self.pool, self.latest_share, self.snapshot_deterministic

@@ -221,7 +221,7 @@ def tiny_zip(tmp_path_factory) -> tuple[Path, object]:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from ice_envs.train.single_agent import SingleAgentEnv
+    from ice_envs.wrappers.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv("cardiceo", 2, {"hand_size": 5})
     kwargs = {"net_arch": [8, 8], "activation_fn": torch.nn.ReLU}

@@ -10,7 +10,8 @@ import pytest
 
 from ice_envs.agents.ppo_agent import PolicyNet, PPOAgent
 from ice_envs.agents.random_agent import RandomAgent
-from ice_envs.train.opponents import OpponentMix, SelfPlayPool
+from ice_envs.train.opponents import SelfPlayPool
+from ice_envs.wrappers.opponents import OpponentMix
 
 
 def write_net(path: Path, seed: int = 0) -> Path:

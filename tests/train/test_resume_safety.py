@@ -157,3 +157,18 @@ def test_a_normal_resume_unpickles_nothing_and_loads_weights_only(run_copy: Path
     assert loads and all(w is True for w in loads)
     meta = json.loads((run_copy / "meta.json").read_text())
     assert meta["sessions"][-1]["resumed_from"].endswith(CHECKPOINT.name)
+
+
+def test_a_state_naming_a_moved_class_by_its_old_module_still_decodes():
+    """States written before the opponents moved to ``ice_envs.wrappers`` name ``ice_envs.train.opponents``."""
+    from ice_envs.train.checkpoints import decode_state, encode_state
+    from ice_envs.wrappers.opponents import OpponentMix
+
+    mix = OpponentMix("cardiceo", {"random": 1.0, "heuristic": 1.0})
+    text = json.dumps(encode_state(mix))
+    assert "ice_envs.wrappers.opponents:OpponentMix" in text
+    old = json.loads(text.replace("ice_envs.wrappers.opponents:", "ice_envs.train.opponents:"))
+    back = decode_state(old, source="old.state.json", where="envs[0].opponents")
+    assert type(back) is OpponentMix
+    assert back.__dict__.keys() == mix.__dict__.keys()
+    assert json.dumps(encode_state(back)) == text

@@ -10,7 +10,7 @@ from ice_envs.icebergs import rules
 from ice_envs.icebergs.shaping import voyage as icebergs_voyage
 from ice_envs.train.config import ConfigError, config_from_dict
 from ice_envs.train.shaping import Shaper
-from ice_envs.train.single_agent import SingleAgentEnv
+from ice_envs.wrappers.single_agent import SingleAgentEnv
 from tests.train.conftest import tiny_config_dict
 
 

@@ -11,8 +11,8 @@ from gymnasium import spaces
 
 from ice_envs.core.aec import IceAECEnv
 from ice_envs.core.agent import SeededAgent
-from ice_envs.train.opponents import OpponentMix
-from ice_envs.train.single_agent import SingleAgentEnv
+from ice_envs.wrappers.opponents import OpponentMix
+from ice_envs.wrappers.single_agent import SingleAgentEnv
 
 TAKE, GIVE, WIN = 0, 1, 2
 

@@ -14,7 +14,7 @@ import pytest
 
 import ice_envs
 from ice_envs.core.errors import IllegalActionError, OptionError
-from ice_envs.train.single_agent import SingleAgentEnv
+from ice_envs.wrappers.single_agent import SingleAgentEnv
 
 pytest.importorskip("stable_baselines3")
 GAMES = sorted(ice_envs.GAMES)

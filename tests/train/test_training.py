@@ -172,7 +172,7 @@ def test_linear_learning_rate_schedule(tmp_path: Path):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from ice_envs.train.run import build_model
-    from ice_envs.train.single_agent import SingleAgentEnv
+    from ice_envs.wrappers.single_agent import SingleAgentEnv
 
     cfg = config_from_dict(tiny_config_dict(ppo__lr_schedule="linear", ppo__activation="relu"))
     model = build_model(cfg, DummyVecEnv([lambda: SingleAgentEnv("cardiceo", 2)]), tmp_path)
