@@ -1,6 +1,8 @@
 # The two commands of the README's quick start; each sets up what it needs on a fresh machine.
 #   make evaluate   the main job: the heuristic against random seats (win rates, intervals, ratings)
-#   make test       lint and the whole test suite, as CI runs it (.ci/run calls this)
+#   make test       lint and the whole test suite, as CI runs it (.ci/run calls this); it also installs the
+#                   rllib extra (Ray, RLlib: about 520 MB) and the integrations extra (Tianshou, SuperSuit: about
+#                   240 MB), so the RLlib, Ray and recipe tests run instead of skipping
 # The virtual environment (.venv, or VENV=...) is made when absent and refreshed when pyproject.toml
 # or setup.py change: torch the CPU way first (a local wheel on these machines), then the project.
 
@@ -8,13 +10,14 @@ VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.ice-envs-installed
+TEST_STAMP := $(VENV)/.ice-envs-test-extras-installed
 
 .PHONY: evaluate test install clean-venv
 
 evaluate: $(STAMP)
 	$(BIN)/ice-envs evaluate cardiceo --players 4 --agents heuristic,random,random,random --games 400 --workers 2
 
-test: $(STAMP)
+test: $(STAMP) $(TEST_STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/pytest -q -n 2
 
 install: $(STAMP)
@@ -25,6 +28,11 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[all]"
 	touch $(STAMP)
+
+# the test path only: `make evaluate` stays light
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[all,rllib,integrations]"
+	touch $(TEST_STAMP)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,4 +1,4 @@
-"""Agent spec strings: ``random``, ``heuristic``, ``greedy``, ``mcts:...``, ``ppo:PATH``, ``python:module:factory``.
+"""Agent spec strings: ``random``, ``heuristic``, ``greedy``, ``mcts:...``, ``ppo:PATH``, ``rllib:PATH``, ``python:module:factory``.
 
 ==========================  ===========================================================================
 spec                        agent
@@ -10,6 +10,8 @@ spec                        agent
                             ``seconds=S``, ``rollout=random|greedy|heuristic``, ``c=X``, ``depth=D``,
                             e.g. ``mcts:sims=400,rollout=heuristic``
 ``ppo:PATH[?players=any]``  a PPO checkpoint
+``rllib:PATH``              a run of the RLlib backend (its directory or a policy ``.npz``,
+                            :mod:`ice_envs.agents.rllib_agent`; ``?players=any`` as for ``ppo``)
 ``python:module:factory``   a user's own agent: ``module`` is imported by name and
                             ``factory(game=..., num_players=..., seed=...)`` must return an object
                             satisfying the :class:`~ice_envs.core.agent.Agent` protocol
@@ -60,7 +62,7 @@ __all__ = [
 ]
 
 
-KINDS = ("random", "heuristic", "greedy", "mcts", "ppo", "python")
+KINDS = ("random", "heuristic", "greedy", "mcts", "ppo", "rllib", "python")
 #: What an object needs to be an :class:`~ice_envs.core.agent.Agent`.
 AGENT_MEMBERS = ("name", "needs_view", "needs_observation", "reset", "act")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -115,7 +117,7 @@ class AgentSpec:
 
     kind: str
     path: str | None = None
-    #: ``ppo`` only: play at a player count other than the checkpoint's (``?players=any``).
+    #: ``ppo``/``rllib`` only: play at a player count other than the checkpoint's (``?players=any``).
     any_players: bool = False
     #: ``greedy`` / ``mcts``: the options given, ``(name, value)`` in the order written.
     options: tuple[tuple[str, Any], ...] = ()
@@ -126,8 +128,8 @@ class AgentSpec:
 
     @property
     def label(self) -> str:
-        if self.kind == "ppo" and self.path:
-            return f"ppo:{Path(self.path).name}"
+        if self.kind in ("ppo", "rllib") and self.path:
+            return f"{self.kind}:{Path(self.path).name}"
         if self.kind == "python":
             return f"python:{self.target}"
         if self.option_text:
@@ -143,7 +145,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if kind not in KINDS:
         raise AgentSpecError(
             f"unknown agent {text!r}; use one of: random, heuristic, greedy, mcts[:OPTIONS], ppo:PATH, "
-            "python:module:factory"
+            "rllib:PATH, python:module:factory"
         )
     if kind == "ppo":
         if not sep or not arg:
@@ -154,6 +156,14 @@ def parse_agent_spec(text: str) -> AgentSpec:
                 f"agent {text!r}: the only option of a PPO agent is ?players=any, as in ppo:PATH?players=any"
             )
         return AgentSpec("ppo", path, any_players=bool(query))
+    if kind == "rllib":
+        path, _, query = arg.partition("?")
+        if not sep or not path or query not in ("", "players=any"):
+            raise AgentSpecError(
+                f"agent {text!r}: an RLlib agent is rllib:PATH[?players=any], PATH a run directory of the RLlib "
+                "backend or its final.npz, as in rllib:runs/train/cardiceo_rllib_ppo-seed0"
+            )
+        return AgentSpec("rllib", path, any_players=bool(query))
     if kind == "python":
         module, colon, factory = arg.partition(":")
         if not sep or not colon or not _DOTTED.match(module) or not _DOTTED.match(factory):
@@ -255,6 +265,12 @@ def load_agent(
         return _build(spec, MCTSAgent, game, seed, num_players)
     if spec.kind == "python":
         return _python_agent(spec, game, seed, num_players)
+    if spec.kind == "rllib":
+        from ice_envs.agents.rllib_agent import RLlibAgent
+
+        return RLlibAgent.load(
+            spec.path, game=game, num_players=num_players, seed=seed, check_meta=not spec.any_players
+        )
     return PPOAgent.load(spec.path, game=game, num_players=num_players, seed=seed, check_meta=not spec.any_players)
 
 

@@ -3,6 +3,7 @@
     python -m ice_envs.train train/configs/cardiceo_ppo.yaml [--set ppo.learning_rate=1e-4 ...]
     python -m ice_envs.train --resume runs/train/cardiceo_ppo-seed0 [--set total_timesteps=2000000]
     python -m ice_envs.train ice_envs/cardiceo/smoke.yaml --print-config
+    python -m ice_envs.train train/configs/cardiceo_rllib_ppo.yaml      (``backend: rllib``: RLlib PPO)
 
 This module imports neither torch nor stable-baselines3 until a command runs, so
 ``ice-envs`` works without the ``train`` extra. A user's mistake (a bad config, override,
@@ -41,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run_from_args(args: argparse.Namespace, prog: str = "ice-envs") -> int:
     """Run the command that ``args`` describe (errors are ``train.config.ConfigError``)."""
     require_extra("train", "ice-envs train", "yaml")
-    from ice_envs.train.config import ConfigError, dump_config, load_config
+    from ice_envs.train.config import ConfigError, RLlibTrainConfig, dump_config, load_config
 
     needs = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "openskill")
 
@@ -50,6 +51,7 @@ def run_from_args(args: argparse.Namespace, prog: str = "ice-envs") -> int:
     if args.resume:
         if args.config:
             raise ConfigError("give either a config or --resume, not both (a resumed run uses its own config.yaml)")
+        _refuse_rllib_resume(args.resume)
         require_extra("train", "ice-envs train", *needs)
         from ice_envs.train.run import resume
 
@@ -61,6 +63,12 @@ def run_from_args(args: argparse.Namespace, prog: str = "ice-envs") -> int:
     if args.print_config:
         print(dump_config(cfg), end="")
         return 0
+    if isinstance(cfg, RLlibTrainConfig):
+        require_extra("rllib", "ice-envs train with backend: rllib", "ray", "torch", "tensorboard", "openskill")
+        from ice_envs.train.rllib_backend import train as train_rllib
+
+        train_rllib(cfg, args.run_dir, command=command, echo=not args.quiet)
+        return 0
     require_extra("train", "ice-envs train", *needs)
     from ice_envs.train.run import train
 
@@ -68,9 +76,27 @@ def run_from_args(args: argparse.Namespace, prog: str = "ice-envs") -> int:
     return 0
 
 
+def _refuse_rllib_resume(target: str) -> None:
+    """``--resume`` continues SB3 runs only; an RLlib run directory is named as such."""
+    from pathlib import Path
+
+    from ice_envs.train.config import ConfigError, read_config_data
+
+    config = Path(target) / "config.yaml"
+    data = read_config_data(config) if config.is_file() else None
+    if isinstance(data, dict) and data.get("backend") == "rllib":
+        raise ConfigError(
+            f"{target} is an RLlib run: --resume continues SB3 runs; start a new run (its RLlib checkpoints in "
+            "checkpoints/iter_<N>/ restore with RLlib's Algorithm.from_checkpoint)"
+        )
+
+
 def add_subcommand(sub: Any) -> None:
     """Register ``ice-envs train``."""
-    p = sub.add_parser("train", help="train a MaskablePPO agent from a YAML config (see docs/training.md)")
+    p = sub.add_parser(
+        "train",
+        help="train a MaskablePPO agent from a YAML config (docs/training.md); backend: rllib: RLlib PPO (docs/rllib.md)",
+    )
     add_arguments(p)
     p.set_defaults(func=run_from_args)
 

@@ -1,10 +1,12 @@
 """Training configs: YAML files validated into dataclasses.
 
 A config is a YAML mapping whose keys are the fields of :class:`TrainConfig` (see
-``docs/training.md`` for the reference). Loading checks every key and value and raises
-:class:`ConfigError` naming the dotted key (``ppo.learning_rate``) on an unknown key
-(with a suggestion), a value of the wrong type or out of range, an unknown game, a
-player count the game does not take or a game option the game rejects.
+``docs/training.md`` for the reference); with ``backend: rllib`` they are those of
+:class:`RLlibTrainConfig` instead (``train.rllib_backend`` runs it; docs/rllib.md). Loading
+checks every key and value and raises :class:`ConfigError` naming the dotted key
+(``ppo.learning_rate``) on an unknown key (with a suggestion), a value of the wrong type or
+out of range, an unknown game, a player count the game does not take or a game option the
+game rejects.
 
 ``--set key=value`` overrides (:func:`apply_overrides`) address the same dotted keys;
 the value is read as YAML (``--set ppo.net_arch=[128,128]``).
@@ -30,6 +32,10 @@ from ice_envs.evaluation.suite import DEFAULT_VALIDATION_SEED, TRAINING_SEEDS, V
 OPPONENT_KINDS = ("random", "heuristic", "self_play")
 EVAL_OPPONENTS = ("random", "heuristic")
 TEACHERS = ("heuristic",)
+#: Opponent kinds of the rllib backend's final evaluation.
+RLLIB_EVAL_OPPONENTS = ("random", "heuristic", "greedy")
+#: Training backends: ``sb3`` (this module's :class:`TrainConfig`) and ``rllib`` (``train.rllib_backend``).
+BACKENDS = ("sb3", "rllib")
 
 
 class ConfigError(OptionError):
@@ -205,10 +211,118 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
+# ---------------------------------------------------------------------------- the rllib backend (backend: rllib)
+
+
+@dataclass
+class RayConfig:
+    """Where Ray runs and how many env runners sample."""
+
+    #: ``null``: start a local Ray; ``auto`` or ``ray://HOST:10001``: join a running cluster.
+    address: str | None = None
+    #: CPUs of the local Ray (ignored with an address: the cluster has its own).
+    num_cpus: int | None = 2
+    #: Remote env runners (0: the driver samples itself).
+    num_env_runners: int = 0
+    #: Games each env runner steps in turn.
+    num_envs_per_env_runner: int = 1
+    #: Remote learners, one CPU each, data-parallel (0: the driver learns); ``ppo.train_batch_size`` is per learner.
+    num_learners: int = 0
+
+
+@dataclass
+class RLlibPPOConfig:
+    """RLlib PPO hyper-parameters (``PPOConfig.training``)."""
+
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    lambda_: float = 0.95
+    clip_param: float = 0.2
+    entropy_coeff: float = 0.01
+    vf_loss_coeff: float = 0.5
+    grad_clip: float | None = 0.5
+    #: Steps per training iteration and learner (over every learning seat).
+    train_batch_size: int = 2000
+    minibatch_size: int = 250
+    num_epochs: int = 4
+
+
+@dataclass
+class ModelConfig:
+    """The RLModule's networks (RLlib's ``DefaultModelConfig``)."""
+
+    #: Hidden layers of the encoder (actor and critic each have one unless ``vf_share_layers``).
+    hidden: list[int] = field(default_factory=lambda: [64, 64])
+    activation: Literal["tanh", "relu"] = "tanh"
+    vf_share_layers: bool = False
+
+
+@dataclass
+class RLlibEvalConfig:
+    """The final evaluation: the trained policy against N-1 copies of each opponent kind."""
+
+    #: Games per opponent kind (0: no final evaluation).
+    games: int = 400
+    against: list[str] = field(default_factory=lambda: ["random"])
+    #: First deal seed, in the validation range (as ``eval.seed`` of the SB3 backend).
+    seed: int = DEFAULT_VALIDATION_SEED
+    workers: int = 1
+
+
+@dataclass
+class RLlibTrainConfig:
+    """One RLlib training run (``backend: rllib``)."""
+
+    backend: Literal["rllib"] = "rllib"
+    name: str | None = None
+    game: GameConfig = field(default_factory=GameConfig)
+    #: Agent specs of fixed, non-learning seats (the other seats learn).
+    opponents: list[str] = field(default_factory=list)
+    #: Cap of each training game's length (``null``: the game's own cap).
+    max_decisions: int | None = None
+    ray: RayConfig = field(default_factory=RayConfig)
+    ppo: RLlibPPOConfig = field(default_factory=RLlibPPOConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    #: Training iterations (``algo.train()`` calls).
+    iterations: int = 10
+    #: Also stop once this many env steps are sampled (``null``: iterations only).
+    total_timesteps: int | None = None
+    #: Iterations between checkpoints (0: only the final one).
+    checkpoint_every: int = 0
+    eval: RLlibEvalConfig = field(default_factory=RLlibEvalConfig)
+    seed: int = 0
+    torch_threads: int = 1
+    out_dir: str = "runs/train"
+
+    def resolved_options(self) -> dict[str, Any]:
+        """The game's constructor options: the variant's, then ``game.options``."""
+        import ice_envs
+
+        variant = ice_envs.get_spec(self.game.name).variants[self.game.variant]
+        return {**variant.options, **self.game.options}
+
+    def eval_options(self) -> dict[str, Any]:
+        """The evaluation's game options: the training ones without ``reward_mode``."""
+        return {k: v for k, v in self.resolved_options().items() if k != "reward_mode"}
+
+    def env_config(self) -> dict[str, Any]:
+        """The ``env_config`` of :class:`ice_envs.wrappers.rllib.IceMultiAgentEnv`."""
+        return {
+            "game": self.game.name,
+            "num_players": self.game.players,
+            "options": self.resolved_options(),
+            "opponents": list(self.opponents),
+            "max_decisions": self.max_decisions,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 # ---------------------------------------------------------------------------- loading
 
 
-def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
+def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig | RLlibTrainConfig:
     """Read, override and validate the YAML config at ``path``.
 
     The file is read through :func:`ice_envs.core.files.load_yaml`: a regular file within
@@ -223,7 +337,18 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
         raise ConfigError(f"{path}: the config must be a mapping of keys, got {type(data).__name__}")
     data = apply_overrides(data, overrides or [])
     data.setdefault("name", path.stem)
+    if backend_of(data, str(path)) == "rllib":
+        return rllib_config_from_dict(data, source=str(path))  # type: ignore[return-value]
+    data.pop("backend", None)
     return config_from_dict(data, source=str(path))
+
+
+def backend_of(data: dict[str, Any], source: str = "config") -> str:
+    """The ``backend`` key of a config: ``sb3`` (MaskablePPO, the default) or ``rllib`` (:mod:`train.rllib_backend`)."""
+    backend = data.get("backend", "sb3")
+    if backend not in BACKENDS:
+        raise ConfigError(f"{source}: backend: {backend!r} is not one of {list(BACKENDS)}")
+    return str(backend)
 
 
 def read_config_data(path: str | Path) -> Any:
@@ -545,3 +670,84 @@ def _validate_ppo(cfg: TrainConfig) -> None:
     for part, sizes in layers.items():
         key = f"ppo.net_arch.{part}" if part else "ppo.net_arch"
         _require(all(s >= 1 for s in sizes), key, "layer sizes must be >= 1", sizes)
+
+
+# ---------------------------------------------------------------------------- rllib value checks
+
+
+def rllib_config_from_dict(data: dict[str, Any], source: str = "config") -> RLlibTrainConfig:
+    """Validate plain data (with ``backend: rllib``) into an :class:`RLlibTrainConfig`."""
+    try:
+        cfg = _build(RLlibTrainConfig, data, "")
+        _validate_rllib(cfg)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    return cfg
+
+
+def _validate_rllib(cfg: RLlibTrainConfig) -> None:
+    from ice_envs.agents.spec import AgentSpecError, load_agent
+
+    _validate_game(cfg)  # type: ignore[arg-type]  # reads cfg.game and cfg.resolved_options() only
+    _require(
+        cfg.game.learner_seat is None, "game.learner_seat", "is not used by the rllib backend", cfg.game.learner_seat
+    )
+    n = cfg.game.players
+    _require(len(cfg.opponents) < n, "opponents", f"must leave at least one learning seat of {n}", cfg.opponents)
+    for i, spec in enumerate(cfg.opponents):
+        try:
+            load_agent(spec, cfg.game.name, num_players=n)
+        except AgentSpecError as exc:
+            raise ConfigError(f"opponents[{i}]: {exc}") from None
+    if cfg.max_decisions is not None:
+        _require(cfg.max_decisions >= 1, "max_decisions", "must be >= 1 or null", cfg.max_decisions)
+    r = cfg.ray
+    if r.address is not None:
+        _require(bool(r.address.strip()), "ray.address", "must be null, 'auto' or a Ray address", r.address)
+    if r.num_cpus is not None:
+        _require(r.num_cpus >= 1, "ray.num_cpus", "must be >= 1 or null", r.num_cpus)
+    _require(r.num_env_runners >= 0, "ray.num_env_runners", "must be >= 0", r.num_env_runners)
+    _require(r.num_envs_per_env_runner >= 1, "ray.num_envs_per_env_runner", "must be >= 1", r.num_envs_per_env_runner)
+    _require(r.num_learners >= 0, "ray.num_learners", "must be >= 0", r.num_learners)
+    p = cfg.ppo
+    _require(p.learning_rate > 0, "ppo.learning_rate", "must be > 0", p.learning_rate)
+    _require(0 < p.gamma <= 1, "ppo.gamma", "must be in (0, 1]", p.gamma)
+    _require(0 <= p.lambda_ <= 1, "ppo.lambda_", "must be in [0, 1]", p.lambda_)
+    _require(p.clip_param > 0, "ppo.clip_param", "must be > 0", p.clip_param)
+    _require(p.entropy_coeff >= 0, "ppo.entropy_coeff", "must be >= 0", p.entropy_coeff)
+    _require(p.vf_loss_coeff >= 0, "ppo.vf_loss_coeff", "must be >= 0", p.vf_loss_coeff)
+    if p.grad_clip is not None:
+        _require(p.grad_clip > 0, "ppo.grad_clip", "must be > 0 or null", p.grad_clip)
+    _require(p.train_batch_size >= 2, "ppo.train_batch_size", "must be >= 2", p.train_batch_size)
+    _require(
+        1 <= p.minibatch_size <= p.train_batch_size,
+        "ppo.minibatch_size",
+        f"must be in 1..train_batch_size ({p.train_batch_size})",
+        p.minibatch_size,
+    )
+    _require(p.num_epochs >= 1, "ppo.num_epochs", "must be >= 1", p.num_epochs)
+    _require(bool(cfg.model.hidden), "model.hidden", "needs at least one layer", cfg.model.hidden)
+    _require(all(s >= 1 for s in cfg.model.hidden), "model.hidden", "layer sizes must be >= 1", cfg.model.hidden)
+    _require(cfg.iterations >= 1, "iterations", "must be >= 1", cfg.iterations)
+    if cfg.total_timesteps is not None:
+        _require(cfg.total_timesteps >= 1, "total_timesteps", "must be >= 1 or null", cfg.total_timesteps)
+    _require(cfg.checkpoint_every >= 0, "checkpoint_every", "must be >= 0", cfg.checkpoint_every)
+    e = cfg.eval
+    _require(e.games >= 0, "eval.games", "must be >= 0", e.games)
+    _require(e.workers >= 1, "eval.workers", "must be >= 1", e.workers)
+    _require(
+        e.seed in VALIDATION_SEEDS and e.seed + e.games <= VALIDATION_SEEDS.stop,
+        "eval.seed",
+        f"must lie in the validation seeds [2**63, 2**63 + 2**40) (default {DEFAULT_VALIDATION_SEED})",
+        e.seed,
+    )
+    for i, kind in enumerate(e.against):
+        _require(
+            kind in RLLIB_EVAL_OPPONENTS, f"eval.against[{i}]", f"must be one of {list(RLLIB_EVAL_OPPONENTS)}", kind
+        )
+    _require(len(set(e.against)) == len(e.against), "eval.against", "lists an opponent twice", e.against)
+    _require(cfg.seed in TRAINING_SEEDS, "seed", "must lie in the training seeds [0, 2**63)", cfg.seed)
+    _require(cfg.torch_threads >= 1, "torch_threads", "must be >= 1", cfg.torch_threads)
+    if cfg.name is not None:
+        ok = bool(cfg.name) and all(c.isalnum() or c in "-_." for c in cfg.name)
+        _require(ok, "name", "must be letters, digits, '-', '_' or '.'", cfg.name)

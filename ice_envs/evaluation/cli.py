@@ -4,6 +4,7 @@ ice-envs evaluate GAME --players N --agents heuristic,random,random --games 2000
                   [--max-decisions M]
 ice-envs evaluate --suite v1 [GAME] AGENT [--workers K]      (the held-out suite, :mod:`.suite`)
 ice-envs league CONFIG.yaml [--out DIR] [--workers K]         (every agent on one scale, :mod:`.league`)
+ice-envs evaluate|league ... --backend ray [--address ADDR]    (games as Ray tasks, :mod:`.ray_backend`)
 ice-envs replay RECORD --out DIR [--viewer K] [--every N] [--max-frames M] [--fps F] [--no-gif]
 
 This module also holds what every ``ice-envs`` command line shares (:class:`CommandLineParser`,
@@ -147,6 +148,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=at_least(1), default=2000)
     parser.add_argument("--seed", type=at_least(0), default=0)
     parser.add_argument("--workers", type=at_least(1), default=1)
+    add_backend_arguments(parser)
     parser.add_argument(
         "--option", type=option_text, action="append", default=[], help="game option key=value (repeatable)"
     )
@@ -168,11 +170,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--backend local|ray`` and ``--address ADDR`` (evaluate and league)."""
+    parser.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="where games run: local processes (--workers) or Ray tasks (a local Ray with --workers CPUs, "
+        "or the cluster at --address); results are the same",
+    )
+    parser.add_argument(
+        "--address", default=None, metavar="ADDR", help="with --backend ray: the cluster (auto, ray://HEAD:10001)"
+    )
+
+
+def backend_flags(args: argparse.Namespace) -> str:
+    """`` --backend ray [--address ADDR]`` as given (empty for the local backend)."""
+    if getattr(args, "backend", "local") == "local" and getattr(args, "address", None) is None:
+        return ""
+    flags = f" --backend {args.backend}"
+    if args.address is not None:
+        flags += f" --address {shlex.quote(args.address)}"
+    return flags
+
+
 def canonical_command(args: argparse.Namespace) -> str:
     """The command that reproduces this evaluation, with every default spelled out."""
     parts = [
         f"ice-envs evaluate {args.game} --players {args.players} --agents {shlex.quote(args.agents)}",
-        f"--games {args.games} --seed {args.seed} --workers {args.workers}",
+        f"--games {args.games} --seed {args.seed} --workers {args.workers}{backend_flags(args)}",
     ]
     parts += [f"--option {shlex.quote(o)}" for o in args.option]
     if args.record:
@@ -203,6 +229,8 @@ def run_from_args(args: argparse.Namespace) -> int:
     require_extra("eval", "ice-envs evaluate", "openskill", "matplotlib")
     _split_names(args)
     if args.suite is not None:
+        if args.backend != "local" or args.address is not None:
+            raise UsageError("ice-envs evaluate", "--suite runs on local processes: drop --backend/--address")
         return run_suite_from_args(args)
     options = dict(parse_option(o) for o in args.option)
     out = (
@@ -222,6 +250,8 @@ def run_from_args(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             record=args.record,
             record_dir=out / "records",
+            backend=args.backend,
+            address=args.address,
         )
     except AgentSpecError as exc:
         raise OptionError(str(exc)) from None
@@ -265,10 +295,12 @@ def cmd_league(args: argparse.Namespace) -> int:
     cfg = league.load_config(args.config)
     out = args.out or Path(cfg.out or Path("runs/league") / f"{cfg.game}-{cfg.players}p")
     try:
-        summary = league.play_league(cfg, out, workers=args.workers, progress=not args.no_progress)
+        summary = league.play_league(
+            cfg, out, workers=args.workers, progress=not args.no_progress, backend=args.backend, address=args.address
+        )
     except AgentSpecError as exc:
         raise OptionError(str(exc)) from None
-    command = f"ice-envs league {shlex.quote(str(args.config))} --workers {args.workers}"
+    command = f"ice-envs league {shlex.quote(str(args.config))} --workers {args.workers}{backend_flags(args)}"
     league.write_report(summary, out, command)
     print(league.to_markdown(summary, command))
     played, reused = summary["tables_played"], summary["tables_reused"]
@@ -309,6 +341,7 @@ def add_subcommand(sub: Any) -> None:
         "--out", type=Path, default=None, help="report folder (default: the config's out, or runs/league/...)"
     )
     lg.add_argument("--workers", type=at_least(1), default=1)
+    add_backend_arguments(lg)
     lg.add_argument("--no-progress", action="store_true")
     lg.set_defaults(func=cmd_league)
 

@@ -1,6 +1,6 @@
 """Leagues: every agent of a list on one rating scale, from mixed tables on identical deals.
 
-    ice-envs league CONFIG.yaml [--out DIR] [--workers K] [--no-progress]
+    ice-envs league CONFIG.yaml [--out DIR] [--workers K] [--no-progress] [--backend ray [--address ADDR]]
 
 A league config (YAML; every key below, no others)::
 
@@ -38,7 +38,8 @@ played: adding an agent plays only the new tables, and a changed checkpoint repl
   pair is compared on identical deals;
 * the wall time of each table that was played.
 
-Results do not depend on ``--workers``: each game's agents and deal are seeded from the game's number.
+Results do not depend on ``--workers`` nor ``--backend`` (``ray``: each table's games as Ray tasks,
+:mod:`ice_envs.evaluation.ray_backend`): each game's agents and deal are seeded from the game's number.
 """
 
 from __future__ import annotations
@@ -170,6 +171,10 @@ def fingerprint(spec_text: str) -> str:
     spec = parse_agent_spec(spec_text)
     if spec.kind == "ppo" and spec.path:
         return "sha256:" + hashlib.sha256(Path(spec.path).read_bytes()).hexdigest()
+    if spec.kind == "rllib" and spec.path:
+        from ice_envs.agents.rllib_agent import resolve_policy_file
+
+        return "sha256:" + hashlib.sha256(resolve_policy_file(spec.path).read_bytes()).hexdigest()
     if spec.kind == "python" and spec.target:
         found = importlib.util.find_spec(spec.target.partition(":")[0])
         if found is not None and found.origin and Path(found.origin).is_file():
@@ -200,9 +205,18 @@ def _canonical(value: Any) -> str:
 
 
 def play_league(
-    cfg: LeagueConfig, out: Path, workers: int = 1, progress: bool = True, echo: Any = print
+    cfg: LeagueConfig,
+    out: Path,
+    workers: int = 1,
+    progress: bool = True,
+    echo: Any = print,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict[str, Any]:
-    """Play the tables that are missing or stale in ``out/tables``, then rate every agent; the summary."""
+    """Play the tables that are missing or stale in ``out/tables``, then rate every agent; the summary.
+
+    ``backend``/``address``: where the games run (:func:`ice_envs.evaluation.tournament.run_games`).
+    """
     tables_dir = out / "tables"
     tables_dir.mkdir(parents=True, exist_ok=True)
     prints = {name: fingerprint(text) for name, text in cfg.agents.items()}
@@ -223,7 +237,7 @@ def play_league(
             cfg.game, cfg.players, dict(cfg.options), tuple(parse_agent_spec(cfg.agents[a]) for a in agents), cfg.seed
         )
         start = time.perf_counter()
-        results = run_games(match, cfg.games_per_table, workers, progress)
+        results = run_games(match, cfg.games_per_table, workers, progress, backend=backend, address=address)
         elapsed = time.perf_counter() - start
         table = {"key": key, "agents": list(agents), "wall_seconds": round(elapsed, 2), "results": results}
         tmp = path.with_suffix(".json.tmp")

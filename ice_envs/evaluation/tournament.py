@@ -1,12 +1,13 @@
 """Tournaments between agents, with confidence intervals and ratings.
 
     ice-envs evaluate GAME --players N --agents heuristic,random,random --games 2000 --seed 0 [--workers K]
+    ice-envs evaluate ... --backend ray [--address ADDR]     (games as Ray tasks: ice_envs.evaluation.ray_backend)
 
 Game ``i`` is dealt from seed ``seed + i // N`` and the agent list is rotated by
 ``i % N`` seats, so every agent plays every seat equally often and every rotation of a
 deal is played: two agent lists evaluated with the same seed meet the same deals. Each
 agent's own random generator is seeded from ``(seed, i, agent index)``, so the numbers do
-not depend on the number of worker processes.
+not depend on the number of worker processes, nor on whether they run on Ray.
 
 Per agent entry it reports the win rate with a 95% Wilson interval (a shared win counts
 as a win for each winner; a game with no winner counts for nobody), the mean score and
@@ -142,13 +143,37 @@ def _play_batch(args: tuple[Match, list[int]]) -> list[dict[str, Any]]:
     return [play_game(match, i, agents) for i in indices]
 
 
-def run_games(match: Match, games: int, workers: int = 1, progress: bool = True) -> list[dict[str, Any]]:
-    """Play ``games`` games across ``workers`` processes; results in game order."""
+def run_games(
+    match: Match,
+    games: int,
+    workers: int = 1,
+    progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+) -> list[dict[str, Any]]:
+    """Play ``games`` games across ``workers`` processes (or Ray tasks); results in game order.
+
+    ``backend="ray"`` runs batches of games as Ray tasks (:mod:`ice_envs.evaluation.ray_backend`) on
+    the cluster at ``address``, or on a local Ray with ``workers`` CPUs; the results are the same.
+    """
+    if backend not in ("local", "ray"):
+        raise OptionError(f"--backend must be local or ray, got {backend!r}")
+    if address is not None and backend != "ray":
+        raise OptionError("--address needs --backend ray")
+    if backend == "ray":
+        from ice_envs.evaluation.ray_backend import cluster_cpus, init_ray
+
+        init_ray(address, workers if address is None else None)
+        workers = cluster_cpus()
     batch = max(1, min(50, games // (workers * 8) or 1))
     chunks = [list(range(i, min(games, i + batch))) for i in range(0, games, batch)]
     results: list[dict[str, Any]] = []
     bar = _progress(games, progress, f"{match.game} {match.num_players}p")
-    if workers <= 1:
+    if backend == "ray":
+        from ice_envs.evaluation.ray_backend import run_games_ray
+
+        results = run_games_ray(_play_batch, match, chunks, bar)
+    elif workers <= 1:
         for chunk in chunks:
             results.extend(_play_batch((match, chunk)))
             bar.update(len(chunk))
@@ -311,6 +336,8 @@ def evaluate(
     progress: bool = True,
     record: int = 0,
     record_dir: Path | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run a tournament; returns (summary, per-game results).
 
@@ -319,6 +346,8 @@ def evaluate(
     ``workers > 1`` each worker process gets a pickled copy of it).
     ``record``: keep games ``0 .. record - 1`` as game records in ``record_dir``.
     ``max_decisions``: the env's cap on each game (``None``: the game's own; see the module docstring).
+    ``backend``: ``local`` (processes) or ``ray`` (Ray tasks on the cluster at ``address``, or on a local
+    Ray with ``workers`` CPUs); the results do not depend on it.
     """
     spec = ice_envs.get_spec(game)
     options = dict(options or {})
@@ -333,6 +362,10 @@ def evaluate(
         raise OptionError(f"--seed must be an integer >= 0, got {seed!r}")
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise OptionError(f"--workers must be at least 1, got {workers!r}")
+    if backend not in ("local", "ray"):
+        raise OptionError(f"--backend must be local or ray, got {backend!r}")
+    if address is not None and backend != "ray":
+        raise OptionError("--address needs --backend ray")
     module = spec.load()
     # clear errors for bad players/options, before any work
     module.raw_env(
@@ -357,5 +390,5 @@ def evaluate(
         record_games=min(record, games),
         record_dir=str(record_dir) if record else None,
     )
-    results = run_games(match, games, workers, progress)
+    results = run_games(match, games, workers, progress, backend=backend, address=address)
     return summarise(match, results, seed), results
