@@ -250,7 +250,7 @@ class Simulator:
 
     def legal_actions(self, state: Any) -> list[int]:
         """The deciding seat's legal actions, ascending."""
-        return sorted(int(a) for a in self._bind(state)._legal_actions())
+        return sorted(map(int, self._bind(state)._legal_actions()))
 
     def deciding_seat(self, state: Any) -> int:
         """The seat that decides now (may be off-turn)."""

@@ -8,6 +8,8 @@ spec                        agent
 ``greedy[:samples=K]``      one-step look-ahead by the game's greedy value (:mod:`ice_envs.agents.greedy`)
 ``mcts[:OPTIONS]``          information-set MCTS (:mod:`ice_envs.agents.mcts`); options ``sims=N`` or
                             ``seconds=S``, ``rollout=random|greedy|heuristic``, ``c=X``, ``depth=D``,
+                            ``redeals=R|none`` (re-deals per decision; ``none``: one per iteration),
+                            ``width=K`` (root pruned to the K best greedy actions),
                             e.g. ``mcts:sims=400,rollout=heuristic``
 ``ppo:PATH[?players=any]``  a PPO checkpoint
 ``rllib:PATH``              a run of the RLlib backend (its directory or a policy ``.npz``,
@@ -92,6 +94,15 @@ def _positive_fraction(text: str) -> Fraction:
     return value
 
 
+def _redeals(text: str) -> int | None:
+    if text == "none":
+        return None
+    try:
+        return _positive_int(text)
+    except ValueError:
+        raise ValueError("an integer >= 1, or none (a fresh re-deal every iteration)") from None
+
+
 def _rollout(text: str) -> str:
     if text not in ROLLOUTS:
         raise ValueError(f"one of {', '.join(ROLLOUTS)}")
@@ -107,6 +118,8 @@ OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
         "rollout": _rollout,
         "c": _positive_fraction,
         "depth": _positive_int,
+        "redeals": _redeals,
+        "width": _positive_int,
     },
 }
 

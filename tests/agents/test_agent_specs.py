@@ -45,7 +45,12 @@ def test_an_agent_list_continues_the_options_of_the_spec_before():
     [
         ("mcts:sims=0", r"option sims='0' must be an integer >= 1"),
         ("mcts:sims=1.5", r"option sims='1.5' must be an integer >= 1"),
-        ("mcts:speed=3", r"unknown option 'speed' of mcts; mcts options: sims, seconds, rollout, c, depth"),
+        (
+            "mcts:speed=3",
+            r"unknown option 'speed' of mcts; mcts options: sims, seconds, rollout, c, depth, redeals, width",
+        ),
+        ("mcts:redeals=0", r"option redeals='0' must be an integer >= 1, or none"),
+        ("mcts:width=-2", r"option width='-2' must be an integer >= 1"),
         ("mcts:rollout=smart", r"option rollout='smart' must be one of random, greedy, heuristic"),
         ("mcts:c=0", r"option c='0' must be a number > 0"),
         ("mcts:c=inf", r"option c='inf' must be a number > 0"),
@@ -83,6 +88,9 @@ def test_load_agent_builds_the_agents_with_their_options():
         9,
     )
     assert load_agent("mcts", "icebergs").sims == 200  # the default budget
+    pooled = load_agent("mcts:sims=5,redeals=4,width=3", "cardiceo", seed=2, num_players=2)
+    assert (pooled.redeals, pooled.width) == (4, 3)
+    assert load_agent("mcts:redeals=none", "cardiceo", seed=2, num_players=2).redeals is None
     agent = RandomAgent(0)
     assert load_agent(agent, "cardiceo") is agent  # an Agent object is used as it is
 

@@ -15,7 +15,9 @@ from ice_envs.core.agent import PlayerView, make_view
 from tests.agents.test_greedy import TABLES, decide, decision_points
 
 #: A tiny budget: enough to exercise every part, quick in every game.
-TINY = {"sims": 6, "depth": 6}
+TINY = {"sims": 6, "depth": 6, "redeals": None}
+#: The same with a pool of two re-deals and the three best root actions by greedy value.
+TINY_POOLED = {"sims": 6, "depth": 6, "redeals": 2, "width": 3}
 
 
 def test_ucb_score_is_the_integer_form_of_ucb1():
@@ -104,8 +106,9 @@ def test_depth_capped_rollouts_are_scored_by_the_leaders_greedy_value():
     assert sim.leader_rewards(state) == [0, 3, 3]  # two leaders share the win: units of 1/6
 
 
+@pytest.mark.parametrize("budget", [TINY, TINY_POOLED], ids=["fresh", "pooled"])
 @pytest.mark.parametrize(("game", "n", "options"), TABLES, ids=[t[0] for t in TABLES])
-def test_mcts_never_looks_at_the_hidden_information(game, n, options):
+def test_mcts_never_looks_at_the_hidden_information(game, n, options, budget):
     """Two re-deals of the hidden state (views built with different generators) give the same decision and
     the same search statistics, for a fixed seed; the decision is legal."""
     for env in decision_points(game, n, options, seed=5, count=2):
@@ -113,7 +116,7 @@ def test_mcts_never_looks_at_the_hidden_information(game, n, options):
         obs = {"action_mask": env.action_mask()}
         first = make_view(env, seat, np.random.default_rng(1))
         second = make_view(env, seat, np.random.default_rng(2))
-        a, b = MCTSAgent(game, n, seed=3, **TINY), MCTSAgent(game, n, seed=3, **TINY)
+        a, b = MCTSAgent(game, n, seed=3, **budget), MCTSAgent(game, n, seed=3, **budget)
         assert a.act(obs, first) == b.act(obs, second)
         assert a.last_search == b.last_search
         assert obs["action_mask"][a.act(obs, first)]
@@ -134,3 +137,47 @@ def test_single_legal_action_is_played_at_once():
     mask[3] = 1
     view = PlayerView("cardiceo", 0, 2, _cardiceo_win(), [3])
     assert agent.act({"action_mask": mask}, view) == 3 and agent.last_iterations == 0
+
+
+def test_redeals_pool_cycles_through_its_redeals():
+    """``redeals=K`` draws at most K re-deals a decision and cycles through them; ``None`` draws one an iteration."""
+    env = next(decision_points("cardiceo", 3, {"hand_size": 5}, seed=5, count=1))
+    obs = {"action_mask": env.action_mask()}
+    view = make_view(env, env.current_seat, np.random.default_rng(1))
+    pooled = MCTSAgent("cardiceo", 3, seed=0, sims=20, depth=4, redeals=3)
+    pooled.act(obs, view)
+    assert pooled.last_iterations == 20 and pooled.last_deals == 3
+    fresh = MCTSAgent("cardiceo", 3, seed=0, sims=20, depth=4, redeals=None)
+    fresh.act(obs, view)
+    assert fresh.last_deals == 20
+
+
+def test_one_redeal_serves_a_game_without_hidden_information():
+    from ice_envs.cubemelt import rules
+
+    state = rules.new_game(rules.CubeMeltConfig(num_players=2), np.random.default_rng(0))
+    agent = MCTSAgent("cubemelt", 2, seed=0, sims=10, depth=4, redeals=8)
+    decide(agent, "cubemelt", state)
+    assert agent.last_deals == 1  # CubeMelt is public: the second re-deal equals the first
+
+
+def test_width_keeps_the_best_root_actions_by_greedy_value():
+    """``width=1`` plays the greedy agent's action (CubeMelt: public, exact expectations); ``width=K``
+    searches only the K best root actions by greedy value and expands them best first."""
+    from ice_envs.agents.greedy import GreedyAgent
+    from ice_envs.cubemelt import rules
+
+    for seed in range(3):
+        state = rules.new_game(rules.CubeMeltConfig(num_players=3), np.random.default_rng(seed))
+        greedy = decide(GreedyAgent("cubemelt", 3, seed=0), "cubemelt", state)
+        assert decide(MCTSAgent("cubemelt", 3, seed=1, sims=4, depth=2, width=1), "cubemelt", state) == greedy
+        wide = MCTSAgent("cubemelt", 3, seed=1, sims=5, depth=2, width=5)
+        decide(wide, "cubemelt", state)
+        assert len(wide.last_search) == 5 and all(visits == 1 for visits, _ in wide.last_search.values())
+        assert greedy in wide.last_search
+
+
+def test_new_options_are_checked():
+    for bad in [{"redeals": 0}, {"redeals": 1.5}, {"width": 0}, {"width": True}]:
+        with pytest.raises(ValueError):
+            MCTSAgent("cardiceo", 2, **bad)
