@@ -139,6 +139,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from operator import getitem
 from typing import Any
 
 import numpy as np
@@ -383,9 +384,14 @@ class TipOfTheDicebergEnv(IceAECEnv):
         self._seat_rows = []
         #: ``[seat][k][p]``: the ones of "slot k taken this trick, by seat p".
         self._slot_taker = []
-        #: ``[seat]``: where the values other than 0 / 1 go, in the order :meth:`_encode` computes them.
-        self._value_at: list[list[int]] = []
-        self._loc_cache: dict[tuple[int, ...], tuple[np.ndarray, int, list[int]]] = {}
+        #: ``[seat]``: where the dice held per seat and in the pool / 18 go (:meth:`_locations` order).
+        self._count_at: list[np.ndarray] = []
+        #: ``[seat]``: where the other values besides 0 / 1 go (:meth:`_misc_values` order).
+        self._misc_at: list[np.ndarray] = []
+        self._misc_cache: dict[tuple[int, ...], np.ndarray] = {}
+        self._loc_cache: dict[tuple[int, ...], tuple[np.ndarray, int, np.ndarray]] = {}
+        #: The locations whose dice :meth:`_locations` counts: each seat, then the pool.
+        self._count_locs = (*range(n), rules.POOL)
         self._value_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._removed_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._past_cache: dict[tuple, list[int]] = {}
@@ -397,13 +403,13 @@ class TipOfTheDicebergEnv(IceAECEnv):
             )
             self._seat_rows.append(tuple(o_seats + SEAT_SIZE * ((p - seat) % n) for p in range(n)))
             rows = self._seat_rows[-1]
-            self._value_at.append(
+            self._count_at.append(np.array([rows[p] + 2 for p in range(n)] + [o_misc + 1], dtype=np.intp))
+            misc = (
                 [rows[p] + 1 for p in range(n)]  # cards / 12
-                + [rows[p] + 2 for p in range(n)]  # dice / 18
-                + [o_misc + 1]  # pool / 18
                 + [rows[p] + 3 for p in range(n)]  # points / (3 x rounds)
                 + [o_round, o_misc, o_misc + 2]  # round, passes, draft_left
             )
+            self._misc_at.append(np.array(misc, dtype=np.intp))
             self._slot_taker.append(
                 [
                     tuple((o_slots + SLOT_SIZE * k + 1, o_slots + SLOT_SIZE * k + 2 + (p - seat) % n) for p in range(n))
@@ -453,7 +459,6 @@ class TipOfTheDicebergEnv(IceAECEnv):
         """The observation of ``seat``: the cached static part copied once, then one write of every 1.0
         (indices gathered in plain Python from per-seat tables) and one write of each other value."""
         s: rules.DicebergState = self.game_state
-        n = self.num_players
         o_table, _, o_slots, o_round, o_phase, o_selection, o_marks, _ = self._offsets
         obs = self._base_obs(s.slots).copy()
         locations, unused, counts = self._locations(seat, s.die_loc)
@@ -502,16 +507,25 @@ class TipOfTheDicebergEnv(IceAECEnv):
                 if seat == s.current and s.marks:
                     ones += [o_marks + d for d in s.marks]
         obs.put(ones, 1.0)
-        top = 3.0 * s.config.num_rounds
-        hands, points = s.hands, s.points
-        vals = [len(hand) / rules.HAND_SIZE for hand in hands]
-        vals += counts  # dice / 18 per seat, then the pool's
-        vals += [min(1.0, x / top) for x in points]
-        vals += ((s.round + 1) / s.config.num_rounds, s.passes / n, len(s.draft_order) / (2 * MAX_SEATS))
-        obs.put(self._value_at[seat], vals)
+        obs[self._count_at[seat]] = counts
+        obs[self._misc_at[seat]] = self._misc_values(s)
         return obs
 
-    def _locations(self, seat: int, die_loc: list[int]) -> tuple[np.ndarray, int, list[int]]:
+    def _misc_values(self, s: rules.DicebergState) -> np.ndarray:
+        """Cards / 12 and points / (3 x rounds) per seat, round / rounds, passes / players and draft
+        picks left / 10 (cached by the counts)."""
+        key = (*map(len, s.hands), *s.points, s.round, s.passes, len(s.draft_order))
+        hit = self._misc_cache.get(key)
+        if hit is None:
+            n = self.num_players
+            top = 3.0 * s.config.num_rounds
+            vals = [len(hand) / rules.HAND_SIZE for hand in s.hands]
+            vals += [min(1.0, x / top) for x in s.points]
+            vals += ((s.round + 1) / s.config.num_rounds, s.passes / n, len(s.draft_order) / (2 * MAX_SEATS))
+            hit = _remember(self._misc_cache, key, np.array(vals, dtype=np.float32))
+        return hit
+
+    def _locations(self, seat: int, die_loc: list[int]) -> tuple[np.ndarray, int, np.ndarray]:
         """The indices of the ``die_locations`` ones as seen from ``seat``, the dice not in the game
         (a bitmask), and the dice held per seat and (last) in the pool, / 18; cached by the dice's
         locations."""
@@ -519,9 +533,11 @@ class TipOfTheDicebergEnv(IceAECEnv):
         hit = self._loc_cache.get(key)
         if hit is None:
             at_loc = self._die_loc_ones[seat]
-            ones = np.array([at_loc[d][loc] for d, loc in enumerate(die_loc)], dtype=np.intp)
-            unused = sum(1 << d for d, loc in enumerate(die_loc) if loc == rules.UNUSED)
-            counts = [die_loc.count(p) / NUM_DICE for p in (*range(self.num_players), rules.POOL)]
+            ones = np.array(list(map(getitem, at_loc, die_loc)), dtype=np.intp)
+            unused = 0
+            if rules.UNUSED in die_loc:
+                unused = sum(1 << d for d, loc in enumerate(die_loc) if loc == rules.UNUSED)
+            counts = np.array([die_loc.count(p) / NUM_DICE for p in self._count_locs], dtype=np.float32)
             hit = _remember(self._loc_cache, key, (ones, unused, counts))
         return hit
 

@@ -628,6 +628,9 @@ def enumerate_melds(
             extend((must[0],), first, 1, xv, xv, 1 << xs, 1 << xv, xv, xv, xd)
     except _Done:
         pass
+    # ``extend`` refers to itself through its closure: drop it, so that the search's objects are
+    # freed at once instead of waiting as a reference cycle for the garbage collector.
+    extend = None  # type: ignore[assignment]
     if must is not None:
         out = [tuple(sorted(m)) for m in out]
     return out

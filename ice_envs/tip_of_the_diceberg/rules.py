@@ -56,6 +56,7 @@ import numpy as np
 from ice_envs.core.validation import integer as _int
 from ice_envs.core.validation import integers as _ints
 from ice_envs.tip_of_the_diceberg.catalog import MAX_SLOTS, Catalog, default_catalog
+from ice_envs.tip_of_the_diceberg.partners import die_faces, melds_with_die
 from ice_envs.tip_of_the_diceberg.patterns import (
     CARD_NUMBER,
     CARD_SUIT,
@@ -398,8 +399,9 @@ def slot_melds(state: DicebergState, seat: int) -> tuple[PatternMelds, ...]:
     return out
 
 
-def _seed_cache(state: DicebergState, seat: int, old_items: tuple) -> None:
-    """Derive the meld cache of ``seat``'s new items from its old items, when that is cheap.
+def _seed_cache(state: DicebergState, seat: int, old_items: tuple, taken: tuple | None = None) -> None:
+    """Derive the meld cache of ``seat``'s new items from its old items, when that is cheap
+    (``taken``: the one item added, when that is all that changed).
 
     Items removed (a play, a discard, the old faces of re-rolled dice): the melds that avoid
     them, and where identical dice stay, the melds that used the removed ones with the
@@ -414,11 +416,17 @@ def _seed_cache(state: DicebergState, seat: int, old_items: tuple) -> None:
     old = _SLOT_MELDS.get((cat, slots, old_items))
     if old is None:
         return
-    new_items = items_of(state, seat)
+    if taken is None:
+        new_items = items_of(state, seat)
+    else:  # what items_of gives now: ``taken`` in its place by item id
+        i = len(old_items)
+        while i and old_items[i - 1][0] > taken[0]:
+            i -= 1
+        new_items = (*old_items[:i], taken, *old_items[i:])
     key = (cat, slots, new_items)
     if key in _SLOT_MELDS:
         return
-    derived = _derive(old, [cat.cards[i].pattern for i in slots], old_items, new_items)
+    derived = _derive(old, *_slot_patterns(cat, slots), old_items, new_items, taken)
     if derived is None:
         return
     if len(_SLOT_MELDS) >= _CACHE_LIMIT:
@@ -426,14 +434,39 @@ def _seed_cache(state: DicebergState, seat: int, old_items: tuple) -> None:
     _SLOT_MELDS[key] = derived
 
 
+_PATTERNS: dict[tuple, tuple[tuple[Pattern, ...], tuple[list, ...]]] = {}
+
+
+def _slot_patterns(catalog: Catalog, slots: tuple[int, ...]) -> tuple[tuple[Pattern, ...], tuple[list, ...]]:
+    """The patterns of the cards at ``slots`` and their :func:`~ice_envs.tip_of_the_diceberg.partners.die_faces`
+    (cached)."""
+    key = (catalog, slots)
+    out = _PATTERNS.get(key)
+    if out is None:
+        if len(_PATTERNS) >= _CACHE_LIMIT:
+            _PATTERNS.clear()
+        patterns = tuple(catalog.cards[i].pattern for i in slots)
+        out = _PATTERNS[key] = (patterns, tuple(die_faces(p) for p in patterns))
+    return out
+
+
 def _derive(
-    old: tuple[PatternMelds, ...], patterns: list[Pattern], old_items: tuple, new_items: tuple
+    old: tuple[PatternMelds, ...],
+    patterns: Sequence[Pattern],
+    faces: Sequence[list],
+    old_items: tuple,
+    new_items: tuple,
+    taken: tuple | None = None,
 ) -> tuple[PatternMelds, ...] | None:
     """The per-slot melds of ``new_items`` from those of ``old_items`` (see :func:`_seed_cache`), or None."""
-    kept = set(new_items)
-    gone = [it for it in old_items if it not in kept]
-    before = set(old_items)
-    came = [it for it in new_items if it not in before]
+    if taken is not None:  # the one change: ``taken`` was added
+        gone: list[tuple] = []
+        came = [taken]
+    else:
+        kept = set(new_items)
+        gone = [it for it in old_items if it not in kept]
+        before = set(old_items)
+        came = [it for it in new_items if it not in before]
     per_slot = old
     items = old_items
     if gone:
@@ -449,9 +482,8 @@ def _derive(
         twins = [it[0] for it in items if it[3] and it[1] == x[1] and it[2] == x[2]]
         if twins and twins[-1] > x[0]:
             return None  # x comes before an identical die: the canonical choice of dice shifts
-        items = tuple(sorted((*items, x)))
-        last = twins[-1] if twins else None
-        per_slot = tuple(_with(pm, p, items, x, last) for pm, p in zip(per_slot, patterns))
+        items = new_items if len(came) == 1 and not gone else tuple(sorted((*items, x)))
+        per_slot = _with(per_slot, patterns, faces, items, x, twins[-1] if twins else None)
     return per_slot
 
 
@@ -493,26 +525,38 @@ def _without(pm: PatternMelds, removed: set[int], relabel: dict[int, int] | None
     return PatternMelds(out)
 
 
-def _with(pm: PatternMelds, pattern: Pattern, items: tuple, x: tuple, last_twin: int | None) -> PatternMelds:
-    """``pm`` plus the melds with the new die ``x``; ``last_twin``: the last of the identical dice held
-    before x (then x may only join them all), or None."""
-    if not pattern.allowed[x[1] * 21 + x[2]]:
-        return pm
-    extra = enumerate_melds(pattern, items, must=x)
-    if last_twin is not None:  # the search took x as free: keep the melds that use every twin before it
-        extra = [m for m in extra if last_twin in m]
-    if not extra:
-        return pm
-    first = pm.first_mask
-    for m in extra:
-        first |= 1 << m[0]
-    return PatternMelds(pm.melds + extra, first)
+def _with(
+    per_slot: tuple[PatternMelds, ...],
+    patterns: Sequence[Pattern],
+    faces: Sequence[list],
+    items: tuple,
+    x: tuple,
+    last_twin: int | None,
+) -> tuple[PatternMelds, ...]:
+    """``per_slot`` plus, on each slot, the melds with the new die ``x`` of ``items``
+    (:func:`~ice_envs.tip_of_the_diceberg.partners.melds_with_die`; ``faces``: the patterns'
+    ``die_faces``); ``last_twin``: the last of the identical dice held before x (then x may only
+    join them all), or None."""
+    out = list(per_slot)
+    for k, extra in enumerate(melds_with_die(patterns, items, x, faces)):
+        if not extra:
+            continue
+        if last_twin is not None:  # the search took x as free: keep the melds that use every twin before it
+            extra = [m for m in extra if last_twin in m]
+            if not extra:
+                continue
+        pm = out[k]
+        first = pm.first_mask
+        for m in extra:
+            first |= 1 << m[0]
+        out[k] = PatternMelds(pm.melds + extra, first)
+    return tuple(out)
 
 
 def _take_die(state: DicebergState, seat: int, d: int) -> None:
     old = items_of(state, seat)
     state.die_loc[d] = seat
-    _seed_cache(state, seat, old)
+    _seed_cache(state, seat, old, _DIE_ITEMS[d][state.die_value[d]])
 
 
 def compose_options(state: DicebergState) -> tuple[list[int], list[int]]:
@@ -527,9 +571,10 @@ def compose_options(state: DicebergState) -> tuple[list[int], list[int]]:
                 nxt |= pm.first_mask
         return bits(nxt), done
     key = bytes(state.selection)
+    first = 1 << key[0]
     for k, pm in enumerate(per_slot):
-        if taken[k] >= 0:
-            continue
+        if taken[k] >= 0 or not pm.first_mask & first:
+            continue  # taken, or no meld of this slot starts with the selection's first item
         trie = pm._trie
         v = (pm.tree() if trie is None else trie).get(key, 0)
         if v:
