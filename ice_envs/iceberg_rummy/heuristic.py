@@ -3,29 +3,36 @@
 Strategy, as a decent rummy player would play (reading only its own hand, the public
 table and what it passed itself; aces are placed by the engine at once):
 
-1. **Meld greedily but look one play ahead.** At every melding decision with an empty
-   selection, every legal play (new melds and lay-offs, with their points) is scored as
-   its points plus the best play-out of the rest of the hand against the table after it
-   (:func:`ice_envs.iceberg_rummy.melds.best_playout`), so the first play never spoils a
-   better combination (5♥ 5♦ 5♣ 6♥ 7♥: the run and a pair, not the set). Points are
-   taken at once: a meld is worth the same built at once or card by card, and cards left
-   in hand pay for themselves at the end of the hand.
-2. **Keep the special melds in reach.** The four six-card melds (700 for odds or evens of
-   one suit, 300 / 200 of one colour) are valued at their points times an estimate of the
-   chance to complete them before the hand ends (cards still unseen, cards this player will
-   still see). A play that breaks a special meld in reach is made only if its points beat
-   the special meld's expected value lost (and a small risk of holding cards).
-3. **Discard the card least useful to me and to the left neighbour.** The card passes face
-   down to the left. For each card: its value to me (the chance-weighted points of melds
-   one card away: pairs, runs with a card in hand, lay-offs onto table runs; its share of a
-   special meld in reach) plus its value to the neighbour (the same one-card-away melds,
-   weighted by the chance the neighbour holds the missing card — certainty for the card I
-   passed them that they still hold; a card that fits a table meld outright is never fed).
-   The lowest sum goes. Unplayable cards all cost 10 at the end, so the dead cards go first.
-4. **Go out when ahead.** When the plays would empty the hand (or leave one card to
-   discard), the hand ends; if the estimated final scores (others paying about 10 per card
-   held, every score times 1 + aces) leave this player behind, it holds back its smallest
-   play so that the hand goes on.
+1. **Lay everything, best combination first.** At every melding decision with an empty
+   selection, if any play (new meld or lay-off) is legal, one is made: each is scored as
+   the settlement of the hand if it ended after this player laid that play and then the
+   best play-out of the rest of its hand against the table after it
+   (:func:`ice_envs.iceberg_rummy.melds.best_playout`): the points of the play and of the
+   play-out, minus 10 for every card that would still be left dead (R4.6.2). So the first
+   play never spoils a better combination (5♥ 5♦ 5♣ 6♥ 7♥: the run and a pair, not the
+   set), and among equal points the combination that leaves fewer cards in hand wins.
+   Cards are not held back for later (only rule 2 does that): a card held costs its points at the end of the hand anyway
+   (R4.6.1), and the hand can end before the next turn (the last ace, someone going out).
+   Ties go to the play with the lowest card ids, then the lowest target.
+2. **Go out only to win (single hand).** When laying the plays would end the hand (the hand
+   empties, or one card is left to discard) and one hand is the whole game, the final scores
+   are estimated on :data:`GO_OUT_SAMPLES` re-deals of the hidden hands drawn with the agent's
+   own generator (``rules.resample_hidden``: they depend only on what this seat knows), every
+   other seat paying its real end-of-hand penalty in that re-deal (R4.6). If going out wins in
+   fewer than half of them, only plays that keep at least two cards in hand are made, so the
+   hand goes on. Integer arithmetic throughout.
+3. **Discard the card least useful to me.** The card passes face down to the left. For
+   each card: the special-meld value and the play-out points the hand loses without it,
+   plus the chance-weighted melds one card away (another suit of its rank, the missing
+   card of a run with a card in hand, the gap card of a lay-off onto a table run), each
+   missing card weighted by the chance of seeing it before the hand ends. The lowest value
+   goes (values are quantised to 1/1000 of a point; ties to the highest card id), so dead
+   cards go first.
+
+Measured (``docs/agents/iceberg_rummy.md``): holding cards back for special melds, feeding
+the neighbour as little as possible and holding back the last plays when behind all lost
+to greedy's lay-everything play head to head; this version holds cards back only to avoid
+going out into a loss.
 
 A decision takes a few milliseconds.
 """
@@ -38,8 +45,6 @@ from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
 
-#: Chance that the hand ends before my next turn (risk of holding a playable card back).
-HOLD_RISK = 0.15
 #: Cards besides the draw seen per own turn (the passed card), as a fraction of a draw.
 PICKUP_WEIGHT = 0.3
 #: Points of a pair one card away (a pair grows into a set), and of a three-card run.
@@ -47,8 +52,10 @@ PAIR_VALUE = 15.0
 RUN_VALUE = 30.0
 #: Special melds count as in reach when at most this many of their six ranks are missing.
 MAX_MISSING = 2
-#: Risk weight of feeding a card that fits a table meld outright.
-FITS_TABLE_RISK = 100.0
+#: Card values (points) are compared after rounding to this many parts of a point.
+QUANTUM = 1000
+#: Re-deals of the hidden hands on which going out is judged (rule 2).
+GO_OUT_SAMPLES = 8
 
 _SPECIAL_TARGETS: list[tuple[tuple[tuple[int, ...], ...], int]] = []
 for _ranks, _suit_value, _colour_value in ((M.ODD_RANKS, 700, 300), (M.EVEN_RANKS, 700, 200)):
@@ -120,36 +127,31 @@ def _after(table: tuple[tuple[int, ...], ...], play: M.Play) -> tuple[tuple[int,
     return tuple(tuple(sorted(m + cards)) if k == target else m for k, m in enumerate(table))
 
 
-def choose_play(
-    hand: np.ndarray, table: tuple[tuple[int, ...], ...], unseen: np.ndarray, seen: float
-) -> tuple[M.Play | None, float]:
-    """The play to make now (``None``: stop melding) and its score.
+def settlement(hand: np.ndarray, table: tuple[tuple[int, ...], ...], play: M.Play) -> int:
+    """Points of ``play`` plus the best play-out of the rest of ``hand`` after it, minus 10 per card left dead."""
+    cards, _, value = play
+    rest = _without(hand, cards)
+    points, played = M.best_playout(rest, _after(table, play))
+    return int(value) + int(points) - 10 * (int(rest.sum()) - played)
 
-    A play scores its points plus the best play-out of the rest of the hand plus the
-    special-meld bonus of the rest; stopping scores the play-out of the whole hand, held
-    at the risk :data:`HOLD_RISK`, plus the special-meld bonus of the whole hand.
+
+def choose_play(hand: np.ndarray, table: tuple[tuple[int, ...], ...], keep: int = 0) -> M.Play | None:
+    """The play to make now, by :func:`settlement`, among those that leave at least ``keep`` cards in
+    hand (``None``: there is none).
+
+    Ties go to the play with the lowest card ids, then the lowest target (a new meld first).
     """
     hand = np.asarray(hand, dtype=np.int8)
-    plays = M.analyse(hand.tobytes(), table).plays
-    if not plays:
-        return None, 0.0
-    bonus_all = special_bonus(hand, unseen, seen)
     best: M.Play | None = None
-    best_score = -1e9
-    bonus_cache: dict[tuple[int, ...], float] = {}
-    for play in sorted(plays, key=lambda p: (-p[2], p[0], p[1])):
-        cards, _, value = play
-        rest = _without(hand, cards)
-        key = cards
-        if key not in bonus_cache:
-            bonus_cache[key] = special_bonus(rest, unseen, seen) if bonus_all else 0.0
-        score = value + M.best_playout(rest, _after(table, play))[0] + bonus_cache[key]
-        if score > best_score:
-            best, best_score = play, score
-    stop = (1.0 - HOLD_RISK) * M.best_playout(hand, table)[0] + bonus_all
-    if best_score >= stop:
-        return best, best_score
-    return None, stop
+    best_key: tuple | None = None
+    size = int(hand.sum())
+    for play in M.analyse(hand.tobytes(), table).plays:
+        if size - len(play[0]) < keep:
+            continue
+        key = (settlement(hand, table, play), tuple(-c for c in play[0]), -play[1])
+        if best_key is None or key > best_key:
+            best, best_key = play, key
+    return best
 
 
 def card_values(
@@ -157,57 +159,39 @@ def card_values(
     table: tuple[tuple[int, ...], ...],
     unseen: np.ndarray,
     seen: float,
-    neighbour_cards: float,
     known_left: int,
-    passed: np.ndarray,
-) -> dict[int, tuple[float, float]]:
-    """For each card in hand: (its value to me, its value to the left neighbour if passed)."""
+) -> dict[int, float]:
+    """For each card in hand: its value to me (see rule 2 of the module docstring).
+
+    ``known_left`` is the card I passed the left neighbour that they still hold: that copy is not
+    coming back, so it does not count among the unseen copies I may still draw.
+    """
     total_unseen = max(1.0, float(unseen.sum()))
-    groups: dict[int, list[tuple[int, ...]]] = {}
     runs: dict[int, list[tuple[int, int]]] = {}
     for cards in table:
-        kind = M.meld_kind_cached(cards)
-        if kind == M.GROUP:
-            groups.setdefault(cards[0] % M.NUM_RANKS, []).append(cards)
-        elif kind == M.RUN:
+        if M.meld_kind_cached(cards) == M.RUN:
             runs.setdefault(cards[0] // M.NUM_RANKS, []).append((cards[0] % M.NUM_RANKS, cards[-1] % M.NUM_RANKS))
 
     def p_me(c: int) -> float:
-        copies = unseen[c] - (1 if c == known_left else 0)  # the neighbour holds that one
+        copies = unseen[c] - (1 if c == known_left else 0)
         return min(1.0, max(0, copies) * seen / total_unseen)
-
-    def p_left(c: int) -> float:
-        if c == known_left:
-            return 1.0
-        base = unseen[c] * neighbour_cards / total_unseen
-        if passed[c] > 0:  # I passed it this hand and have not seen it again: likely still there
-            base = max(base, 0.5)
-        return min(1.0, base)
 
     bonus_all = special_bonus(hand, unseen, seen)
     playout_all = M.best_playout(hand, table)[0]
-    out: dict[int, tuple[float, float]] = {}
+    out: dict[int, float] = {}
     for c in np.flatnonzero(hand).tolist():
         r, s = c % M.NUM_RANKS, c // M.NUM_RANKS
         if r == M.ACE:
-            out[c] = (0.0, 0.0)
+            out[c] = 0.0
             continue
         rest = _without(hand, (c,))
         mine = bonus_all - special_bonus(rest, unseen, seen)
         mine += playout_all - M.best_playout(rest, table)[0]
-        theirs = 0.0
-        # fits the table outright: a gift
-        single = np.zeros(M.NUM_CARDS, dtype=np.int8)
-        single[c] = 1
-        if M.analyse(single.tobytes(), table).plays:
-            theirs += FITS_TABLE_RISK
         # pairs: another suit of the same rank
         for s2 in range(M.NUM_SUITS):
-            if s2 == s:
-                continue
             u = M.card_id(r, s2)
-            mine += PAIR_VALUE * p_me(u) if hand[u] == 0 else 0.0
-            theirs += PAIR_VALUE * p_left(u)
+            if s2 != s and hand[u] == 0:
+                mine += PAIR_VALUE * p_me(u)
         # runs: one card away with a card in my hand; lay-offs one card away onto table runs
         for d1, d2 in ((1, 2), (-1, -2), (1, -1)):
             a, b = r + d1, r + d2
@@ -218,40 +202,47 @@ def card_values(
                 mine += RUN_VALUE * p_me(cb)
             elif hand[cb] and not hand[ca]:
                 mine += RUN_VALUE * p_me(ca)
-            theirs += RUN_VALUE * p_left(ca) * p_left(cb)
         for lo, hi in runs.get(s, ()):
             size = hi - lo + 1
             for gap, end in ((r - 1, hi + 2), (r + 1, lo - 2)):
                 if end == r and 1 <= gap < M.NUM_RANKS:
                     u = M.card_id(gap, s)
-                    gain = float(M.layoff_value(size, 2))
                     if hand[u] == 0:
-                        mine += gain * p_me(u)
-                    theirs += gain * p_left(u)
-        out[c] = (mine, theirs)
+                        mine += float(M.layoff_value(size, 2)) * p_me(u)
+        out[c] = mine
     return out
 
 
-def choose_discard(state: rules.IcebergRummyState, seat: int, hand: np.ndarray) -> int:
-    """The card to pass face down to the left: least useful to me plus the neighbour."""
+def going_out_wins(state: rules.IcebergRummyState, seat: int, gain: int, rng: np.random.Generator) -> bool:
+    """Whether ending the hand now, after ``seat`` scores ``gain`` more points and holds no card, wins in
+    at least half of :data:`GO_OUT_SAMPLES` re-deals of what ``seat`` cannot see (a shared win counts)."""
     n = state.num_players
-    table = state.table()
-    unseen = unseen_counts(state, seat)
-    seen = future_cards_seen(state)
-    left = (seat + 1) % n
-    neighbour_cards = float(state.hands[left].sum()) if left != seat else 7.0
-    known = int(state.known_left[seat])
-    values = card_values(hand, table, unseen, seen, neighbour_cards, known, state.passed[seat])
-    return min(values, key=lambda c: (values[c][0] + values[c][1], -c))
+    cfg = state.config
+    wins = 0
+    for _ in range(GO_OUT_SAMPLES):
+        deal = rules.resample_hidden(state, seat, rng)
+        finals = []
+        for p in range(n):
+            raw = (
+                int(state.hand_points[p]) + gain
+                if p == seat
+                else int(deal.hand_points[p]) - rules.hand_penalty(deal, p)[0]
+            )
+            if cfg.ace_scoring == "multiplier":
+                hand = raw * (1 + int(deal.aces[p]))
+            else:
+                hand = raw + int(deal.ace_bonus[p])
+            finals.append(int(state.totals[p]) + hand)
+        wins += finals[seat] >= max(f for p, f in enumerate(finals) if p != seat)
+    return 2 * wins >= GO_OUT_SAMPLES
 
 
-def _estimated_finals(state: rules.IcebergRummyState, seat: int, my_gain: float, my_left: int) -> np.ndarray:
-    """Rough final hand scores if the hand ended now (others pay 10 per card held)."""
-    sizes = rules.hand_sizes(state).astype(np.float64)
-    raw = state.hand_points.astype(np.float64) - 10.0 * sizes
-    raw[seat] = float(state.hand_points[seat]) + my_gain - 10.0 * my_left
-    mult = 1.0 + state.aces.astype(np.float64)
-    return state.totals.astype(np.float64) + raw * mult
+def choose_discard(state: rules.IcebergRummyState, seat: int, hand: np.ndarray) -> int:
+    """The card to pass face down to the left: the least useful to me (ties to the highest card id)."""
+    values = card_values(
+        hand, state.table(), unseen_counts(state, seat), future_cards_seen(state), int(state.known_left[seat])
+    )
+    return min(values, key=lambda c: (round(values[c] * QUANTUM), -c))
 
 
 class IcebergRummyHeuristic(SeededAgent):
@@ -284,39 +275,16 @@ class IcebergRummyHeuristic(SeededAgent):
     def _decide(
         self, state: rules.IcebergRummyState, seat: int, hand: np.ndarray, table: tuple[tuple[int, ...], ...]
     ) -> int:
-        unseen = unseen_counts(state, seat)
-        seen = future_cards_seen(state)
-        play, _ = choose_play(hand, table, unseen, seen)
-        if play is not None:
-            play = self._maybe_hold_back(state, seat, hand, table, play)
+        play = choose_play(hand, table)
+        if play is not None and state.config.single_hand:
+            points, played = M.best_playout(hand, table)
+            if int(hand.sum()) - played <= 1 and not going_out_wins(state, seat, int(points), self.rng):
+                play = choose_play(hand, table, keep=2)
         if play is None:
             self._plan = None
             return rules.DISCARD_BASE + choose_discard(state, seat, hand)
         self._plan = (hand.tobytes(), table, play)
         return play[0][0]
-
-    def _maybe_hold_back(
-        self,
-        state: rules.IcebergRummyState,
-        seat: int,
-        hand: np.ndarray,
-        table: tuple[tuple[int, ...], ...],
-        play: M.Play,
-    ) -> M.Play | None:
-        """Hold back plays that would end the hand while this player is behind."""
-        points, played = M.best_playout(hand, table)
-        left = int(hand.sum()) - played
-        if left > 1:
-            return play  # the hand goes on whatever I lay
-        finals = _estimated_finals(state, seat, float(points), left)
-        others = np.delete(finals, seat)
-        if finals[seat] > others.max():
-            return play  # going out wins (by this estimate)
-        # keep at least two cards: make only plays that leave two or more in hand
-        plays = [p for p in M.analyse(hand.tobytes(), table).plays if int(hand.sum()) - len(p[0]) >= 2]
-        if not plays:
-            return None
-        return max(plays, key=lambda p: (p[2], p[0]))
 
     def _continue(self, hand: np.ndarray, table: tuple[tuple[int, ...], ...], sel: tuple[int, ...]) -> int:
         plan = self._plan

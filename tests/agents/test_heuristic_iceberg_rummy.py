@@ -131,30 +131,61 @@ def test_lays_a_special_meld():
     assert (tuple(M.parse_cards("3H 5H 7H 9H JH KH")), -1) in plays
 
 
-def test_keeps_a_special_meld_in_reach_rather_than_a_small_run():
-    # odds of hearts missing only KH; playing 3H 4H 5H (30) would break it
+def test_lays_a_small_run_now_rather_than_wait_for_a_special_meld():
+    # odds of hearts missing only KH is in reach, but the run 3H 4H 5H scores now (cards are never held back)
     hand = M.counts_of(M.parse_cards("3H 4H 5H 7H 9H JH 2C 8D"))
     unseen = np.ones(M.NUM_CARDS, dtype=np.int64) - hand
     unseen[list(M.ACE_IDS)] = 0
     assert special_bonus(hand, unseen, 20.0) > 100
-    play, _ = choose_play(hand, (), unseen, 20.0)
-    assert play is None or M.parse_card("3H") not in play[0] and M.parse_card("5H") not in play[0]
+    play = choose_play(hand, ())
+    assert play is not None and names(play[0]) == "3H 4H 5H"
 
 
-def test_does_not_feed_the_neighbour_a_card_for_a_table_run():
-    # table run 5-7S: 9S goes onto it with 8S; the neighbour holds 8S (I passed it to them).
-    # QD and 9S are otherwise equally dead for me: QD is the safe discard.
+def test_choose_play_scores_the_settlement_after_the_play_out():
+    # 5H 5D 5C 6H 7H 5S: the set of four fives (70) leaves 6H 7H dead (-20): 50; the run 5-7H (30) and
+    # the set 5C 5D 5S (30) play every card: 60. The first play is the run (its cards come first in id order).
+    hand = M.counts_of(M.parse_cards("5H 5D 5C 6H 7H 5S"))
+    play = choose_play(hand, ())
+    assert play is not None
+    assert sorted(names(play[0]).split()) in (["5H", "6H", "7H"], ["5C", "5D", "5S"])
+    assert choose_play(M.counts_of(M.parse_cards("2C 9D")), ()) is None
+
+
+def _going_out_position(other_points: int) -> rules.IcebergRummyState:
+    # seat 0 holds 5H 6H 7H and draws 2C: the run 5-7H and the discard of 2C would end the hand
+    state = position(["5H 6H 7H", "2D 3D 4S 8D 10S QC KD"], stock="2C")
+    state.hand_points[1] = other_points
+    return state
+
+
+def test_goes_out_when_going_out_wins():
+    state = _going_out_position(0)  # 30 for the run against the other seat's penalty for seven cards
+    assert decide(state) in M.parse_cards("5H 6H 7H")
+
+
+def test_keeps_two_cards_rather_than_go_out_into_a_loss():
+    state = _going_out_position(500)  # the other seat is far ahead: ending the hand now loses
+    action = decide(state)
+    assert rules.DISCARD_BASE <= action < rules.COMMIT_NEW  # no play: the run would leave one card
+    assert rules.hand_sizes(state)[0] == 4
+
+
+def test_the_going_out_judgement_does_not_depend_on_the_hidden_hands():
+    """Views with the other hand and the stock re-dealt give the same decisions as the true state."""
+    for points in (0, 40, 60, 500):
+        truth = decide(_going_out_position(points))
+        for k in range(4):
+            view = rules.resample_hidden(_going_out_position(points), 0, np.random.default_rng(k))
+            assert decide(view) == truth, (points, k)
+
+
+def test_passes_the_card_whose_only_use_the_neighbour_holds():
+    # table run 5-7S: 9S would go onto it with 8S, but the neighbour holds the only 8S (I passed it to
+    # them), so 9S is dead for me; QD can still pair with three unseen queens: 9S goes.
     state = position(["9S QD 2C", "2D 3D 4C 10S QC KD 8S"], melds=[(1, "5S 6S 7S")], stock="4H", known_left="8S")
     plays, discard = turn(state)
     assert not plays
-    assert discard != M.parse_card("9S")
-
-
-def test_does_not_pass_a_pair_for_what_the_neighbour_took():
-    # I passed them JC last: passing JH would hand them a pair
-    state = position(["JH 4D 9C", "2D 3D 4S 8D 10S QC JC"], stock="KS", known_left="JC")
-    _, discard = turn(state)
-    assert discard != M.parse_card("JH")
+    assert discard == M.parse_card("9S")
 
 
 def test_discards_a_dead_card_before_a_near_run():
