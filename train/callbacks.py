@@ -12,6 +12,10 @@ the self-play pool, deterministically:
   ``evaluations.jsonl``;
 * every ``opponents.self_play.check_every`` steps: the promotion check (see
   :class:`train.opponents.SelfPlayPool`); ``selfplay/*`` scalars show the pool;
+* with ``opponents.league``, at every rollout boundary: the league's events
+  (:meth:`train.league.League.update`: a snapshot on the schedule or the gate, new PFSP
+  weights, pushed to every env with ``set_league``); ``league/*`` scalars show the league
+  (``league/size``, ``league/snapshots``, ``league/<member>/win_rate``, ``.../prob``, ``.../games``);
 * every ``checkpoint_every`` steps: a resumable checkpoint.
 
 After every rollout it logs the training games: ``games/win_rate`` and
@@ -32,13 +36,35 @@ from stable_baselines3.common.logger import TensorBoardOutputFormat
 from ice_envs.agents.ppo_agent import PolicyNet
 from ice_envs.train.checkpoints import restore_logger, save_checkpoint
 from ice_envs.train.config import TrainConfig
-from ice_envs.train.evaluation import evaluate_checkpoint, self_play_check
+from ice_envs.train.evaluation import BackgroundEvaluations, evaluate_checkpoint, self_play_check
+from ice_envs.train.league import League
 from ice_envs.train.opponents import SelfPlayPool
 
 
 def policy_net(model: Any, cfg: TrainConfig) -> PolicyNet:
     """The current actor of ``model`` as a numpy :class:`PolicyNet` (with the run's meta data)."""
     return PolicyNet.from_state_dict(model.policy.state_dict(), cfg.ppo.activation, getattr(model, "ice_envs", {}))
+
+
+def push_league(venv: Any, league: League) -> None:
+    """Give every env of ``venv`` the league's members and weights (a fresh ``LeagueOpponents`` each).
+
+    ``set_attr`` works alike for DummyVecEnv and SubprocVecEnv (the sampler is pickled to the
+    workers: names, specs, paths and integer weights; agents are built there on first draw).
+    """
+    from ice_envs.wrappers.opponents import LeagueOpponents
+
+    members, weights = league.table()
+    lg = league.cfg
+    game = venv_game(venv)
+    for i in range(venv.num_envs):  # one sampler per env: a DummyVecEnv's envs must not share agents
+        sampler = LeagueOpponents(game, league.num_players, members, weights, lg.per_seat, lg.deterministic)
+        venv.set_attr("opponents", sampler, indices=[i])
+
+
+def venv_game(venv: Any) -> str:
+    """The game name of the envs of ``venv``."""
+    return str(venv.get_attr("game", indices=[0])[0])
 
 
 def crossed(previous: int, step: int, every: int) -> bool:
@@ -108,6 +134,7 @@ class TrainingCallback(BaseCallback):
         echo: print a line per evaluation.
         resume_info: from :func:`train.checkpoints.restore_state` when resuming: the SB3 logger
             values not yet written and the last step whose events had run.
+        league: the league of league self-play, or ``None``.
     """
 
     def __init__(
@@ -118,11 +145,20 @@ class TrainingCallback(BaseCallback):
         notes: list[str],
         echo: bool = True,
         resume_info: dict[str, Any] | None = None,
+        league: League | None = None,
     ) -> None:
         super().__init__(verbose=0)
         self.cfg = cfg
         self.run_dir = run_dir
         self.pool = pool
+        self.league = league
+        self._pushed: Any = None
+        #: With ``eval.background`` (off by default: on 2 busy cores it measured no faster) the
+        #: evaluations during training run in a worker process while training goes on, with
+        #: ``eval.workers: 1`` (more workers already run in processes of their own, in the foreground).
+        background = cfg.eval.background and cfg.eval.workers == 1
+        self.background = BackgroundEvaluations() if background else None
+        self._pending: list[dict[str, Any]] = []
         self.notes = notes
         self.echo = echo
         self.options = cfg.eval_options()
@@ -145,6 +181,7 @@ class TrainingCallback(BaseCallback):
             self._last_event = int(self._resume_info["last_event"])
             if self._resume_info.get("logger"):
                 restore_logger(self.logger, self._resume_info["logger"])
+            self._resubmit(self._resume_info.get("pending_evals") or [])
 
     def _on_rollout_start(self) -> None:
         self.run_events(self.num_timesteps)
@@ -155,6 +192,8 @@ class TrainingCallback(BaseCallback):
                 counts = self._games[info["opponents"]]
                 counts[0] += 1
                 counts[1] += int(bool(info["is_success"]))
+                if self.league is not None:
+                    self.league.record(info["opponents"], bool(info["is_success"]))
         return True
 
     def _on_rollout_end(self) -> None:
@@ -171,40 +210,110 @@ class TrainingCallback(BaseCallback):
         """The events due at ``step`` (each at most once per step)."""
         if step == self._last_event:
             return
+        self.collect_evaluations(block=False)
         previous = self._last_event
         if (previous < 0 and self.cfg.eval.at_start) or crossed(previous, step, self.cfg.eval.every):
             self.evaluate(step, self.cfg.eval.games)
         if self.pool is not None and crossed(previous, step, self.cfg.opponents.self_play.check_every):
             self.promotion_check(step)
+        if self.league is not None:
+            self.league_events(step, previous)
         if crossed(previous, step, self.cfg.checkpoint_every):
-            save_checkpoint(self.model, self.run_dir, self.pool)
+            save_checkpoint(self.model, self.run_dir, self.pool, league=self.league, pending_evals=self._pending)
         self._last_event = step
 
-    def evaluate(self, step: int, games: int, path: Path | None = None) -> dict[str, Any]:
-        """Evaluate the current policy (or the checkpoint at ``path``) and log the results."""
+    def evaluate(self, step: int, games: int, path: Path | None = None) -> dict[str, Any] | None:
+        """Evaluate the current policy (or the checkpoint at ``path``) and log the results.
+
+        With a background worker (``eval.workers: 1``) the evaluation of the current policy is
+        handed to it and logged when it comes back (:meth:`collect_evaluations`, at the exact
+        ``step``); ``None`` is returned then. Otherwise it runs here and its record is returned.
+        """
         t0 = time.perf_counter()
         if path is None:
             path = self.run_dir / "policies" / f"step_{step:012d}.npz"
             path.parent.mkdir(parents=True, exist_ok=True)
             policy_net(self.model, self.cfg).save_npz(path)
+        entry = {
+            "step": step,
+            "policy": str(path),
+            "games": games,
+            "pool_scalars": self._pool_scalars(),
+            "pool_state": self.pool.state() if self.pool is not None else None,
+        }
+        if self.background is not None:
+            self._pending.append(entry)
+            self.background.submit(step, *self._eval_args(path, games))
+            self.eval_seconds += time.perf_counter() - t0
+            return None
+        results, notes = evaluate_checkpoint(*self._eval_args(path, games))
+        self.eval_seconds += time.perf_counter() - t0
+        return self._log_evaluation(entry, results, notes)
+
+    def collect_evaluations(self, block: bool = False) -> None:
+        """Log the background evaluations that have come back (all of them, waiting, with ``block``)."""
+        if self.background is None:
+            return
+        before = self.background.wait_seconds
+        for _, (results, notes) in self.background.collect(block):
+            self._log_evaluation(self._pending.pop(0), results, notes)
+        self.eval_seconds += self.background.wait_seconds - before
+
+    def close(self) -> None:
+        """Stop the background evaluation worker."""
+        if self.background is not None:
+            self.background.close()
+
+    def _eval_args(self, path: Path, games: int) -> tuple[Any, ...]:
         g = self.cfg.game
-        results, notes = evaluate_checkpoint(
-            path, g.name, g.players, self._eval_kinds(), games, self.cfg.eval.seed, self.options, self.cfg.eval.workers
+        return (
+            path,
+            g.name,
+            g.players,
+            self._eval_kinds(),
+            games,
+            self.cfg.eval.seed,
+            self.options,
+            self.cfg.eval.workers,
         )
+
+    def _log_evaluation(self, entry: dict[str, Any], results: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        step, g = entry["step"], self.cfg.game
         for note in notes:
             if note not in self.notes:
                 self.notes.append(note)
                 print(f"[train] note: {note}", flush=True)
-        write_scalars(self.logger, {**result_scalars(results, g.players), **self._pool_scalars()}, step)
-        record = {"step": step, "checkpoint": str(path), "results": results}
-        if self.pool is not None:
-            record["pool"] = self.pool.state()
+        write_scalars(self.logger, {**result_scalars(results, g.players), **entry["pool_scalars"]}, step)
+        record = {"step": step, "checkpoint": entry["policy"], "results": results}
+        if entry["pool_state"] is not None:
+            record["pool"] = entry["pool_state"]
         with open(self.run_dir / "evaluations.jsonl", "a") as fh:
             fh.write(json.dumps(record) + "\n")
         self.eval_seconds += time.perf_counter() - t0
         if self.echo:
             self._print(step, results)
         return record
+
+    def _resubmit(self, pending: list[dict[str, Any]]) -> None:
+        """Evaluations pending when the checkpoint was saved, not yet in ``evaluations.jsonl``: run them again."""
+        logged = set()
+        log = self.run_dir / "evaluations.jsonl"
+        if log.exists():
+            for line in log.read_text().splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    logged.add((row.get("step"), row.get("checkpoint")))
+        for entry in pending:
+            path = self.run_dir / "policies" / Path(entry["policy"]).name
+            if (entry["step"], str(path)) in logged or not path.exists():
+                continue
+            entry = {**entry, "policy": str(path)}
+            if self.background is not None:
+                self._pending.append(entry)
+                self.background.submit(entry["step"], *self._eval_args(path, entry["games"]))
+            else:
+                self._log_evaluation(entry, *evaluate_checkpoint(*self._eval_args(path, entry["games"])))
 
     def promotion_check(self, step: int) -> None:
         """Play the learner against the latest snapshot; promote it into the pool if it wins significantly."""
@@ -235,6 +344,23 @@ class TrainingCallback(BaseCallback):
             print(
                 f"[train] {step:>10,} steps: vs latest snapshot {row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] "
                 f"(bound {self.pool.bound:.3f}) -> {verdict}; pool {len(self.pool.snapshots)}",
+                flush=True,
+            )
+
+    def league_events(self, step: int, previous: int) -> None:
+        """The league's snapshot and PFSP weights at ``step``, pushed to the envs, and its ``league/*`` scalars."""
+        assert self.league is not None
+        reason = self.league.update(step, previous, lambda: policy_net(self.model, self.cfg))
+        table = self.league.table()
+        if table != self._pushed:
+            push_league(self.training_env, self.league)
+            self._pushed = table
+        write_scalars(self.logger, self.league.scalars(), step)
+        if reason is not None and self.echo:
+            latest = self.league.latest
+            print(
+                f"[train] {step:>10,} steps: snapshot {latest.name if latest else '?'} joins the league ({reason}); "
+                f"{len(self.league.members)} members",
                 flush=True,
             )
 

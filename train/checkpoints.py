@@ -60,6 +60,10 @@ MAX_STATE_BYTES = 256 << 20
 #: Nesting bound of a ``.state.json`` (the env object graphs nest a few levels per object).
 MAX_STATE_DEPTH = 128
 STATE_KEYS = frozenset(("kind", "format", "num_timesteps", "rng", "envs", "pool", "logger", "last_event", "model"))
+#: Fields a ``.state.json`` may hold besides :data:`STATE_KEYS` (states written before they existed lack them):
+#: ``league``, the league of league self-play (:meth:`train.league.League.state_dict`, plain JSON).
+#: ``pending_evals``, the evaluations still running in the background worker (a resume runs them again).
+OPTIONAL_STATE_KEYS = frozenset(("league", "pending_evals"))
 #: Attributes of the model that change while it trains and that SB3 pickles into the ``.zip``'s
 #: ``data``: the ``.state.json`` holds them as plain JSON (field ``model``) and a resume takes
 #: them from there.
@@ -111,11 +115,21 @@ def state_path(zip_path: Path) -> Path:
     return zip_path.with_name(zip_path.name.removesuffix(".zip") + ".state.json")
 
 
-def save_checkpoint(model: Any, run_dir: Path, pool: Any | None, events_done: bool = True) -> Path:
+def save_checkpoint(
+    model: Any,
+    run_dir: Path,
+    pool: Any | None,
+    events_done: bool = True,
+    league: Any | None = None,
+    pending_evals: list[dict[str, Any]] | None = None,
+) -> Path:
     """Write the model and the run state at ``model.num_timesteps``; returns the ``.zip`` path.
 
     ``events_done`` says whether the scheduled events of this step (evaluation, promotion
-    check) have already run; a resumed run runs them if not.
+    check, league events) have already run; a resumed run runs them if not. ``league`` is the
+    run's :class:`~train.league.League` (its state is saved under ``league``), or ``None``;
+    ``pending_evals`` the training callback's evaluations not yet come back from its worker
+    (``step``, ``policy`` file, ``games`` and the pool's scalars and state at that step).
     """
     import torch
 
@@ -146,6 +160,11 @@ def save_checkpoint(model: Any, run_dir: Path, pool: Any | None, events_done: bo
         },
         "envs": envs,
         "pool": pool.state_dict() if pool is not None else None,
+        "league": league.state_dict() if league is not None else None,
+        "pending_evals": [
+            {**e, "policy": Path(e["policy"]).name, "pool_scalars": {k: float(v) for k, v in e["pool_scalars"].items()}}
+            for e in pending_evals or []
+        ],
         "logger": encode_state(_pending_logs(model)),
         "last_event": int(model.num_timesteps if events_done else model.num_timesteps - 1),
         "model": model_runtime_state(model),
@@ -246,7 +265,7 @@ def read_state(zip_path: Path) -> dict[str, Any]:
     if not isinstance(state, dict):
         raise ConfigError(f"checkpoint state {src}: must be a JSON object, got {type(state).__name__}")
     missing = sorted(STATE_KEYS - set(state))
-    unknown = sorted(set(state) - STATE_KEYS)
+    unknown = sorted(set(state) - STATE_KEYS - OPTIONAL_STATE_KEYS)
     if missing or unknown:
         raise ConfigError(f"checkpoint state {src}: missing fields {missing}, unknown fields {unknown}")
     if state["kind"] != STATE_KIND:
@@ -262,6 +281,11 @@ def read_state(zip_path: Path) -> dict[str, Any]:
         raise ConfigError(f"checkpoint state {src}: field 'envs' must be a non-empty list")
     if state["pool"] is not None:
         _check_pool(src, state["pool"])
+    state.setdefault("league", None)
+    if state["league"] is not None:
+        _check_league(src, state["league"])
+    state.setdefault("pending_evals", [])
+    _check_pending_evals(src, state["pending_evals"])
     if not isinstance(state["model"], dict) or set(state["model"]) != set(RUNTIME_KEYS):
         raise ConfigError(f"checkpoint state {src}: field 'model' must be an object with exactly {list(RUNTIME_KEYS)}")
     return state
@@ -427,8 +451,8 @@ def _read_zip(zip_path: Path, fresh: Any) -> tuple[dict[str, Any], bytes, dict[s
     return data, raw_data, members
 
 
-def restore_state(model: Any, zip_path: Path, pool: Any | None) -> dict[str, Any] | None:
-    """Put the envs, the pool and the random generators back as they were when ``zip_path`` was saved.
+def restore_state(model: Any, zip_path: Path, pool: Any | None, league: Any | None = None) -> dict[str, Any] | None:
+    """Put the envs, the pool, the league and the random generators back as they were when ``zip_path`` was saved.
 
     Returns what the callback needs to continue: ``logger`` (SB3 logger values pending at
     that moment) and ``last_event`` (the last step whose scheduled events have run).
@@ -473,6 +497,10 @@ def restore_state(model: Any, zip_path: Path, pool: Any | None) -> dict[str, Any
     py = rng["python"]
     python_state = (py["version"], tuple(py["state"]), py["gauss_next"])
 
+    if league is not None and state["league"] is None:
+        raise ConfigError(f"checkpoint state {src}: the config has a league (opponents.league), the state has none")
+    if league is not None:
+        league.load_state_dict(state["league"])
     if pool is not None and state["pool"] is not None:
         pool.load_state_dict(state["pool"])
         venv.env_method("set_pool", pool.paths())
@@ -482,7 +510,7 @@ def restore_state(model: Any, zip_path: Path, pool: Any | None) -> dict[str, Any
     torch.set_rng_state(torch_state)
     np.random.set_state(numpy_state)
     random.setstate(python_state)
-    return {"logger": logger, "last_event": state["last_event"]}
+    return {"logger": logger, "last_event": state["last_event"], "pending_evals": state["pending_evals"]}
 
 
 def _one_state(venv: Any) -> bool:
@@ -559,6 +587,85 @@ def _check_pool(source: str, pool: Any) -> None:
     _check_int(source, "pool.checks", pool["checks"], low=0)
     if pool["last_check"] is not None and not isinstance(pool["last_check"], dict):
         raise _fail(source, "pool.last_check", "must be null or an object")
+
+
+_LEAGUE_KEYS = {
+    "members",
+    "stats",
+    "weights",
+    "snapshots_taken",
+    "gate_promotions",
+    "scheduled",
+    "games_since_snapshot",
+    "history",
+}
+
+
+def _check_league(source: str, league: Any) -> None:
+    """The ``league`` field: members (snapshot files inside the pool directory), estimates and weights."""
+    if not isinstance(league, dict) or set(league) != _LEAGUE_KEYS:
+        raise _fail(source, "league", f"must be an object with exactly {sorted(_LEAGUE_KEYS)}")
+    members = league["members"]
+    if not isinstance(members, list) or not members:
+        raise _fail(source, "league.members", "must be a non-empty list")
+    names = []
+    for i, m in enumerate(members):
+        where = f"league.members[{i}]"
+        if not isinstance(m, dict) or set(m) != {"name", "kind", "ref", "step"}:
+            raise _fail(source, where, "must be an object with name, kind, ref, step")
+        if not all(isinstance(m[k], str) and m[k] for k in ("name", "kind", "ref")):
+            raise _fail(source, where, "name, kind and ref must be non-empty strings")
+        if m["kind"] not in ("agent", "snapshot"):
+            raise _fail(source, f"{where}.kind", f"must be agent or snapshot, got {m['kind']!r}")
+        if m["kind"] == "snapshot" and (Path(m["ref"]).name != m["ref"] or not m["ref"].endswith(".npz")):
+            raise _fail(source, f"{where}.ref", f"must be a .npz file name inside the pool directory, got {m['ref']!r}")
+        _check_int(source, f"{where}.step", m["step"], low=0)
+        names.append(m["name"])
+    stats, weights = league["stats"], league["weights"]
+    if not isinstance(stats, dict) or sorted(stats) != sorted(names) or len(set(names)) != len(names):
+        raise _fail(source, "league.stats", "must hold one entry per member (distinct names)")
+    for name, v in stats.items():
+        ok = isinstance(v, list) and len(v) == 3 and all(type(x) in (int, float) and math.isfinite(x) for x in v)
+        if not ok or v[0] < 0 or v[1] < v[0] or type(v[2]) is not int or v[2] < 0:
+            raise _fail(source, f"league.stats.{name}", "must be [wins, games, count] with 0 <= wins <= games")
+    if not isinstance(weights, list) or len(weights) != len(names):
+        raise _fail(source, "league.weights", "must hold one integer per member")
+    for i, w in enumerate(weights):
+        _check_int(source, f"league.weights[{i}]", w, low=0)
+    if sum(weights) <= 0:
+        raise _fail(source, "league.weights", "must not all be 0")
+    for key in ("snapshots_taken", "gate_promotions", "scheduled", "games_since_snapshot"):
+        _check_int(source, f"league.{key}", league[key], low=0)
+    history = league["history"]
+    if not isinstance(history, list) or not all(
+        isinstance(h, dict) and set(h) == {"step", "member", "reason"} for h in history
+    ):
+        raise _fail(source, "league.history", "must be a list of {step, member, reason}")
+
+
+def _check_pending_evals(source: str, pending: Any) -> None:
+    """The ``pending_evals`` field: evaluations of policy files inside the run's ``policies/``."""
+    if not isinstance(pending, list):
+        raise _fail(source, "pending_evals", "must be a list")
+    for i, e in enumerate(pending):
+        where = f"pending_evals[{i}]"
+        if not isinstance(e, dict) or set(e) != {"step", "policy", "games", "pool_scalars", "pool_state"}:
+            raise _fail(source, where, "must be an object with step, policy, games, pool_scalars, pool_state")
+        _check_int(source, f"{where}.step", e["step"], low=0)
+        _check_int(source, f"{where}.games", e["games"], low=1)
+        name = e["policy"]
+        if not isinstance(name, str) or Path(name).name != name or not name.endswith(".npz"):
+            raise _fail(source, f"{where}.policy", f"must be a .npz file name inside policies/, got {name!r}")
+        scalars = e["pool_scalars"]
+        if not isinstance(scalars, dict) or not all(
+            isinstance(k, str) and type(v) in (int, float) and math.isfinite(v) for k, v in scalars.items()
+        ):
+            raise _fail(source, f"{where}.pool_scalars", "must map names to finite numbers")
+        state = e["pool_state"]
+        if state is not None and not (
+            isinstance(state, dict) and all(isinstance(k, str) and type(v) is int for k, v in state.items())
+        ):
+            raise _fail(source, f"{where}.pool_state", "must be null or map names to integers")
 
 
 def _check_logger(source: str, logger: Any) -> None:

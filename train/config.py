@@ -77,6 +77,42 @@ class SelfPlayConfig:
 
 
 @dataclass
+class LeagueConfig:
+    """League self-play with PFSP (:mod:`train.league`): fixed agents and snapshots of the learner."""
+
+    #: Agent specs of the fixed members (``random``, ``greedy``, ``heuristic``, ``mcts:...``, ``ppo:PATH``).
+    fixed: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    #: PFSP weighting ``f(p)`` of the learner's win rate ``p``: ``hard`` ``(1-p)**pfsp_power``,
+    #: ``variance`` ``p*(1-p)``, ``uniform``.
+    pfsp: Literal["hard", "variance", "uniform"] = "hard"
+    pfsp_power: float = 2.0
+    #: Each member's least draw probability (capped at 1/members), so that nobody starves.
+    floor: float = 0.05
+    #: Games of the prior of each win-rate estimate ...
+    prior_games: float = 10.0
+    #: ... at this win rate (``null``: 1/N).
+    prior_win_rate: float | None = None
+    #: Effective window of the estimates in games (counts decay by ``1 - 1/window`` per game).
+    window: float = 500.0
+    #: Steps between scheduled snapshots of the learner (0: none on a schedule).
+    snapshot_every: int = 0
+    #: The gate: a snapshot joins once the estimated win rate reaches this (``null``: no gate) ...
+    gate_win_rate: float | None = None
+    #: ... against the latest snapshot (``latest``) or the PFSP-weighted mix of all members (``mix``) ...
+    gate_against: Literal["latest", "mix"] = "latest"
+    #: ... after at least this many games (against the latest snapshot, or any member since the last snapshot).
+    gate_min_games: int = 100
+    #: Snapshots kept as members (the oldest leaves the league; its file stays).
+    max_snapshots: int = 10
+    #: The untrained (or imitation warm-started) policy joins as the first snapshot at step 0.
+    initial_snapshot: bool = True
+    #: Draw a member per opponent seat (``True``) or one member for the whole table (``False``).
+    per_seat: bool = False
+    #: Snapshots play their greedy action instead of sampling their policy.
+    deterministic: bool = False
+
+
+@dataclass
 class OpponentsConfig:
     """Who sits in the other seats of each training game."""
 
@@ -85,6 +121,8 @@ class OpponentsConfig:
     #: Draw each opponent seat independently (``True``) or one kind for the whole table (``False``).
     per_seat: bool = True
     self_play: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    #: League self-play with PFSP; when set it replaces ``mix`` and ``self_play`` (``null``: not used).
+    league: LeagueConfig | None = None
 
 
 @dataclass
@@ -131,6 +169,10 @@ class EvalConfig:
     workers: int = 1
     #: Games of the final evaluation per opponent kind (written to ``evaluation.json``).
     final_games: int = 2000
+    #: Run the in-training evaluations in one background process while training goes on (with
+    #: ``workers: 1``; the results and logs are the same). Off by default: on 2 busy cores it measured
+    #: no faster (docs/training.md, "Where the training loop's time goes").
+    background: bool = False
 
 
 @dataclass
@@ -190,6 +232,9 @@ class TrainConfig:
     out_dir: str = "runs/train"
     #: SB3 verbosity (0 quiet, 1 progress tables).
     verbose: int = 0
+    #: Torch device of the learner: ``cpu`` (the reference results), ``cuda``, or ``auto`` (CUDA when
+    #: present, else the CPU); the resolved device is recorded in ``meta.json``.
+    device: Literal["cpu", "cuda", "auto"] = "cpu"
 
     def resolved_options(self) -> dict[str, Any]:
         """The game's constructor options: the variant's, then ``game.options``."""
@@ -550,6 +595,7 @@ def _validate_batched(cfg: TrainConfig) -> None:
     )
     kinds = sorted(k for k, w in cfg.opponents.mix.items() if w > 0)
     _require(kinds == ["random"], "opponents.mix", "with vec_env: batched the opponents are random only", kinds)
+    _require(cfg.opponents.league is None, "opponents.league", "is not available with vec_env: batched", "a league")
     _require(
         cfg.reward_shaping.potential is None,
         "reward_shaping.potential",
@@ -644,6 +690,38 @@ def _validate_opponents(cfg: TrainConfig) -> None:
     if s.promote_lower_bound is not None:
         lb = s.promote_lower_bound
         _require(0 <= lb < 1, "opponents.self_play.promote_lower_bound", "must be in [0, 1)", lb)
+    if o.league is not None:
+        _validate_league(cfg)
+
+
+def _validate_league(cfg: TrainConfig) -> None:
+    from ice_envs.agents.spec import AgentSpecError, load_agent, parse_agent_spec
+
+    lg = cfg.opponents.league
+    assert lg is not None
+    key = "opponents.league"
+    _require(bool(lg.fixed) or lg.initial_snapshot, f"{key}.fixed", "needs a member (or initial_snapshot)", lg.fixed)
+    labels = []
+    for i, spec in enumerate(lg.fixed):
+        try:
+            label = parse_agent_spec(spec).label
+            load_agent(spec, cfg.game.name, num_players=cfg.game.players)
+        except AgentSpecError as exc:
+            raise ConfigError(f"{key}.fixed[{i}]: {exc}") from None
+        _require("|" not in label, f"{key}.fixed[{i}]", "an agent spec may not contain '|'", spec)
+        _require(label not in labels, f"{key}.fixed[{i}]", "names a member twice", spec)
+        labels.append(label)
+    _require(lg.pfsp_power > 0, f"{key}.pfsp_power", "must be > 0", lg.pfsp_power)
+    _require(0 <= lg.floor < 1, f"{key}.floor", "must be in [0, 1)", lg.floor)
+    _require(lg.prior_games > 0, f"{key}.prior_games", "must be > 0", lg.prior_games)
+    if lg.prior_win_rate is not None:
+        _require(0 <= lg.prior_win_rate <= 1, f"{key}.prior_win_rate", "must be in [0, 1] or null", lg.prior_win_rate)
+    _require(lg.window >= 1, f"{key}.window", "must be >= 1 (games)", lg.window)
+    _require(lg.snapshot_every >= 0, f"{key}.snapshot_every", "must be >= 0", lg.snapshot_every)
+    if lg.gate_win_rate is not None:
+        _require(0 < lg.gate_win_rate <= 1, f"{key}.gate_win_rate", "must be in (0, 1] or null", lg.gate_win_rate)
+    _require(lg.gate_min_games >= 1, f"{key}.gate_min_games", "must be >= 1", lg.gate_min_games)
+    _require(lg.max_snapshots >= 1, f"{key}.max_snapshots", "must be >= 1", lg.max_snapshots)
 
 
 def _validate_ppo(cfg: TrainConfig) -> None:

@@ -137,6 +137,58 @@ def evaluate_checkpoint(
     return results, notes
 
 
+class BackgroundEvaluations:
+    """:func:`evaluate_checkpoint` calls run in one worker process while training goes on.
+
+    An evaluation reads nothing but a policy file and fixed deal seeds, so its results are the
+    same in a worker as in the training process; only the moment they come back differs.
+    :meth:`submit` hands one over (with whatever the caller wants back: ``tag``); :meth:`collect`
+    returns the finished ones in submission order (with ``block``, waits for all). The worker
+    starts with the first submission: ``fork`` on Linux (as the training envs' ``start_method:
+    auto``; only numpy runs there), ``forkserver`` elsewhere.
+    """
+
+    def __init__(self) -> None:
+        self._executor: Any = None
+        self._pending: list[tuple[Any, Any]] = []
+        #: Seconds :meth:`collect` spent waiting for the worker (the training process stood still).
+        self.wait_seconds = 0.0
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def submit(self, tag: Any, *args: Any) -> None:
+        """Start ``evaluate_checkpoint(*args)`` in the worker; :meth:`collect` gives ``(tag, (results, notes))``."""
+        if self._executor is None:
+            import multiprocessing
+            import sys
+            from concurrent.futures import ProcessPoolExecutor
+
+            method = "fork" if sys.platform.startswith("linux") else "forkserver"
+            self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(method))
+        self._pending.append((tag, self._executor.submit(evaluate_checkpoint, *args)))
+
+    def collect(self, block: bool = False) -> list[tuple[Any, tuple[dict[str, dict[str, Any]], list[str]]]]:
+        """The evaluations finished so far, oldest first (all of them with ``block``); a failure is raised here."""
+        import time
+
+        done = []
+        while self._pending and (block or self._pending[0][1].done()):
+            tag, future = self._pending.pop(0)
+            t0 = time.perf_counter()
+            result = future.result()
+            self.wait_seconds += time.perf_counter() - t0
+            done.append((tag, result))
+        return done
+
+    def close(self) -> None:
+        """Stop the worker (pending evaluations are dropped)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+        self._pending.clear()
+
+
 def _imitation_lines(imitation: dict[str, Any] | None) -> list[str]:
     if not imitation:
         return []

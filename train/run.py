@@ -7,7 +7,7 @@ A run directory (``<out_dir>/<name>-seed<seed>``, suffixed ``-2``, ``-3`` ... if
     tb/ppo_1/           TensorBoard events (SB3 metrics, eval/*, games/*, selfplay/*)
     checkpoints/        step_<N>.zip + step_<N>.state.json (resumable)
     policies/           step_<N>.npz: the policy at each evaluation (a ``ppo:PATH`` agent)
-    pool/               self-play snapshots
+    pool/               self-play snapshots (and league snapshots)
     evaluations.jsonl   one line per evaluation
     final.zip           the final model (a ``ppo:PATH`` agent)
     evaluation.json/md  the final evaluation, with the commands that reproduce it
@@ -123,14 +123,22 @@ class EnvFactory:
     learner_seat: int | None
     #: ``(potential, scale, gamma)`` of the reward shaping, or ``None``.
     shaping: tuple[str, float, float] | None = None
+    #: League self-play: ``(members, weights, per_seat, deterministic)`` of the envs' first
+    #: :class:`~ice_envs.wrappers.opponents.LeagueOpponents` (it replaces the mix), or ``None``.
+    league: tuple[tuple[tuple[str, str, str], ...], tuple[int, ...], bool, bool] | None = None
 
     def __call__(self) -> Any:
-        from ice_envs.wrappers.opponents import OpponentMix
+        from ice_envs.wrappers.opponents import LeagueOpponents, OpponentMix
         from ice_envs.wrappers.single_agent import SingleAgentEnv
 
-        opponents = OpponentMix(
-            self.game, self.mix, self.per_seat, self.pool, self.latest_share, self.snapshot_deterministic
-        )
+        opponents: Any
+        if self.league is not None:
+            members, weights, per_seat, deterministic = self.league
+            opponents = LeagueOpponents(self.game, self.players, members, weights, per_seat, deterministic)
+        else:
+            opponents = OpponentMix(
+                self.game, self.mix, self.per_seat, self.pool, self.latest_share, self.snapshot_deterministic
+            )
         from ice_envs.train.shaping import Shaper
 
         shaping = Shaper(self.game, *self.shaping) if self.shaping else None
@@ -140,6 +148,15 @@ class EnvFactory:
 def env_factory(cfg: TrainConfig, pool_paths: list[str]) -> EnvFactory:
     """The factory of one training env as the config says."""
     sp = cfg.opponents.self_play
+    lg = cfg.opponents.league
+    league = None
+    if lg is not None:
+        from ice_envs.train.league import initial_table
+
+        members, weights = initial_table(list(lg.fixed))
+        if not members:  # a league of snapshots only: a stand-in until the first snapshot is pushed
+            members, weights = [("random", "agent", "random")], [1]
+        league = (tuple(members), tuple(weights), lg.per_seat, lg.deterministic)
     return EnvFactory(
         cfg.game.name,
         cfg.game.players,
@@ -155,6 +172,7 @@ def env_factory(cfg: TrainConfig, pool_paths: list[str]) -> EnvFactory:
             if cfg.reward_shaping.potential
             else None
         ),
+        league=league,
     )
 
 
@@ -183,6 +201,32 @@ def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
     if method == "auto":
         method = "fork" if sys.platform.startswith("linux") else "forkserver"
     return SubprocVecEnv(fns, start_method=method)
+
+
+def resolve_device(device: str, imitation: bool = False) -> str:
+    """The torch device of ``device: cpu | cuda | auto`` (``auto``: CUDA when present, else the CPU).
+
+    The imitation warm start (``imitation`` true) trains on the CPU only, so ``auto`` resolves
+    to the CPU with it.
+
+    Raises:
+        ConfigError: ``cuda`` asked for on a machine without a CUDA device, or with imitation.
+    """
+    if device == "cpu":
+        return "cpu"
+    if imitation:
+        if device == "cuda":
+            raise ConfigError(
+                "device: cuda does not work with imitation.teacher (it trains on the CPU); use cpu or auto"
+            )
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if device == "cuda":
+        raise ConfigError("device: cuda asked for, but torch sees no CUDA device here; use cpu or auto")
+    return "cpu"
 
 
 @dataclass(frozen=True)
@@ -222,7 +266,7 @@ def build_model(cfg: TrainConfig, venv: Any, run_dir: Path) -> Any:
         policy_kwargs={"net_arch": net_arch, "activation_fn": activation, "ortho_init": p.ortho_init},
         tensorboard_log=str(run_dir / "tb"),
         seed=cfg.seed,
-        device="cpu",
+        device=resolve_device(cfg.device, cfg.imitation.teacher is not None),
         verbose=cfg.verbose,
     )
     model.ice_envs = model_meta(cfg)
@@ -297,6 +341,8 @@ def _run(
         "started": _now(),
         "resumed_from": str(resume_from) if resume_from else None,
         "git": git_info(),
+        # a resume loads the checkpoint on the CPU (train.checkpoints.load_model)
+        "device": resolve_device(cfg.device, cfg.imitation.teacher is not None) if resume_from is None else "cpu",
     }
     meta["sessions"].append(session)
     _write_json(run_dir / "meta.json", meta)
@@ -306,11 +352,12 @@ def _run(
 
     t_start = time.perf_counter()
     pool = _make_pool(cfg, run_dir)
+    league = _make_league(cfg, run_dir)
     if resume_from is None:
-        venv, model, resume_info = _start(cfg, run_dir, pool, meta, echo)
+        venv, model, resume_info = _start(cfg, run_dir, pool, meta, echo, league)
     else:
-        venv, model, resume_info = _restart(cfg, run_dir, pool, resume_from, echo)
-    callback = TrainingCallback(cfg, run_dir, pool, notes, echo=echo, resume_info=resume_info)
+        venv, model, resume_info = _restart(cfg, run_dir, pool, resume_from, echo, league)
+    callback = TrainingCallback(cfg, run_dir, pool, notes, echo=echo, resume_info=resume_info, league=league)
     try:
         model.learn(
             cfg.total_timesteps - model.num_timesteps,
@@ -318,8 +365,9 @@ def _run(
             tb_log_name="ppo",
             reset_num_timesteps=resume_from is None,
         )
+        callback.collect_evaluations(block=True)
         train_rate = callback.steps_per_second()
-        last = save_checkpoint(model, run_dir, pool, events_done=False)
+        last = save_checkpoint(model, run_dir, pool, events_done=False, league=league)
         final = run_dir / "final.zip"
         shutil.copyfile(last, final)
         policy_net(model, cfg).save_npz(run_dir / "final.npz")
@@ -328,6 +376,7 @@ def _run(
         print(f"\n[train] interrupted; continue from the last checkpoint with --resume {run_dir}", flush=True)
         raise
     finally:
+        callback.close()
         venv.close()
         if getattr(model, "_logger", None) is not None:
             model.logger.close()
@@ -351,16 +400,29 @@ def _make_pool(cfg: TrainConfig, run_dir: Path) -> Any:
     """The self-play pool, or ``None`` when the mix has no self-play."""
     from ice_envs.train.opponents import SelfPlayPool
 
-    if cfg.opponents.mix.get("self_play", 0) <= 0:
+    if cfg.opponents.league is not None or cfg.opponents.mix.get("self_play", 0) <= 0:
         return None
     sp = cfg.opponents.self_play
     return SelfPlayPool(run_dir / "pool", sp.pool_size, cfg.game.players, sp.promote_lower_bound)
 
 
-def _start(cfg: TrainConfig, run_dir: Path, pool: Any, meta: dict[str, Any], echo: bool) -> tuple[Any, Any, None]:
+def _make_league(cfg: TrainConfig, run_dir: Path) -> Any:
+    """The league of league self-play (:mod:`train.league`), or ``None`` without ``opponents.league``."""
+    from ice_envs.train.league import League
+
+    lg = cfg.opponents.league
+    if lg is None:
+        return None
+    return League(run_dir / "pool", list(lg.fixed), cfg.game.players, lg)
+
+
+def _start(
+    cfg: TrainConfig, run_dir: Path, pool: Any, meta: dict[str, Any], echo: bool, league: Any = None
+) -> tuple[Any, Any, None]:
     """Envs and a fresh model (imitating the teacher first if the config says so).
 
-    The starting policy is the self-play pool's first snapshot.
+    The starting policy is the self-play pool's first snapshot (and the league's, with
+    ``initial_snapshot``).
     """
     from ice_envs.train.callbacks import policy_net
 
@@ -375,10 +437,18 @@ def _start(cfg: TrainConfig, run_dir: Path, pool: Any, meta: dict[str, Any], ech
         policy_net(model, cfg).save_npz(pool.candidate_path())
         pool.add(pool.candidate_path(), 0)
         venv.env_method("set_pool", pool.paths())
+    if league is not None:
+        if league.cfg.initial_snapshot:
+            league.add_snapshot(policy_net(model, cfg), 0, "initial")
+        from ice_envs.train.callbacks import push_league
+
+        push_league(venv, league)
     return venv, model, None
 
 
-def _restart(cfg: TrainConfig, run_dir: Path, pool: Any, checkpoint: Path, echo: bool) -> tuple[Any, Any, dict]:
+def _restart(
+    cfg: TrainConfig, run_dir: Path, pool: Any, checkpoint: Path, echo: bool, league: Any = None
+) -> tuple[Any, Any, dict]:
     """Envs and the model of ``checkpoint``, with every env, generator and the pool as they were.
 
     Nothing from the run directory is unpickled: the model's pickled values come from a fresh
@@ -392,7 +462,7 @@ def _restart(cfg: TrainConfig, run_dir: Path, pool: Any, checkpoint: Path, echo:
         model = load_model(checkpoint, build_model(cfg, venv, run_dir), venv)
         model.tensorboard_log = str(run_dir / "tb")
         model.verbose = cfg.verbose
-        resume_info = restore_state(model, checkpoint, pool)
+        resume_info = restore_state(model, checkpoint, pool, league)
     except BaseException:
         venv.close()
         raise
@@ -448,6 +518,7 @@ def _final_report(
         "imitation": imitation,
         "results": results,
         "self_play": callback.pool.state_dict() if callback.pool is not None else None,
+        "league": callback.league.state_dict() if callback.league is not None else None,
         "notes": eval_notes,
     }
     write_final_report(run_dir, report)

@@ -10,6 +10,8 @@ does not hold (:class:`OpponentSampler`, one method: ``draw``). Two samplers shi
   ``opponents=`` (and returns a sampler as it is).
 * :class:`OpponentMix`: each game's opponents drawn from a weighted mix of kinds (``random``,
   ``heuristic``, ``self_play`` over ``.npz`` snapshots of the learner), as the training code uses it.
+* :class:`LeagueOpponents`: each game's opponents drawn from league members (fixed agents and
+  snapshots) by integer weights, as league self-play with PFSP uses it (``ice_envs.train.league``).
 
 Opponents listed one per seat are placed in seat order from the learner's left: the ``k``-th sits
 at seat ``(learner_seat + 1 + k) % num_players``. So with a drawn learner seat, the agent "after"
@@ -28,7 +30,17 @@ from ice_envs.agents.spec import AgentSpec, is_agent, load_agent, parse_agent_li
 from ice_envs.core.agent import Agent
 from ice_envs.core.errors import AgentSpecError, OptionError
 
-__all__ = ["KINDS", "FixedOpponents", "OpponentMix", "OpponentSampler", "OpponentsLike", "make_opponents"]
+__all__ = [
+    "KINDS",
+    "MEMBER_KINDS",
+    "SEAT_SEPARATOR",
+    "FixedOpponents",
+    "LeagueOpponents",
+    "OpponentMix",
+    "OpponentSampler",
+    "OpponentsLike",
+    "make_opponents",
+]
 
 #: The kinds an :class:`OpponentMix` weighs.
 KINDS = ("random", "heuristic", "self_play")
@@ -211,3 +223,107 @@ def _mix_agent(game: str, kind: str, path: str, deterministic: bool) -> Any:
     from ice_envs.agents.ppo_agent import PPOAgent, load_policy_net
 
     return PPOAgent(load_policy_net(path), deterministic=deterministic, label=f"snapshot:{Path(path).stem}")
+
+
+#: What a league member is: a fixed agent from an agent spec, or a frozen snapshot of the learner.
+MEMBER_KINDS = ("agent", "snapshot")
+#: Separates the members of a table in the label of a :class:`LeagueOpponents` draw with ``per_seat``.
+SEAT_SEPARATOR = "|"
+
+
+class LeagueOpponents:
+    """Draws each game's opponents from league members by integer weights (PFSP's draws).
+
+    Args:
+        game: the game's registry name.
+        num_players: seats at the table.
+        members: ``(name, kind, ref)`` per member: ``kind`` ``"agent"`` builds ``ref`` as an agent
+            spec (``random``, ``greedy``, ``heuristic``, ``mcts:...``, ``ppo:PATH``); ``"snapshot"``
+            loads the ``.npz`` policy file ``ref`` (a frozen copy of the learner, numpy only).
+        weights: a non-negative integer draw weight per member (the training process quantises
+            its PFSP probabilities, e.g. to integers out of ``2**16``); at least one above 0.
+        per_seat: draw a member per opponent seat (``True``) or one member for the whole table.
+        snapshot_deterministic: snapshots play their greedy action instead of sampling.
+
+    A draw takes ``r = rng.integers(sum(weights))`` and seats the first member whose running
+    weight sum exceeds ``r``: integer arithmetic only, so a seeded env seats the same tables on
+    every machine. The label of a table is the member's name (one member for the table) or the
+    seats' member names from the learner's left joined by :data:`SEAT_SEPARATOR`; the training
+    process reads it from ``info["opponents"]`` at episode end to estimate its win rate against
+    each member. :meth:`set_league` replaces members and weights (``VecEnv.env_method``).
+
+    Raises:
+        OptionError: a bad member list or weights.
+    """
+
+    def __init__(
+        self,
+        game: str,
+        num_players: int,
+        members: Sequence[tuple[str, str, str]],
+        weights: Sequence[int],
+        per_seat: bool = False,
+        snapshot_deterministic: bool = False,
+    ) -> None:
+        self.game = game
+        self.num_players = num_players
+        self.per_seat = per_seat
+        self.snapshot_deterministic = snapshot_deterministic
+        self.members: list[tuple[str, str, str]] = []
+        self.weights: list[int] = []
+        self._cumulative: list[int] = []
+        self._agents: dict[tuple[int, str, str, str], Agent] = {}
+        self.set_league(members, weights)
+
+    def set_league(self, members: Sequence[tuple[str, str, str]], weights: Sequence[int]) -> None:
+        """Replace the members and their integer draw weights (agents of members still present are kept)."""
+        members = [(str(n), str(k), str(r)) for n, k, r in members]
+        weights = [int(w) for w in weights]
+        if not members:
+            raise OptionError("league: no member to draw opponents from")
+        if len(weights) != len(members):
+            raise OptionError(f"league: {len(weights)} weights for {len(members)} members")
+        names = [m[0] for m in members]
+        if len(set(names)) != len(names):
+            raise OptionError(f"league: member names must be distinct, got {names}")
+        for name, kind, _ in members:
+            if kind not in MEMBER_KINDS:
+                raise OptionError(f"league member {name!r}: kind {kind!r} is not one of {list(MEMBER_KINDS)}")
+            if SEAT_SEPARATOR in name:
+                raise OptionError(f"league member {name!r}: a name may not contain {SEAT_SEPARATOR!r}")
+        if any(w < 0 for w in weights) or sum(weights) <= 0:
+            raise OptionError(f"league: weights must be >= 0 and not all 0, got {weights}")
+        self.members = members
+        self.weights = weights
+        self._cumulative = np.cumsum(np.asarray(weights, dtype=np.int64)).tolist()
+        keep = set(members)
+        self._agents = {key: a for key, a in self._agents.items() if key[1:] in keep}
+
+    def draw(self, rng: np.random.Generator, seats: Sequence[int]) -> tuple[str, dict[int, Agent]]:
+        """Members for the opponent seats by the integer weights, and their agents."""
+        if not seats:  # a solo game
+            return "solo", {}
+        learner = next(s for s in range(self.num_players) if s not in seats)
+        order = sorted(seats, key=lambda s: (s - learner) % self.num_players)  # from the learner's left
+        picks = [self._pick(rng) for _ in order] if self.per_seat else [self._pick(rng)] * len(order)
+        table = {seat: self._agent(seat, self.members[i]) for seat, i in zip(order, picks)}
+        names = [self.members[i][0] for i in picks]
+        label = names[0] if len(set(names)) == 1 else SEAT_SEPARATOR.join(names)
+        return label, table
+
+    def _pick(self, rng: np.random.Generator) -> int:
+        r = int(rng.integers(self._cumulative[-1]))
+        return next(i for i, c in enumerate(self._cumulative) if c > r)
+
+    def _agent(self, seat: int, member: tuple[str, str, str]) -> Agent:
+        key = (seat, *member)
+        if key not in self._agents:
+            name, kind, ref = member
+            if kind == "agent":
+                agent = load_agent(ref, self.game, num_players=self.num_players)
+            else:
+                from ice_envs.agents.ppo_agent import PPOAgent, load_policy_net
+
+                agent = PPOAgent(load_policy_net(ref), deterministic=self.snapshot_deterministic, label=name)
+            self._agents[key] = agent
+        return self._agents[key]
