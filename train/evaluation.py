@@ -54,11 +54,15 @@ def evaluate_against(
     seed: int,
     options: dict[str, Any],
     workers: int = 1,
+    kind: str = "ppo",
 ) -> dict[str, Any]:
-    """The learner's row of a ``ice_envs.evaluation.tournament`` tournament against N-1 ``opponent`` agents."""
+    """The learner's row of a ``ice_envs.evaluation.tournament`` tournament against N-1 ``opponent`` agents.
+
+    ``kind``: the agent spec kind that loads ``checkpoint`` (``ppo``, or ``rllib`` for a run of the RLlib backend).
+    """
     from ice_envs.evaluation.tournament import evaluate
 
-    agents = agents_csv(f"ppo:{checkpoint}", opponent, num_players)
+    agents = agents_csv(f"{kind}:{checkpoint}", opponent, num_players)
     summary, _ = evaluate(game, num_players, agents, games, seed, workers, options, progress=False)
     row = summary["per_agent"][0]
     return {

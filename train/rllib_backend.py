@@ -289,41 +289,22 @@ def _final_report(
     train_seconds: float,
     sample_seconds: float,
 ) -> dict[str, Any]:
-    from ice_envs.train.evaluation import agents_csv, evaluate_command, heuristic_note, write_final_report
+    from ice_envs.train.evaluation import evaluate_against, heuristic_note, write_final_report
 
     results: dict[str, Any] = {}
     notes: list[str] = []
     t0 = time.perf_counter()
     n = cfg.game.players
     if cfg.eval.games > 0:
-        from ice_envs.evaluation.tournament import evaluate
-
         for opponent in cfg.eval.against:
             note = heuristic_note(cfg.game.name) if opponent == "heuristic" else None
             if note:
                 notes.append(note)
                 continue
-            agents = agents_csv(f"rllib:{run_dir}", opponent, n)
             e = cfg.eval
-            options = cfg.eval_options()
-            summary, _ = evaluate(cfg.game.name, n, agents, e.games, e.seed, e.workers, options, progress=False)
-            row = summary["per_agent"][0]
-            results[opponent] = {
-                "opponent": opponent,
-                "games": row["games"],
-                "wins": row["wins"],
-                "win_rate": row["win_rate"],
-                "win_rate_ci95": list(row["win_rate_ci95"]),
-                "random_baseline": summary["random_baseline"],
-                "beats_baseline": row["win_rate_ci95"][0] > summary["random_baseline"],
-                "mean_score": row["mean_score"],
-                "mean_score_ci95": list(row["mean_score_ci95"]),
-                "mean_rank": row["mean_rank"],
-                "mean_decisions": summary["mean_decisions"],
-                "truncated_games": summary["truncated_games"],
-                "seed": e.seed,
-                "command": evaluate_command(cfg.game.name, n, agents, e.games, e.seed, e.workers, options),
-            }
+            results[opponent] = evaluate_against(
+                run_dir, cfg.game.name, n, opponent, e.games, e.seed, cfg.eval_options(), e.workers, kind="rllib"
+            )
     report = {
         "backend": "rllib",
         "game": cfg.game.name,

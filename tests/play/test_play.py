@@ -198,3 +198,50 @@ def test_rich_console_on_a_terminal_frames_the_table():
     assert tg.run() == 0
     text = out.getvalue()
     assert "╭─ player_1 (you) to move" in text and "Game over after" in text
+
+
+USER_AGENT = '''
+import numpy as np
+
+MOVES = []
+
+
+class FirstLegal:
+    """A minimal user agent: the lowest legal action (the Agent protocol, nothing inherited)."""
+
+    name = "first_legal"
+    needs_view = False
+    needs_observation = False
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, view=None):
+        action = int(np.flatnonzero(observation["action_mask"])[0])
+        MOVES.append(action)
+        return action
+
+
+def make(game, num_players, seed):
+    return FirstLegal()
+'''
+
+
+def test_a_user_agent_written_here_plays_against_a_person(monkeypatch, capsys, tmp_path):
+    """``--opponents python:module:factory`` seats the user's own Agent at the table."""
+    (tmp_path / "user_agent_for_play.py").write_text(USER_AGENT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 20000))
+    path = tmp_path / "game.jsonl"
+    n, args, _ = short_game("cardiceo")
+    argv = ["play", "cardiceo", "--players", str(n), "--seed", "2", *args]
+    try:
+        assert main([*argv, "--opponents", "python:user_agent_for_play:make", "--record", str(path)]) == 0
+        moves = sys.modules["user_agent_for_play"].MOVES
+    finally:
+        sys.modules.pop("user_agent_for_play", None)
+    assert re.search(r"Game (over|stopped) after \d+ decisions", capsys.readouterr().out)
+    assert moves, "the user's agent never moved"
+    record = load_record(path)
+    assert record.header["agents"][1:] == ["python:user_agent_for_play:make"] * (n - 1)
+    assert replay(record).checked_outcome
