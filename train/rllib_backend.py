@@ -143,23 +143,11 @@ def actor_layers(state: dict[str, Any]) -> tuple[list[np.ndarray], list[np.ndarr
 
 
 def policy_meta(cfg: RLlibTrainConfig, iteration: int, timesteps: int) -> dict[str, Any]:
-    """What a policy file records (read by ``RLlibAgent.load``)."""
-    import ice_envs
-    from ice_envs.agents.ppo_agent import observation_pieces
+    """What a policy file records (read by ``RLlibAgent.load``): the SB3 backend's model meta, plus the backend
+    and the RLlib iteration and timesteps it was exported at."""
+    from ice_envs.train.run import model_meta
 
-    env = ice_envs.make(cfg.game.name, raw=True, num_players=cfg.game.players, **cfg.resolved_options())
-    return {
-        "backend": "rllib",
-        "game": cfg.game.name,
-        "players": cfg.game.players,
-        "variant": cfg.game.variant,
-        "options": cfg.resolved_options(),
-        "seed": cfg.seed,
-        "name": cfg.name,
-        "iteration": iteration,
-        "timesteps": timesteps,
-        "observation_pieces": observation_pieces(env.obs_layout),
-    }
+    return {"backend": "rllib", **model_meta(cfg), "iteration": iteration, "timesteps": timesteps}
 
 
 # ---------------------------------------------------------------------------- the run

@@ -35,7 +35,7 @@ from typing import Any
 import ice_envs
 from ice_envs.agents.ppo_agent import observation_pieces
 from ice_envs.core.machine import machine_info, package_versions
-from ice_envs.train.config import ConfigError, TrainConfig, config_from_dict, dump_config
+from ice_envs.train.config import ConfigError, RLlibTrainConfig, TrainConfig, config_from_dict, dump_config
 
 #: Keys that ``--set`` may change when resuming (the rest would change what the checkpoint means).
 RESUMABLE_KEYS = ("total_timesteps", "checkpoint_every", "eval", "verbose")
@@ -91,8 +91,8 @@ def set_torch_threads(n: int) -> None:
         pass
 
 
-def model_meta(cfg: TrainConfig) -> dict[str, Any]:
-    """What a checkpoint records about its game (read by ``PPOAgent.load``)."""
+def model_meta(cfg: TrainConfig | RLlibTrainConfig) -> dict[str, Any]:
+    """What a checkpoint records about its game (read by ``PPOAgent.load``; the RLlib backend's too)."""
     env = ice_envs.make(cfg.game.name, raw=True, num_players=cfg.game.players, **cfg.resolved_options())
     return {
         "game": cfg.game.name,
