@@ -515,13 +515,19 @@ def test_seeded_meld_caches_equal_fresh_enumeration():
                     assert sorted(cached[k].melds) == sorted(fresh)
 
 
-def test_resample_hidden_keeps_counts_and_own_view():
-    """R1.11 (I24)."""
+def _four_players_after_random_play(decisions: int = 60):
+    """A 4-player game after ``decisions`` random legal actions (seed 9), and the generator that played them."""
     rng = np.random.default_rng(9)
     s = rules.new_game(rules.DicebergConfig(num_players=4), rng)
-    for _ in range(60):
+    for _ in range(decisions):
         legal = rules.legal_actions(s)
         rules.apply(s, legal[int(rng.integers(len(legal)))], rng)
+    return s, rng
+
+
+def test_resample_hidden_keeps_counts_and_own_view():
+    """R1.11 (I24)."""
+    s, rng = _four_players_after_random_play()
     for seat in range(4):
         t = rules.resample_hidden(s, seat, rng)
         assert t.hands[seat] == s.hands[seat] and t.removed == s.removed and t.die_value == s.die_value
@@ -535,11 +541,7 @@ def test_resample_hidden_keeps_counts_and_own_view():
 def test_resample_hidden_depends_only_on_what_the_seat_knows():
     """Two positions that differ only in how the unseen cards lie give the same re-deal from the same
     generator (search agents re-deal a re-deal; the first must not show through, I24)."""
-    rng = np.random.default_rng(9)
-    s = rules.new_game(rules.DicebergConfig(num_players=4), rng)
-    for _ in range(60):
-        legal = rules.legal_actions(s)
-        rules.apply(s, legal[int(rng.integers(len(legal)))], rng)
+    s, rng = _four_players_after_random_play()
     for seat in range(4):
         other = rules.resample_hidden(s, seat, np.random.default_rng(1))
         assert other.hands != s.hands or other.undealt != s.undealt
