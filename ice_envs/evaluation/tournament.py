@@ -143,6 +143,15 @@ def _play_batch(args: tuple[Match, list[int]]) -> list[dict[str, Any]]:
     return [play_game(match, i, agents) for i in indices]
 
 
+def check_backend(backend: str, address: str | None) -> None:
+    """An :class:`OptionError` naming the problem unless ``backend`` is ``local`` or ``ray`` and an
+    ``address`` comes only with ``ray``."""
+    if backend not in ("local", "ray"):
+        raise OptionError(f"--backend must be local or ray, got {backend!r}")
+    if address is not None and backend != "ray":
+        raise OptionError("--address needs --backend ray")
+
+
 def run_games(
     match: Match,
     games: int,
@@ -156,10 +165,7 @@ def run_games(
     ``backend="ray"`` runs batches of games as Ray tasks (:mod:`ice_envs.evaluation.ray_backend`) on
     the cluster at ``address``, or on a local Ray with ``workers`` CPUs; the results are the same.
     """
-    if backend not in ("local", "ray"):
-        raise OptionError(f"--backend must be local or ray, got {backend!r}")
-    if address is not None and backend != "ray":
-        raise OptionError("--address needs --backend ray")
+    check_backend(backend, address)
     if backend == "ray":
         from ice_envs.evaluation.ray_backend import cluster_cpus, init_ray
 
@@ -362,10 +368,7 @@ def evaluate(
         raise OptionError(f"--seed must be an integer >= 0, got {seed!r}")
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise OptionError(f"--workers must be at least 1, got {workers!r}")
-    if backend not in ("local", "ray"):
-        raise OptionError(f"--backend must be local or ray, got {backend!r}")
-    if address is not None and backend != "ray":
-        raise OptionError("--address needs --backend ray")
+    check_backend(backend, address)
     module = spec.load()
     # clear errors for bad players/options, before any work
     module.raw_env(
