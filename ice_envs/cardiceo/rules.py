@@ -328,7 +328,8 @@ def resample_hidden(state: CardiceoState, seat: int, rng: np.random.Generator) -
 
     The unseen cards are shuffled and dealt as an unconstrained deal would; when that deal breaks the
     record, :func:`_constrained_deal` draws one that keeps it (near-uniform over such deals), and, should
-    all of its proposals fail, a walk of card swaps from the actual deal (:func:`_walk_deal`) gives it.
+    all of its proposals fail, a walk of card swaps (:func:`_walk_deal`) from a deal that depends only on
+    what ``seat`` knows (:func:`_consistent_deal`) gives it. So no re-deal depends on the hidden arrangement.
     """
     new = state.copy()
     others = [p for p in range(state.config.num_players) if p != seat]
@@ -341,7 +342,7 @@ def resample_hidden(state: CardiceoState, seat: int, rng: np.random.Generator) -
     if lacks[owner, pool[: owner.size] - 1].any():
         hands = _constrained_deal(pool, sizes, lacks, rng)
         if hands is None:
-            hands = _walk_deal(state, others, lacks, rng)
+            hands = _walk_deal(unseen, sizes, lacks, rng)
         new.hands[others] = hands
         return new
     start = 0
@@ -392,27 +393,79 @@ def _constrained_deal(
     return np.stack([np.bincount(pool[deal == j] - 1, minlength=NUM_VALUES) for j in range(len(sizes))])
 
 
-def _walk_deal(state: CardiceoState, others: list[int], lacks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Hands of ``others`` (``(len(others), 15)`` counts) after a random walk of card swaps that keeps the record.
+def _consistent_deal(unseen: np.ndarray, sizes: list[int], lacks: np.ndarray) -> list[list[int]]:
+    """A deal of the ``unseen`` cards (counts per value) that keeps the record: ``deal[j][v]`` cards of value
+    ``v + 1`` to hand ``j`` (``sizes[j]`` in all, none of a value ``lacks[j]`` marks), the rest set aside
+    (the last row).
 
-    The walk starts from the actual hands (consistent: ``check_state``) and proposes
-    ``WALK_SWAPS_PER_CARD`` swaps per unseen card of two cards in different places (a hand or the
-    set-aside cards), made when both cards may go where they land.
+    A flow of the cards, value by value, from the lowest, into the hands in order, each card placed along the
+    shortest augmenting path (breadth first, in a fixed order): cards already placed move on to make room.
+    It reads only what the observing seat knows, so the walk of :func:`_walk_deal` starts from the same deal
+    whatever the hidden hands are; one exists whenever the state is consistent (the actual deal is one).
     """
+    hands = len(sizes)
+    room = [*sizes, int(unseen.sum()) - sum(sizes)]
+    may_hold = [[not x for x in row] for row in lacks.tolist()] + [[True] * NUM_VALUES]
+    deal = [[0] * NUM_VALUES for _ in range(hands + 1)]
+    for value, count in enumerate(unseen.tolist()):
+        for _ in range(count):
+            # breadth-first search from ``value`` for a place with room; a step from a place to a value
+            # takes one card of that value out of the place to move it on
+            came_from: dict[tuple[str, int], tuple[str, int] | None] = {("v", value): None}
+            frontier, goal = [("v", value)], None
+            while frontier and goal is None:
+                nxt = []
+                for kind, i in frontier:
+                    targets = (
+                        [("p", p) for p in range(hands + 1) if may_hold[p][i]]
+                        if kind == "v"
+                        else [("v", v) for v in range(NUM_VALUES) if deal[i][v]]
+                    )
+                    for node in targets:
+                        if node in came_from:
+                            continue
+                        came_from[node] = (kind, i)
+                        if node[0] == "p" and room[node[1]]:
+                            goal = node
+                            break
+                        nxt.append(node)
+                    if goal is not None:
+                        break
+                frontier = nxt
+            if goal is None:
+                raise ValueError("the record admits no deal of the unseen cards (inconsistent state)")
+            room[goal[1]] -= 1
+            node = goal
+            while came_from[node] is not None:
+                prev = came_from[node]
+                if node[0] == "p":  # the card of value prev[1] goes to place node[1]
+                    deal[node[1]][prev[1]] += 1
+                else:  # a card of value node[1] leaves place prev[1]
+                    deal[prev[1]][node[1]] -= 1
+                node = prev
+    return deal
+
+
+def _walk_deal(unseen: np.ndarray, sizes: list[int], lacks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Hands (``(len(sizes), 15)`` counts) after a random walk of card swaps that keeps the record.
+
+    The walk starts from :func:`_consistent_deal` (which depends only on what the observing seat knows)
+    and proposes ``WALK_SWAPS_PER_CARD`` swaps per unseen card of two cards in different places (a hand or
+    the set-aside cards), made when both cards may go where they land.
+    """
+    start = _consistent_deal(unseen, sizes, lacks)
     values = np.arange(1, NUM_VALUES + 1)
-    aside = full_deck_counts() - state.discarded - state.hands.sum(axis=0)
-    cards = np.concatenate([np.repeat(values, state.hands[p]) for p in others] + [np.repeat(values, aside)]).tolist()
-    place = np.repeat(np.arange(len(others) + 1), [int(state.hands[p].sum()) for p in others] + [int(aside.sum())])
-    place = place.tolist()  # len(others): set aside, no constraint
+    cards = np.concatenate([np.repeat(values, row) for row in start]).tolist()
+    place = np.repeat(np.arange(len(start)), [sum(row) for row in start]).tolist()  # last place: set aside
     ok = [[True] + [not x for x in row] for row in lacks.tolist()] + [[True] * (NUM_VALUES + 1)]
     m = len(cards)
     for i, j in rng.integers(0, max(m, 1), size=(WALK_SWAPS_PER_CARD * m, 2)).tolist():
         a, b = place[i], place[j]
         if a != b and ok[a][cards[j]] and ok[b][cards[i]]:
             cards[i], cards[j] = cards[j], cards[i]
-    hands = np.zeros((len(others), NUM_VALUES), dtype=np.int64)
+    hands = np.zeros((len(sizes), NUM_VALUES), dtype=np.int64)
     for value, where in zip(cards, place, strict=True):
-        if where < len(others):
+        if where < len(sizes):
             hands[where, value - 1] += 1
     return hands
 

@@ -336,6 +336,11 @@ def _tight_state(n: int = 2) -> rules.CardiceoState:
     return s
 
 
+def _unseen(state: rules.CardiceoState, seat: int) -> np.ndarray:
+    """The cards ``seat`` has not seen, counts per value."""
+    return rules.full_deck_counts() - state.discarded - state.hands[seat]
+
+
 def _frequencies(deal, trials: int) -> np.ndarray:
     """``(seats, 15)``: how often each seat gets each value over ``trials`` calls of ``deal()``."""
     return sum(deal() for _ in range(trials)) / trials
@@ -351,7 +356,7 @@ def test_resample_hidden_is_uniform_over_the_consistent_deals():
     s = _tight_state()
     for freq in (
         _frequencies(lambda: rules.resample_hidden(s, 0, rng).hands[1:], trials),
-        _frequencies(lambda: rules._walk_deal(s, [1], s.known_missing[[1]], rng), trials),
+        _frequencies(lambda: rules._walk_deal(_unseen(s, 0), [1], s.known_missing[[1]], rng), trials),
     ):
         assert freq[0, [0, *range(3, 15)]].sum() == 0
         assert freq[0, 1:3].tolist() == pytest.approx([1 / 3, 2 / 3], abs=0.04)
@@ -362,7 +367,7 @@ def test_resample_hidden_is_uniform_over_the_consistent_deals():
 
 
 def test_resample_hidden_falls_back_on_the_walk_when_no_proposal_fits(monkeypatch):
-    """With every proposal refused the re-deal still honours the record (the walk from the actual deal)."""
+    """With every proposal refused the re-deal still honours the record (the walk from a consistent deal)."""
     monkeypatch.setattr(rules, "_constrained_deal", lambda *args: None)
     cfg = rules.CardiceoConfig(num_players=4)
     rng = np.random.default_rng(7)
@@ -375,3 +380,43 @@ def test_resample_hidden_falls_back_on_the_walk_when_no_proposal_fits(monkeypatc
         legal = rules.legal_actions(s)
         rules.apply(s, legal[rng.integers(len(legal))], rng)
     assert walked > 5
+
+
+def test_the_walk_depends_only_on_what_the_seat_knows(monkeypatch):
+    """The last resort's swap walk starts from a deal built from the seat's knowledge: two states that differ
+    only in how the hidden cards are arranged give the same re-deal for the same generator."""
+    monkeypatch.setattr(rules, "_constrained_deal", lambda *args: None)
+    checked = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        s = rules.new_game(rules.CardiceoConfig(num_players=4), rng)
+        while not rules.is_over(s):
+            legal = rules.legal_actions(s)
+            rules.apply(s, legal[rng.integers(len(legal))], rng)
+            if s.current == 0 or not s.known_missing[1:].any():
+                continue
+            other = rules.resample_hidden(s, 0, np.random.default_rng(1000 + seed))  # another arrangement
+            if np.array_equal(other.hands, s.hands):
+                continue
+            a = rules.resample_hidden(s, 0, np.random.default_rng(seed))
+            b = rules.resample_hidden(other, 0, np.random.default_rng(seed))
+            assert np.array_equal(a.hands, b.hands)
+            _unseen_ok(a, s, 0)
+            checked += 1
+            break
+    assert checked >= 15
+
+
+def test_the_consistent_deal_moves_cards_to_make_room():
+    """The flow places every unseen card, moving placed cards on when a constrained hand needs room: here the
+    lowest values go first to seat 1, which then has to give them up for seat 2, who lacks the high ones."""
+    unseen = np.zeros(rules.NUM_VALUES, dtype=np.int64)
+    unseen[[0, 1, 13, 14]] = 1  # a 1, a 2, a 14 and a 15
+    lacks = np.zeros((2, rules.NUM_VALUES), dtype=bool)
+    lacks[1, 12:] = True  # seat 2 (row 1) lacks 13-15
+    deal = rules._consistent_deal(unseen, [2, 2], lacks)
+    assert sum(deal[0]) == 2 and sum(deal[1]) == 2 and sum(deal[2]) == 0
+    assert deal[1][0] == deal[1][1] == 1 and deal[0][13] == deal[0][14] == 1
+    with pytest.raises(ValueError, match="no deal"):
+        lacks[0, :] = True
+        rules._consistent_deal(unseen, [2, 2], lacks)
