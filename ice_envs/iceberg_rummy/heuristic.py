@@ -3,25 +3,34 @@
 Strategy, as a decent rummy player would play (reading only its own hand, the public
 table and what it passed itself; aces are placed by the engine at once):
 
-1. **Lay everything, best combination first.** At every melding decision with an empty
-   selection, if any play (new meld or lay-off) is legal, one is made: each is scored as
+1. **Lay everything, best combination first** (but see rule 2). At every melding decision with
+   an empty selection, if any play (new meld or lay-off) is legal, one is made: each is scored as
    the settlement of the hand if it ended after this player laid that play and then the
    best play-out of the rest of its hand against the table after it
    (:func:`ice_envs.iceberg_rummy.melds.best_playout`): the points of the play and of the
    play-out, minus 10 for every card that would still be left dead (R4.6.2). So the first
    play never spoils a better combination (5♥ 5♦ 5♣ 6♥ 7♥: the run and a pair, not the
    set), and among equal points the combination that leaves fewer cards in hand wins.
-   Cards are not held back for later (only rule 2 does that): a card held costs its points at the end of the hand anyway
-   (R4.6.1), and the hand can end before the next turn (the last ace, someone going out).
    Ties go to the play with the lowest card ids, then the lowest target.
-2. **Go out only to win (single hand).** When laying the plays would end the hand (the hand
+2. **Single hand: hold the plays, go out in one turn.** When one hand is the whole game, the
+   hand is a race to go out (the player who goes out usually wins). Every pair, set or run laid
+   on the table is a lay-off target for the other seats, and every card laid off onto one changes
+   what it takes (a fourth suit opens a set to every card of its rank) and what the next card
+   onto it earns. So while no other seat is about to end the hand (every other seat holds more
+   than :data:`HOLD_UNTIL` cards, and more than one ace is still unplaced: :func:`holding`), the
+   heuristic holds its plays in hand; only special melds (700, 300 or 200 points, and no lay-off
+   target, I5) are laid at once. Held plays are made the turn the whole hand can go out (rule 3),
+   or as soon as another seat is down to :data:`HOLD_UNTIL` cards or the last ace is due (a held
+   play then costs its points as a penalty, R4.6.1). In full games (hands until 5000 points)
+   nothing is held.
+3. **Go out only to win (single hand).** When laying the plays would end the hand (the hand
    empties, or one card is left to discard) and one hand is the whole game, the final scores
    are estimated on :data:`GO_OUT_SAMPLES` re-deals of the hidden hands drawn with the agent's
    own generator (``rules.resample_hidden``: they depend only on what this seat knows), every
    other seat paying its real end-of-hand penalty in that re-deal (R4.6). If going out wins in
    fewer than half of them, only plays that keep at least two cards in hand are made, so the
-   hand goes on. Integer arithmetic throughout.
-3. **Discard the card least useful to me.** The card passes face down to the left. For
+   hand goes on. Integer arithmetic throughout. Held plays (rule 2) count as playable.
+4. **Discard the card least useful to me.** The card passes face down to the left. For
    each card: the special-meld value and the play-out points the hand loses without it,
    plus the chance-weighted melds one card away (another suit of its rank, the missing
    card of a run with a card in hand, the gap card of a lay-off onto a table run), each
@@ -31,8 +40,8 @@ table and what it passed itself; aces are placed by the engine at once):
 
 Measured (``docs/agents/iceberg_rummy.md``): holding cards back for special melds, feeding
 the neighbour as little as possible and holding back the last plays when behind all lost
-to greedy's lay-everything play head to head; this version holds cards back only to avoid
-going out into a loss.
+to greedy's lay-everything play head to head; holding every play until the hand can go out
+(rule 2) wins against it.
 
 A decision takes a few milliseconds.
 """
@@ -54,8 +63,10 @@ RUN_VALUE = 30.0
 MAX_MISSING = 2
 #: Card values (points) are compared after rounding to this many parts of a point.
 QUANTUM = 1000
-#: Re-deals of the hidden hands on which going out is judged (rule 2).
+#: Re-deals of the hidden hands on which going out is judged (rule 3).
 GO_OUT_SAMPLES = 8
+#: Single hand: plays are held while every other seat holds more cards than this (rule 2).
+HOLD_UNTIL = 1
 
 _SPECIAL_TARGETS: list[tuple[tuple[tuple[int, ...], ...], int]] = []
 for _ranks, _suit_value, _colour_value in ((M.ODD_RANKS, 700, 300), (M.EVEN_RANKS, 700, 200)):
@@ -135,9 +146,28 @@ def settlement(hand: np.ndarray, table: tuple[tuple[int, ...], ...], play: M.Pla
     return int(value) + int(points) - 10 * (int(rest.sum()) - played)
 
 
-def choose_play(hand: np.ndarray, table: tuple[tuple[int, ...], ...], keep: int = 0) -> M.Play | None:
+def is_special(play: M.Play) -> bool:
+    """Whether ``play`` lays a special meld (odds or evens, R3.4): never held, since it takes no lay-offs (I5)."""
+    cards, target, _ = play
+    return target < 0 and M.meld_kind_cached(cards) not in (M.GROUP, M.RUN)
+
+
+def holding(state: rules.IcebergRummyState, seat: int) -> bool:
+    """Whether ``seat`` holds its plays back now (rule 2): a single hand, every other seat holding more
+    than :data:`HOLD_UNTIL` cards, and more than one ace still unplaced (public information only)."""
+    if not state.config.single_hand:
+        return False
+    sizes = rules.hand_sizes(state).tolist()
+    if any(sizes[p] <= HOLD_UNTIL for p in range(state.num_players) if p != seat):
+        return False
+    return rules.total_aces(state.config) - int(state.table_aces.sum()) > 1
+
+
+def choose_play(
+    hand: np.ndarray, table: tuple[tuple[int, ...], ...], keep: int = 0, hold: bool = False
+) -> M.Play | None:
     """The play to make now, by :func:`settlement`, among those that leave at least ``keep`` cards in
-    hand (``None``: there is none).
+    hand and, with ``hold``, only special melds (:func:`is_special`); ``None``: there is none.
 
     Ties go to the play with the lowest card ids, then the lowest target (a new meld first).
     """
@@ -146,7 +176,7 @@ def choose_play(hand: np.ndarray, table: tuple[tuple[int, ...], ...], keep: int 
     best_key: tuple | None = None
     size = int(hand.sum())
     for play in M.analyse(hand.tobytes(), table).plays:
-        if size - len(play[0]) < keep:
+        if size - len(play[0]) < keep or (hold and not is_special(play)):
             continue
         key = (settlement(hand, table, play), tuple(-c for c in play[0]), -play[1])
         if best_key is None or key > best_key:
@@ -161,7 +191,7 @@ def card_values(
     seen: float,
     known_left: int,
 ) -> dict[int, float]:
-    """For each card in hand: its value to me (see rule 2 of the module docstring).
+    """For each card in hand: its value to me (see rule 4 of the module docstring).
 
     ``known_left`` is the card I passed the left neighbour that they still hold: that copy is not
     coming back, so it does not count among the unseen copies I may still draw.
@@ -178,6 +208,8 @@ def card_values(
 
     bonus_all = special_bonus(hand, unseen, seen)
     playout_all = M.best_playout(hand, table)[0]
+    # a card in no legal play is in no play-out: the hand loses no play-out points without it
+    in_plays = {x for cards, _, _ in M.analyse(np.asarray(hand, dtype=np.int8).tobytes(), table).plays for x in cards}
     out: dict[int, float] = {}
     for c in np.flatnonzero(hand).tolist():
         r, s = c % M.NUM_RANKS, c // M.NUM_RANKS
@@ -186,7 +218,8 @@ def card_values(
             continue
         rest = _without(hand, (c,))
         mine = bonus_all - special_bonus(rest, unseen, seen)
-        mine += playout_all - M.best_playout(rest, table)[0]
+        if c in in_plays:
+            mine += playout_all - M.best_playout(rest, table)[0]
         # pairs: another suit of the same rank
         for s2 in range(M.NUM_SUITS):
             u = M.card_id(r, s2)
@@ -275,16 +308,25 @@ class IcebergRummyHeuristic(SeededAgent):
     def _decide(
         self, state: rules.IcebergRummyState, seat: int, hand: np.ndarray, table: tuple[tuple[int, ...], ...]
     ) -> int:
-        play = choose_play(hand, table)
-        if play is not None and state.config.single_hand:
-            points, played = M.best_playout(hand, table)
-            if int(hand.sum()) - played <= 1 and not going_out_wins(state, seat, int(points), self.rng):
-                play = choose_play(hand, table, keep=2)
+        play = self._choose(state, seat, hand, table)
         if play is None:
             self._plan = None
             return rules.DISCARD_BASE + choose_discard(state, seat, hand)
         self._plan = (hand.tobytes(), table, play)
         return play[0][0]
+
+    def _choose(
+        self, state: rules.IcebergRummyState, seat: int, hand: np.ndarray, table: tuple[tuple[int, ...], ...]
+    ) -> M.Play | None:
+        """The play to make now (rules 1-3 of the module docstring), ``None``: none, discard."""
+        if not state.config.single_hand:
+            return choose_play(hand, table)
+        points, played = M.best_playout(hand, table)
+        if int(hand.sum()) - played > 1:  # the hand cannot go out this turn
+            return choose_play(hand, table, hold=holding(state, seat))
+        if played and not going_out_wins(state, seat, int(points), self.rng):
+            return choose_play(hand, table, keep=2)
+        return choose_play(hand, table)
 
     def _continue(self, hand: np.ndarray, table: tuple[tuple[int, ...], ...], sel: tuple[int, ...]) -> int:
         plan = self._plan

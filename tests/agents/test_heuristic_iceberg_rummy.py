@@ -9,8 +9,8 @@ from ice_envs import iceberg_rummy_v1
 from ice_envs.agents import heuristic_for
 from ice_envs.core.agent import PlayerView
 from ice_envs.evaluation import tournament as ev
+from ice_envs.iceberg_rummy import heuristic, rules
 from ice_envs.iceberg_rummy import melds as M
-from ice_envs.iceberg_rummy import rules
 from ice_envs.iceberg_rummy.heuristic import IcebergRummyHeuristic, choose_play, special_bonus, unseen_counts
 from tests.agents.mixed_play import play_mixed_game
 
@@ -23,14 +23,16 @@ def position(
     melds: list[tuple[int, str]] | None = None,
     stock: str = "",
     known_left: str | None = None,
+    single_hand: bool = True,
 ) -> rules.IcebergRummyState:
     """A position at the start of seat 0's melding (dealer is the last seat).
 
     ``hands`` are the hands before the automatic draw; the stock's first card is drawn by
-    seat 0 at once (give a harmless card first).
+    seat 0 at once (give a harmless card first). ``single_hand=False``: a full game, where the
+    heuristic holds no plays back.
     """
     n = len(hands)
-    cfg = rules.IcebergRummyConfig(num_players=n, single_hand=True)
+    cfg = rules.IcebergRummyConfig(num_players=n, single_hand=single_hand)
     state = rules.new_game(
         cfg,
         np.random.default_rng(0),
@@ -105,7 +107,7 @@ def test_continues_a_selection_it_did_not_start():
 
 # ------------------------------------------------------------------ sensible choices
 def test_lays_a_run_and_a_set():
-    state = position(["6H 7H 8H 9C 9D 9S 2C", "2D 3D 4S 8D 10S QC KD"], stock="JD")
+    state = position(["6H 7H 8H 9C 9D 9S 2C", "2D 3D 4S 8D 10S QC KD"], stock="JD", single_hand=False)
     plays, _ = turn(state)
     laid = sorted(names(cards) for cards, target in plays if target < 0)
     assert laid == ["6H 7H 8H", "9C 9D 9S"]
@@ -113,22 +115,71 @@ def test_lays_a_run_and_a_set():
 
 def test_prefers_run_and_pair_to_the_set():
     # 5H 5D 5C 6H 7H: run 5-7H (30) and pair 5D 5C (10) beat the set of fives (30)
-    state = position(["5H 5D 5C 6H 7H 2S", "2D 3D 4S 8D 10S QC KD"], stock="JD")
+    state = position(["5H 5D 5C 6H 7H 2S", "2D 3D 4S 8D 10S QC KD"], stock="JD", single_hand=False)
     plays, _ = turn(state)
     laid = sorted(names(cards) for cards, _ in plays)
     assert laid == ["5C 5D", "5H 6H 7H"]
 
 
 def test_lays_off_onto_a_table_meld():
-    state = position(["8S 2C 10D", "2D 3D 4S 8D 10S QC KD"], melds=[(1, "5S 6S 7S")], stock="JH")
+    state = position(["8S 2C 10D", "2D 3D 4S 8D 10S QC KD"], melds=[(1, "5S 6S 7S")], stock="JH", single_hand=False)
     plays, _ = turn(state)
     assert ((M.parse_card("8S"),), 0) in plays
 
 
 def test_lays_a_special_meld():
+    # a single hand, and the hand cannot go out (2C 4C are dead): the special meld is laid at once all the same
     state = position(["3H 5H 7H 9H JH KH 2C", "2D 3D 4S 8D 10S QC KD"], stock="4C")
+    assert heuristic.holding(state, 0)
     plays, _ = turn(state)
-    assert (tuple(M.parse_cards("3H 5H 7H 9H JH KH")), -1) in plays
+    assert plays == [(tuple(M.parse_cards("3H 5H 7H 9H JH KH")), -1)]
+
+
+# a single hand where seat 0 could lay a run, a set and a lay-off but not go out (2C and the drawn JD are dead)
+HOLD_HAND = "6H 7H 8H 9C 9D 9S 2C 5S"
+HOLD_TABLE = [(1, "2S 3S 4S")]
+
+
+def test_holds_its_plays_while_no_one_is_about_to_go_out():
+    state = position([HOLD_HAND, "2D 3D 4C 8D 10S QC KD"], melds=HOLD_TABLE, stock="JD")
+    assert heuristic.holding(state, 0)
+    plays, discard = turn(state)
+    assert plays == []
+    assert discard in M.parse_cards("2C JD")
+
+
+@pytest.mark.parametrize(
+    "hands",
+    [
+        [HOLD_HAND, "KD"],  # the other seat is down to one card
+        ["AC AD AH " + HOLD_HAND, "2D 3D 4C 8D 10S QC KD"],  # three of the four aces placed: the last one is due
+    ],
+)
+def test_plays_what_it_held_when_the_hand_may_end(hands):
+    state = position(hands, melds=HOLD_TABLE, stock="JD")
+    assert not heuristic.holding(state, 0)
+    plays, discard = turn(state)
+    laid = sorted(names(cards) for cards, _ in plays)
+    assert laid == ["5S", "6H 7H 8H", "9C 9D 9S"]
+    assert discard in M.parse_cards("2C JD")
+
+
+def test_plays_everything_when_the_hand_can_go_out():
+    # the drawn 9H is playable too: every card but 2C is played, and the discard of 2C ends the hand
+    state = position([HOLD_HAND, "2D 3D 4C 8D 10S QC KD"], melds=HOLD_TABLE, stock="9H")
+    assert heuristic.holding(state, 0)
+    plays, discard = turn(state)
+    assert sorted(c for cards, _ in plays for c in cards) == sorted(M.parse_cards("6H 7H 8H 9H 9C 9D 9S 5S"))
+    assert discard == M.parse_card("2C")
+
+
+def test_the_hold_does_not_depend_on_the_hidden_hands():
+    """Views with the other hand and the stock re-dealt give the same decisions as the true state."""
+    for hands in ([HOLD_HAND, "2D 3D 4C 8D 10S QC KD"], [HOLD_HAND, "KD"]):
+        truth = decide(position(hands, melds=HOLD_TABLE, stock="JD"))
+        for k in range(4):
+            view = rules.resample_hidden(position(hands, melds=HOLD_TABLE, stock="JD"), 0, np.random.default_rng(k))
+            assert decide(view) == truth, (hands, k)
 
 
 def test_lays_a_small_run_now_rather_than_wait_for_a_special_meld():
