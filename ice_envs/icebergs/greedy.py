@@ -16,12 +16,20 @@ progress of its ships towards it:
 
 Everything is an integer: the route costs are a Dijkstra search in whole Moves (cached per board).
 Icebergs has no hidden information; the greedy agent takes the expectation over the die exactly.
+
+Speed (issue 18): :func:`expected_values` is the agent's hook. It enumerates the engine's draws after
+each action as the agent itself would (every sequence of draws, each with its probability), but on
+:meth:`~ice_envs.icebergs.rules.IcebergsState.copy` (a few microseconds) instead of the agent's
+generic field-by-field copy, and it gives the same exact fractions, so every decision is the same.
 """
 
 from __future__ import annotations
 
 import heapq
-from functools import lru_cache
+from collections.abc import Sequence
+from fractions import Fraction
+from itertools import repeat
+from operator import add, mul
 
 from ice_envs.icebergs import rules
 from ice_envs.icebergs.hexmap import OFF_GRID, SEA, HexMap
@@ -64,61 +72,208 @@ def moves_to_go(state: rules.IcebergsState, ship: int) -> int:
     status = state.status[ship]
     if status == rules.HOME:
         return 0
-    m = state.config.hexmap
+    tables = _tables(state.config.hexmap)
     pens = _penalties(state, ship)
     exit_pen = bool(state.config.exit_penalties)
-    east = _to_edge(m, pens, True, exit_pen)
-    back = _entry(m.west_edge(), pens, east)
+    east = _to_edge(tables, pens, True, exit_pen)
+    back = _entry(tables.west, pens, east)
     if status in (rules.ALASKA_LOADING, rules.ALASKA_READY):
         return back
     if status == rules.AT_SEA and state.loaded[ship]:
         return min(BLOCKED, east[state.pos[ship]])
-    west = _to_edge(m, pens, False, exit_pen)
+    west = _to_edge(tables, pens, False, exit_pen)
     if status == rules.AT_SEA:
         return min(BLOCKED, west[state.pos[ship]]) + back
-    return _entry(m.east_edge(), pens, west) + back  # START, SUNK
+    return _entry(tables.east, pens, west) + back  # START, SUNK
 
 
-def _entry(edge: list[int], pens: tuple[int, ...], dist: tuple[int, ...]) -> int:
+def _entry(edge: Sequence[int], pens: tuple[int, ...], dist: tuple[int, ...]) -> int:
     """The cheapest entry at one of the ``edge`` spaces and route from it (at most ``BLOCKED``)."""
     return min([BLOCKED] + [1 + pens[x] + dist[x] for x in edge])
 
 
 def _penalties(state: rules.IcebergsState, ship: int) -> tuple[int, ...]:
     """Every space's movement penalty for ``ship`` (its own presence left out), as :func:`rules.penalty`."""
-    pens = [
-        f * rules.FLOE_PENALTY + b * rules.ICEBERG_PENALTY for f, b in zip(state.floes, state.berg_count, strict=True)
-    ]
+    floes = map(mul, state.floes, repeat(rules.FLOE_PENALTY))
+    pens = list(map(add, floes, map(mul, state.berg_count, repeat(rules.ICEBERG_PENALTY))))
+    n = len(pens)
     for k, p in enumerate(state.pos):
-        if k != ship and 0 <= p < len(pens):
+        if k != ship and 0 <= p < n:
             pens[p] += rules.SHIP_PENALTY
     return tuple(pens)
 
 
-@lru_cache(maxsize=4096)
-def _to_edge(m: HexMap, pens: tuple[int, ...], east: bool, exit_pen: bool) -> tuple[int, ...]:
-    """Moves from every sea space to off the east (or west) edge: Dijkstra backwards from the edge.
+class _MapTables:
+    """What the route search reads of a map (built once per map), and its cache of searches."""
+
+    #: Searches kept per map; the cache is emptied when it is full (at most a few MB).
+    CACHE_SIZE = 4096
+
+    def __init__(self, m: HexMap) -> None:
+        self.num_spaces = m.num_spaces
+        #: per space: its neighbouring sea spaces (in direction order)
+        self.nbrs = tuple(
+            tuple(x for x in m.neighbours[t] if x != OFF_GRID and m.terrain[x] == SEA) for t in range(m.num_spaces)
+        )
+        self.east = tuple(m.east_edge())
+        self.west = tuple(m.west_edge())
+        #: ``(pens, east, exit_pen)`` -> the distances of :func:`_to_edge`
+        self.cache: dict[tuple[tuple[int, ...], bool, bool], tuple[int, ...]] = {}
+
+
+_TABLES: dict[HexMap, _MapTables] = {}
+
+
+def _tables(m: HexMap) -> _MapTables:
+    """The (cached) :class:`_MapTables` of a map."""
+    tables = _TABLES.get(m)
+    if tables is None:
+        tables = _TABLES[m] = _MapTables(m)
+    return tables
+
+
+def _to_edge(tables: _MapTables, pens: tuple[int, ...], east: bool, exit_pen: bool) -> tuple[int, ...]:
+    """Moves from every sea space to off the east (or west) edge: Dijkstra backwards from the edge (cached).
 
     A step from ``x`` to ``t`` costs ``1 + pens[x] + pens[t]``; leaving from an edge space ``x`` costs 1
-    (``+ pens[x]`` with ``exit_penalties``). Islands and unreachable spaces get ``BLOCKED``.
+    (``+ pens[x]`` with ``exit_penalties``). Islands and unreachable spaces get ``BLOCKED`` (so does any
+    space whose route costs ``BLOCKED`` or more). The distances of a shortest-path search do not depend
+    on the order in which it relaxes the steps.
     """
-    dist = [BLOCKED] * m.num_spaces
+    key = (pens, east, exit_pen)
+    cache = tables.cache
+    dist = cache.get(key)
+    if dist is None:
+        if len(cache) >= tables.CACHE_SIZE:
+            cache.clear()
+        dist = cache[key] = _dijkstra(tables, pens, tables.east if east else tables.west, exit_pen)
+    return dist
+
+
+def _dijkstra(tables: _MapTables, pens: tuple[int, ...], edge: tuple[int, ...], exit_pen: bool) -> tuple[int, ...]:
+    """:func:`_to_edge` without the cache: the search from the ``edge`` spaces."""
+    nbrs = tables.nbrs
+    dist = [BLOCKED] * tables.num_spaces
     heap: list[tuple[int, int]] = []
-    for x in m.east_edge() if east else m.west_edge():
+    for x in edge:
         d0 = 1 + (pens[x] if exit_pen else 0)
         if d0 < dist[x]:
             dist[x] = d0
             heap.append((d0, x))
     heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        d, t = heapq.heappop(heap)
+        d, t = pop(heap)
         if d > dist[t]:
             continue
-        for x in m.neighbours[t]:
-            if x == OFF_GRID or m.terrain[x] != SEA:
-                continue
-            nd = d + 1 + pens[x] + pens[t]
+        base = d + 1 + pens[t]
+        for x in nbrs[t]:
+            nd = base + pens[x]
             if nd < dist[x]:
                 dist[x] = nd
-                heapq.heappush(heap, (nd, x))
+                push(heap, (nd, x))
     return tuple(dist)
+
+
+# ------------------------------------------------------------------------------ the agent's hook
+#: Most chance outcomes (sequences of draws) :func:`expected_values` enumerates for one action: two dice.
+#: An action with more is left to the agent, which enumerates up to its own ``OUTCOME_LIMIT`` (256) or
+#: samples; so this must not exceed that limit (a test checks it).
+HOOK_OUTCOMES = 36
+
+
+class _TooMany(Exception):
+    """The action has more chance outcomes than :data:`HOOK_OUTCOMES`."""
+
+
+class _Script:
+    """A generator that answers ``integers(low, high)`` from a script of choices and records each
+    draw's width: one path of the odometer over every sequence of draws (:func:`_next_path`)."""
+
+    __slots__ = ("script", "widths", "paths")
+
+    def __init__(self, script: list[int]) -> None:
+        self.script = script
+        self.widths: list[int] = []
+        self.paths = 1
+
+    def integers(self, low: int, high: int) -> int:
+        width = int(high) - int(low)
+        self.paths *= width
+        if width <= 0 or self.paths > HOOK_OUTCOMES:
+            raise _TooMany
+        i = len(self.widths)
+        if i == len(self.script):
+            self.script.append(0)
+        self.widths.append(width)
+        return int(low) + self.script[i]
+
+
+def _next_path(script: list[int], widths: list[int]) -> bool:
+    """Advance ``script`` to the next sequence of draws (the last draw first); ``False`` when done."""
+    del script[len(widths) :]
+    for i in range(len(widths) - 1, -1, -1):
+        if script[i] + 1 < widths[i]:
+            script[i] += 1
+            del script[i + 1 :]
+            return True
+    return False
+
+
+def expected_values(state: rules.IcebergsState, seat: int, actions: Sequence[int]) -> dict[int, Fraction]:
+    """``{action: exact expected value for seat after it}`` for each of ``actions`` with at most
+    :data:`HOOK_OUTCOMES` chance outcomes (the greedy agent's hook, ``GameSpec.greedy``).
+
+    Every sequence of the engine's draws is played on a copy of the state (:meth:`rules.IcebergsState.copy`),
+    each with the probability of its draws, as the agent's own enumeration does: the same outcomes and
+    the same exact sum. Most actions draw nothing (one outcome); one that ends the turn draws the next
+    roll, an iceberg moved onto ships their hazard rolls. An action with more outcomes is left out.
+    """
+    out: dict[int, Fraction] = {}
+    memo: dict[tuple, int] = {}
+    for action in actions:
+        total = _expected_value(state, int(action), seat, memo)
+        if total is not None:
+            out[int(action)] = total
+    return out
+
+
+def _expected_value(state: rules.IcebergsState, action: int, seat: int, memo: dict[tuple, int]) -> Fraction | None:
+    """The exact expected :func:`value` for ``seat`` after ``action``; ``None`` past :data:`HOOK_OUTCOMES`.
+
+    ``memo`` holds the values of positions already valued for ``seat`` (by :func:`_value_key`): the
+    rolls after an action often leave the same board (a roll of the next ship changes nothing valued).
+    """
+    sums: dict[int, int] = {}  # 1 / probability of an outcome -> the sum of the values of such outcomes
+    script: list[int] = []
+    while True:
+        rng = _Script(script)
+        after = state.copy()
+        try:
+            rules.apply(after, action, rng, check=False)
+        except _TooMany:
+            return None
+        key = _value_key(after)
+        v = memo.get(key)
+        if v is None:
+            v = memo[key] = value(after, seat)
+        den = rng.paths
+        sums[den] = sums.get(den, 0) + v
+        if not _next_path(script, rng.widths):
+            return sum((Fraction(v, den) for den, v in sums.items()), Fraction(0))
+
+
+def _value_key(state: rules.IcebergsState) -> tuple:
+    """Every field of the state that :func:`value` reads (the config aside): equal keys, equal values."""
+    return (
+        state.over,
+        state.truncated,
+        tuple(state.result),
+        tuple(state.status),
+        tuple(state.pos),
+        tuple(state.fuel),
+        tuple(state.cargo),
+        tuple(state.loaded),
+        tuple(state.floes),
+        tuple(state.berg_count),
+    )

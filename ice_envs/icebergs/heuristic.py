@@ -32,13 +32,15 @@ spent per moving turn, not per space):
    moving turns of the leg with a margin) and Cargo otherwise (Cargo counts more once a
    ship is home and Cargo melts); it never gives up its last Cargo point (a ship home
    without Cargo cannot win).
-5. **Block the leaders.** Moves that do not help the own route (and, against a rival
-   that is ahead in the race home with Cargo, Moves whose loss costs less than the delay
-   they cause) push a floe or an iceberg into a rival's space (a floe makes leaving it
-   1 Move dearer; an iceberg 3 Moves plus a hazard roll that may sink it), never onto the
-   own route or an own ship. The delay counts in full for a rival with Cargo that is
-   ahead in the race home, less for others. Ice cleared off the own route also lands on
-   a rival's ship where it can.
+5. **Race; block only with spare Moves.** Moves the own plan can use all go to the own
+   voyage. Only Moves it cannot use (say, left over after the ship leaves the map) push a
+   floe or an iceberg into a rival's space (a floe makes leaving it 1 Move dearer; an
+   iceberg 3 Moves plus a hazard roll that may sink it), never onto the own route or an
+   own ship; the rival that is ahead in the race home with Cargo first. Ice cleared off
+   the own route also lands on a rival's ship where it can. Spending Moves of its own
+   plan on such pushes (as the agent did before issue 18, for a leader or a big delay)
+   lost races: against three greedy players it won far more often without it
+   (``docs/agents/icebergs.md``).
 6. **Fleet and solo.** In the fleet game each ship is planned on its own turn (the other
    own ships count as ships in the way and are never hit by own icebergs). In the solo
    game ice cannot be moved and Moves are free: the ship sails as far as its 5 Moves go
@@ -76,7 +78,8 @@ SAFE_SLACK = 1.5
 FUEL_WEIGHT = 0.6
 #: What one hazard roll for the own ship costs, in Moves (1/18 sink, 1/3 lose Fuel or Cargo).
 HAZARD_MOVES = 4.0
-#: What sinking a rival is worth to us, in turns (scaled by how much that rival threatens us).
+#: What sinking a rival is worth to us, in turns (scaled by how much that rival threatens us): it
+#: ranks the pushes of spare Moves (an iceberg's hazard roll against a floe's 1 Move of delay).
 RIVAL_SINK_TURNS = 20.0
 #: How many route spaces ahead the spare Moves clear (ice further on drifts about anyway).
 CLEAR_HORIZON = 5
@@ -697,7 +700,7 @@ class IcebergsHeuristic(SeededAgent):
         plans = TurnPlanner(board, ml).run() if board.active else [None] * (ml + 1)
         plan = plans[ml]
         route = set(plan.path) - {OFF} if plan is not None else self._route_set(board)
-        # blocking: is a push into a rival's space worth the Moves it takes from our own plan?
+        # blocking, with the Moves the own plan cannot use only
         if not state.config.solo and ml >= 1:
             block = self._best_block(state, seat, board, route, plans, ml, legal)
             if block is not None:
@@ -785,7 +788,8 @@ class IcebergsHeuristic(SeededAgent):
         ml: int,
         legal: set[int],
     ) -> int | None:
-        """A push of ice into a rival's space when it is worth more than the Moves it costs us."""
+        """The most damaging push of ice into a rival's space that costs the own plan nothing: the
+        plan with the Moves left after the push is worth as much as the plan with all of them."""
         lay = state.config.layout
         m = state.config.hexmap
         geo = board.geo
@@ -816,6 +820,8 @@ class IcebergsHeuristic(SeededAgent):
                         value = w * rules.FLOE_PENALTY / MU
                     rest = plans[ml - cost]
                     after = rest.value if rest is not None else 0.0
+                    if after > base + 1e-9:
+                        continue  # the own plan needs these Moves
                     net = after - value - base
                     if net < -1e-6 and (best is None or net < best[0]):
                         best = (net, a)

@@ -44,7 +44,6 @@ scripted generator (``ice_envs.core.testing.ScriptedRng``) replays any example.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from itertools import chain, compress
@@ -355,7 +354,19 @@ class IcebergsState:
     log: list[str] = field(default_factory=list)
 
     def copy(self) -> IcebergsState:
-        return copy.deepcopy(self)
+        """An independent copy: every list is copied (the hazards' pairs too); the config is shared.
+
+        The config is a frozen dataclass (its map too) that no rule ever changes, so sharing it
+        is safe; ``copy.deepcopy`` copied it with its map and cached tables every time (about 2.6 ms
+        against 7 us on a 4-player position). Every other field is a number, a bool or a list of
+        numbers, bools or strings.
+        """
+        new = object.__new__(type(self))
+        attrs = new.__dict__
+        for name, value in self.__dict__.items():
+            attrs[name] = value[:] if type(value) is list else value
+        new.hazards = [pair[:] for pair in self.hazards]
+        return new
 
     @property
     def deciding_ship(self) -> int:

@@ -282,6 +282,15 @@ def test_spare_moves_push_an_iceberg_onto_the_leader():
     assert decide(state) == lay.berg + 7 * berg_from + d
 
 
+def test_moves_the_own_plan_needs_are_not_spent_on_blocking():
+    # a 3, the loaded rival ahead in the race home, an iceberg beside it: pushing the iceberg in
+    # would take the whole roll, which the ship needs to sail west (issue 18: such pushes lost races)
+    berg = OPEN.space(1, 4)
+    state, _ = game(OPEN, [3], ships=[at(OPEN, 2, 3), at(OPEN, 2, 4, cargo=8, loaded=True)], icebergs=[berg])
+    action = decide(state)
+    assert 0 <= action < 6  # the ship sails
+
+
 def test_never_pushes_ice_onto_its_own_route():
     # spare Moves and a floe next to the rival, but the rival sits on our route home
     state, rng = game(
