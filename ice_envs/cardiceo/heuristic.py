@@ -2,81 +2,113 @@
 
 Strategy, as a decent player would play:
 
-1. **Discard as many cards as the dice allow this turn.** With three dice there are few
-   plans (sequences of disjoint dice subsets), so every plan is searched and the one
-   that sheds the most cards wins.
-2. **Hardest values first.** Among plans that shed equally many cards, prefer the one
-   whose cards are hardest to make later: a value's difficulty is one minus the chance
-   that a fresh roll of the d4, d8 and d12 can make it (15 needs all three dice and a
-   good roll; 5 is easy).
+1. **Leave the hand that empties soonest.** With three dice there are at most 14 *plans*
+   (sets of disjoint dice subsets whose totals are cards in hand) for a turn; each leaves
+   a hand, and the plan whose hand has the fewest expected turns to empty wins. That
+   expectation is :mod:`ice_envs.cardiceo.solitaire`'s ``E``: the hand played alone, fresh
+   rolls every turn, every later turn played the same way, solved exactly for every
+   sub-hand at once. It keeps the cards that combine well (distinct values that many rolls
+   make, small ones that let two or three cards go in one turn), and so it sheds fewer
+   cards than the dice allow when the cards left would be the slow ones: holding 3 4 8 10
+   10 13 13 14 14 15 with d4=4, d8=8, d12=3 it sheds the 15 and keeps 3, 4 and 8.
+2. **Then the most cards, then the hardest values.** Among plans that leave equally good
+   hands (on ``E``'s exact grid): shed more cards, then cards that fewer of the 384 fresh
+   rolls make (15 needs all three dice and a good roll; 5 is easy).
 3. **Think about the locked dice.** Unused dice go to the middle with their values, for
    the left neighbour. Among otherwise equal plans, leave the dice whose totals make
    cards that are mostly gone already (public discards), so they help the neighbour least.
-4. **"No play" choice:** keep the middle dice when they shed at least as many cards as a
-   fresh roll would on average for this hand; otherwise re-roll all three. The average
-   scores all 384 rolls at once against a table of each roll's 14 plans (numpy), cached
-   per hand; it equals the roll-by-roll search bit for bit.
+4. **"No play" choice:** keep the middle dice unless a fresh roll of all three leaves, on
+   average over the 384 rolls, a hand of fewer expected turns ``E`` than the best plan of
+   the middle dice does (each roll played by rule 1; a roll, or the middle dice, that makes
+   no card leaves the hand as it is). Ties keep.
 5. Never end the turn early (the voluntary end of ``docs/rules/cardiceo.md`` R3.2).
+6. Remaining ties go to the plan listed first in :data:`solitaire.PLANS`, and a plan's
+   first discard is its lowest action id.
 
-It reads only its own hand, the dice and the public discards.
+It reads only its own hand, the dice and the public discards. ``E`` is computed once per
+hand (a :class:`~ice_envs.cardiceo.solitaire.Lattice` of all its sub-hands, cached) and only
+when the plans leave different hands; every comparison is of integers or of ``E``'s exact
+grid values, so a decision does not depend on the CPU.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import product
 
 import numpy as np
 
-from ice_envs.cardiceo import rules
+from ice_envs.cardiceo import rules, solitaire
 from ice_envs.core.agent import PlayerView, SeededAgent
 
 
 @lru_cache(maxsize=1)
-def value_difficulty() -> np.ndarray:
-    """``difficulty[v-1]`` = 1 - P(a fresh roll of d4, d8, d12 can make total v)."""
-    hits = np.zeros(rules.NUM_VALUES)
-    rolls = list(product(*(range(1, f + 1) for f in rules.DIE_FACES)))
-    for roll in rolls:
+def roll_misses() -> tuple[int, ...]:
+    """``misses[v-1]``: how many of the 384 fresh rolls of the d4, d8 and d12 cannot make total v."""
+    hits = [0] * rules.NUM_VALUES
+    for roll in solitaire.ROLLS:
         for total in rules.reachable_totals(roll):
             if total <= rules.NUM_VALUES:
                 hits[total - 1] += 1
-    return 1.0 - hits / len(rolls)
+    return tuple(len(solitaire.ROLLS) - h for h in hits)
 
 
-def best_plan(dice: np.ndarray, free: tuple[bool, ...], hand: np.ndarray, gone: np.ndarray) -> tuple[tuple, int | None]:
-    """Best (score, first action) over every sequence of discards from the free dice.
+def value_difficulty() -> np.ndarray:
+    """``difficulty[v-1]`` = 1 - P(a fresh roll of d4, d8, d12 can make total v)."""
+    return np.array(roll_misses()) / len(solitaire.ROLLS)
 
-    Score is ``(cards shed, difficulty shed, -help left to the neighbour)``, compared
-    lexicographically.
+
+def plan_key(
+    plan: int,
+    dice: np.ndarray,
+    free: tuple[bool, ...],
+    hand: np.ndarray,
+    gone: np.ndarray,
+    lattice: solitaire.Lattice | None,
+) -> tuple[float, int, int, int]:
+    """How good plan ``plan`` (an index into :data:`solitaire.PLANS`) is; higher is better.
+
+    ``(-E of the hand left, cards shed, misses of the values shed, -help left to the
+    neighbour)``, compared lexicographically; ``E`` is 0 without a ``lattice`` (every plan
+    leaves the same hand). All but ``E`` are integers, ``E`` a value of its exact grid.
     """
-    difficulty = value_difficulty()
-    best: tuple = (0, 0.0, -_help_left(dice, free, gone))
-    best_first: int | None = None
-    for sid, subset in enumerate(rules.SUBSETS):
-        if not all(free[i] for i in subset):
-            continue
-        total = int(sum(int(dice[i]) for i in subset))
-        if total > rules.NUM_VALUES or hand[total - 1] <= 0:
-            continue
-        hand[total - 1] -= 1
-        rest_free = tuple(f and i not in subset for i, f in enumerate(free))
-        sub, _ = best_plan(dice, rest_free, hand, gone)
-        hand[total - 1] += 1
-        score = (sub[0] + 1, sub[1] + difficulty[total - 1], sub[2])
-        if score > best:
-            best, best_first = score, sid
-    return best, best_first
+    need = solitaire.FRESH_NEED[solitaire.roll_index(dice), plan]
+    turns = lattice.expected_turns(hand - need) if lattice is not None else 0.0
+    misses = sum(m * int(c) for m, c in zip(roll_misses(), need.tolist(), strict=True))
+    used = int(solitaire.PLAN_DICE[plan])
+    rest_free = tuple(f and not used >> i & 1 for i, f in enumerate(free))
+    return (-turns, len(solitaire.PLANS[plan]), misses, -_help_left(dice, rest_free, gone))
 
 
-def _help_left(dice: np.ndarray, free: tuple[bool, ...], gone: np.ndarray) -> float:
+def choose_plan(dice: np.ndarray, free: tuple[bool, ...], hand: np.ndarray, gone: np.ndarray) -> int | None:
+    """The first discard (a subset id) of the best plan by :func:`plan_key`; None if no plan fits.
+
+    The lattice of ``E`` is asked for only when the plans leave different hands.
+    """
+    plans = solitaire.playable_plans(dice, free, hand).tolist()
+    if not plans:
+        return None
+    needs = solitaire.FRESH_NEED[solitaire.roll_index(dice), plans]
+    lattice = solitaire.lattice_for(hand) if (needs != needs[0]).any() else None
+    best = max(plans, key=lambda p: plan_key(p, dice, free, hand, gone, lattice))  # ties: the first listed
+    return solitaire.PLANS[best][0]
+
+
+def keep_or_reroll(dice: np.ndarray, hand: np.ndarray) -> int:
+    """The "No play" choice: keep the middle ``dice`` unless a fresh roll leaves, on average, a hand
+    of fewer expected turns ``E``; ties keep. Exact: ``384 * E(kept)`` against the sum over the rolls."""
+    lattice = solitaire.lattice_for(hand)
+    keep = lattice.best_after(hand, solitaire.roll_index(dice))
+    return rules.KEEP_DICE if len(solitaire.ROLLS) * keep <= lattice.reroll_sum(hand) else rules.REROLL_ALL
+
+
+def _help_left(dice: np.ndarray, free: tuple[bool, ...], gone: np.ndarray) -> int:
     """How useful the dice left in the middle are to an unknown hand: the expected
     number of still-unseen cards among the totals they make."""
     vals = [int(d) for d, f in zip(dice, free) if f]
     if not vals:
-        return 0.0
+        return 0
     totals = [t for t in rules.reachable_totals(vals) if t <= rules.NUM_VALUES]
-    return float(sum(rules.COPIES_PER_VALUE - gone[t - 1] for t in totals))
+    return int(sum(rules.COPIES_PER_VALUE - int(gone[t - 1]) for t in totals))
 
 
 class CardiceoHeuristic(SeededAgent):
@@ -93,100 +125,9 @@ class CardiceoHeuristic(SeededAgent):
         hand = s.hands[view.seat].copy()
         gone = s.discarded + hand
         if s.phase == rules.PHASE_NO_PLAY_CHOICE:
-            keep_score, _ = best_plan(s.dice, (True, True, True), hand, gone)
-            return rules.KEEP_DICE if keep_score[0] >= self._expected_fresh(hand, gone) else rules.REROLL_ALL
+            return keep_or_reroll(s.dice, hand)
         free = tuple(bool(not u) for u in s.used)
-        _, first = best_plan(s.dice, free, hand, gone)
+        first = choose_plan(s.dice, free, hand, gone)
         if first is not None and mask[first]:
             return first
         return self.random_legal(mask)
-
-    @staticmethod
-    def _expected_fresh(hand: np.ndarray, gone: np.ndarray) -> float:
-        """Mean cards shed by a fresh roll of all three dice for this hand."""
-        return _expected_cards_shed(tuple(int(c) for c in hand))
-
-
-def _partial_partitions(dice: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-    """Every non-empty plan of one turn with ``dice`` (die indices), as subset ids.
-
-    A plan is a set of disjoint non-empty dice subsets (not every die need be used); the
-    order in which a turn discards them does not change which hands can afford them.
-    """
-    plans: list[list[tuple[int, ...]]] = [[]]
-    for die in dice:
-        grown: list[list[tuple[int, ...]]] = []
-        for blocks in plans:
-            grown.append(blocks)  # the die stays unused
-            grown.append([*blocks, (die,)])  # the die opens a new subset
-            grown.extend(blocks[:k] + [(*b, die)] + blocks[k + 1 :] for k, b in enumerate(blocks))
-        plans = grown
-    sid_of = {subset: sid for sid, subset in enumerate(rules.SUBSETS)}
-    return tuple(tuple(sorted(sid_of[b] for b in blocks)) for blocks in plans if blocks)
-
-
-#: Every non-empty plan of a turn with all three dice free (14 of them), as subset ids.
-_PLANS: tuple[tuple[int, ...], ...] = _partial_partitions(tuple(range(rules.NUM_DICE)))
-#: The 384 fresh rolls of the d4, d8 and d12.
-_ROLLS: tuple[tuple[int, ...], ...] = tuple(product(*(range(1, f + 1) for f in rules.DIE_FACES)))
-
-
-def _plan_table(rolls: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray, np.ndarray]:
-    """``(need, cards)`` for every roll and plan of :data:`_PLANS`.
-
-    ``need[r, p, v-1]`` is how many cards of value ``v`` plan ``p`` discards with roll ``r``;
-    ``cards[r, p]`` is how many cards it sheds, or 0 where a subset's total makes no card
-    (such a plan is never playable, and 0 is what "no discard" sheds anyway).
-    """
-    need = np.zeros((len(rolls), len(_PLANS), rules.NUM_VALUES), dtype=np.int16)
-    cards = np.zeros((len(rolls), len(_PLANS)), dtype=np.int16)
-    for r, roll in enumerate(rolls):
-        for p, plan in enumerate(_PLANS):
-            totals = [sum(roll[i] for i in rules.SUBSETS[sid]) for sid in plan]
-            if max(totals) > rules.NUM_VALUES:
-                continue
-            for total in totals:
-                need[r, p, total - 1] += 1
-            cards[r, p] = len(plan)
-    return need, cards
-
-
-_FRESH_NEED, _FRESH_CARDS = _plan_table(_ROLLS)
-
-
-@lru_cache(maxsize=65536)
-def _max_cards_shed(dice: tuple[int, ...], free: tuple[bool, ...], hand: tuple[int, ...]) -> int:
-    """Most cards one turn can shed from ``hand`` with the ``free`` dice (only the count).
-
-    The best plan of disjoint subsets whose totals the hand holds (with multiplicity): a
-    turn may discard its subsets in any order, so this is the most cards any sequence of
-    discards sheds.
-    """
-    best = 0
-    for plan in _PLANS:
-        if len(plan) <= best or not all(free[i] for sid in plan for i in rules.SUBSETS[sid]):
-            continue
-        need = [0] * rules.NUM_VALUES
-        for sid in plan:
-            total = sum(dice[i] for i in rules.SUBSETS[sid])
-            if total > rules.NUM_VALUES:
-                break
-            need[total - 1] += 1
-        else:
-            if all(n <= c for n, c in zip(need, hand, strict=True)):
-                best = len(plan)
-    return best
-
-
-@lru_cache(maxsize=4096)
-def _expected_cards_shed(hand: tuple[int, ...]) -> float:
-    """Mean of :func:`_max_cards_shed` over every fresh roll of the d4, d8 and d12.
-
-    All 384 rolls at once: a plan is playable when the hand holds every card it needs; each
-    roll's best playable plan is summed as an integer and divided once, so the mean is the
-    same float as a roll-by-roll sum would give.
-    """
-    counts = np.asarray(hand, dtype=np.int16)
-    playable = (_FRESH_NEED <= counts).all(axis=2)
-    best = np.where(playable, _FRESH_CARDS, 0).max(axis=1)
-    return int(best.sum()) / len(_ROLLS)

@@ -3,6 +3,7 @@ on hand-built positions, determinism, no hidden information read, beats random."
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import cache
 from itertools import product
 
@@ -11,7 +12,7 @@ import pytest
 
 from ice_envs import cardiceo_v1
 from ice_envs.agents import heuristic_for
-from ice_envs.cardiceo import rules
+from ice_envs.cardiceo import rules, solitaire
 from ice_envs.cardiceo.heuristic import CardiceoHeuristic, _help_left, value_difficulty
 from ice_envs.core.agent import PlayerView, make_view
 from ice_envs.core.testing import ScriptedRng
@@ -173,12 +174,22 @@ def test_without_a_view_it_plays_a_seeded_random_legal_move():
 OTHER = [1, 1, 2, 2, 5, 5, 6, 6, 7, 7]  # a hand for the other seat, unused by the tests
 
 
-def test_rule1_sheds_three_small_cards_rather_than_the_hardest_one():
-    # d4=4, d8=8, d12=3 make 4 8 3 12 7 11 15: the 15 needs all three dice; 3, 4 and 8 one die each
-    state = position([[15, 4, 8, 3, 13, 13, 14, 14, 10, 10], OTHER], [4, 8, 3])
-    assert decide(state.copy()) in (D4, D8, D12)
-    assert sorted(play_turn(state)) == [3, 4, 8]
-    assert state.hands[0, 15 - 1] == 1
+def expected_turns(hand) -> float:
+    """Solitaire E of ``hand`` (card counts), from a lattice of that very hand."""
+    return solitaire.Lattice(np.asarray(hand)).expected_turns(np.asarray(hand))
+
+
+def test_rule1_leaves_the_hand_of_fewest_expected_turns_even_with_fewer_cards():
+    # d4=4, d8=8, d12=3 make 4 8 3 12 7 11 15: the 15 needs all three dice; 3, 4 and 8 one die each.
+    # Shedding 3, 4 and 8 would leave only hard cards (10 10 13 13 14 14 15), which go one a turn at
+    # best; shedding the 15 keeps the small cards that go along with them.
+    hand = [15, 4, 8, 3, 13, 13, 14, 14, 10, 10]
+    left_15 = counts([4, 8, 3, 13, 13, 14, 14, 10, 10])
+    left_348 = counts([15, 13, 13, 14, 14, 10, 10])
+    assert expected_turns(left_15) < expected_turns(left_348)
+    state = position([hand, OTHER], [4, 8, 3])
+    assert decide(state.copy()) == ALL3
+    assert play_turn(state) == [15]
 
 
 def test_rule1_splits_the_dice_over_two_cards():
@@ -187,11 +198,24 @@ def test_rule1_splits_the_dice_over_two_cards():
     assert sorted(play_turn(state)) == [1, 2, 3]
 
 
-def test_rule1_every_turn_sheds_the_most_cards_the_dice_allow():
-    """Over random deals and rolls the heuristic's whole turn sheds max_shed() cards."""
+def hands_left(dice: tuple[int, ...], free: tuple[bool, ...], hand: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """Every hand some sequence of discards with the ``free`` dice leaves (brute force, the hand itself too)."""
+    out = {hand}
+    for subset in rules.SUBSETS:
+        total = sum(dice[i] for i in subset)
+        if all(free[i] for i in subset) and total <= rules.NUM_VALUES and hand[total - 1] > 0:
+            rest = list(hand)
+            rest[total - 1] -= 1
+            out |= hands_left(dice, tuple(f and i not in subset for i, f in enumerate(free)), tuple(rest))
+    return out
+
+
+def test_rule1_every_turn_leaves_the_least_expected_turns():
+    """Over random deals and rolls the heuristic's whole turn leaves the hand of least E of all it could leave;
+    that is often, not always, the most cards the dice allow."""
     rng = np.random.default_rng(0)
     cfg = rules.CardiceoConfig(num_players=3)
-    tested = {}
+    tested, fewer = {}, 0
     for _ in range(150):
         state = rules.new_game(cfg, rng)
         state.dice[:] = [rng.integers(1, f + 1) for f in rules.DIE_FACES]
@@ -201,10 +225,17 @@ def test_rule1_every_turn_sheds_the_most_cards_the_dice_allow():
         state.locked[:] = False
         if not rules.legal_discards(state):
             continue
-        best = max_shed(tuple(state.dice.tolist()), (True, True, True), tuple(state.hands[state.current].tolist()))
-        assert len(play_turn(state)) == best
+        seat, hand = state.current, tuple(state.hands[state.current].tolist())
+        lattice = solitaire.Lattice(np.array(hand))
+        options = hands_left(tuple(state.dice.tolist()), (True, True, True), hand)
+        least = min(lattice.expected_turns(np.array(h)) for h in options)
+        shed = play_turn(state)
+        assert lattice.expected_turns(state.hands[seat]) == least
+        best = max_shed(tuple(state.dice.tolist()), (True, True, True), hand)
+        fewer += len(shed) < best
         tested[best] = tested.get(best, 0) + 1
     assert {1, 2, 3} <= set(tested), tested
+    assert 0 < fewer < sum(tested.values()), fewer  # 52 of the 150 turns here shed fewer than the most
 
 
 # ------------------------------------------------------------------ rule 2: hardest values first
@@ -254,10 +285,24 @@ def test_rule3_does_not_override_the_card_count():
 HIGH = [15, 15, 14, 14, 13, 13, 12, 12, 11, 11]
 
 
-def test_rule4_keeps_middle_dice_that_shed_more_than_a_fresh_roll():
-    hand = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
-    assert fresh_roll_mean(counts(hand)) < 3  # what keeping 1, 2, 3 sheds
-    assert decide(no_play_position([hand, HIGH], [1, 2, 3])) == rules.KEEP_DICE
+def reroll_reference(hand) -> tuple[Fraction, Fraction]:
+    """``(E kept, mean E re-rolled)`` of the "No play" choice for middle dice, by brute force over the
+    384 rolls (:func:`hands_left`), E from a lattice of ``hand``."""
+    hand = tuple(int(c) for c in hand)
+    lattice = solitaire.Lattice(np.array(hand))
+
+    def best(roll: tuple[int, ...]) -> Fraction:
+        return min(Fraction(lattice.expected_turns(np.array(h))) for h in hands_left(roll, (True, True, True), hand))
+
+    return lattice, best, sum(best(roll) for roll in ROLLS) / len(ROLLS)
+
+
+def test_rule4_keeps_middle_dice_that_leave_a_better_hand_than_a_fresh_roll():
+    # 4, 3, 8 make 15 (all three), 12 (d4+d8) and 11 (d8+d12) of this hand of high cards; a fresh
+    # roll often makes none of them
+    _, best, reroll = reroll_reference(counts(HIGH))
+    assert best((4, 8, 3)) < reroll
+    assert decide(no_play_position([HIGH, [1, 2, 3]], [4, 8, 3])) == rules.KEEP_DICE
 
 
 def test_rule4_rerolls_middle_dice_that_shed_nothing():
@@ -266,20 +311,34 @@ def test_rule4_rerolls_middle_dice_that_shed_nothing():
     assert decide(no_play_position([hand, HIGH], [4, 8, 12])) == rules.REROLL_ALL
 
 
+def test_rule4_rerolls_small_cards_that_a_fresh_roll_serves_better():
+    # keeping 1, 2, 3 sheds three cards, but the hand left (4..10) is worse on average than a fresh roll's
+    hand = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    _, best, reroll = reroll_reference(counts(hand))
+    assert max_shed((1, 2, 3), (True, True, True), tuple(counts(hand).tolist())) == 3
+    assert best((1, 2, 3)) > reroll
+    assert decide(no_play_position([hand, HIGH], [1, 2, 3])) == rules.REROLL_ALL
+
+
 def test_rule4_through_the_env_after_the_start_player_could_not_play():
     env = cardiceo_v1.env(num_players=2)
-    env.reset(seed=0, options={"hands": [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], HIGH], "start_player": 1, "dice": [1, 2, 3]})
+    # the start player's hand makes none of 4 8 3 12 7 11 15, so player 0 faces the middle dice
+    stuck = [1, 1, 2, 2, 5, 6, 9, 10, 13, 14]
+    env.reset(seed=0, options={"hands": [HIGH, stuck], "start_player": 1, "dice": [4, 8, 3]})
     assert env.agent_selection == "player_0" and env.unwrapped.legal_actions() == [8, 9]
     obs = env.observe("player_0")
     action = CardiceoHeuristic(0).act(obs, make_view(env, 0, np.random.default_rng(0)))
     assert action == rules.KEEP_DICE
 
 
-def test_rule4_keeps_when_the_middle_dice_shed_exactly_the_fresh_mean(monkeypatch):
-    state = no_play_position([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], HIGH], [1, 2, 3])  # keeping sheds 3
-    monkeypatch.setattr(CardiceoHeuristic, "_expected_fresh", staticmethod(lambda hand, gone: 3.0))
-    assert decide(state) == rules.KEEP_DICE  # "at least as many"
-    monkeypatch.setattr(CardiceoHeuristic, "_expected_fresh", staticmethod(lambda hand, gone: 3.0 + 1e-9))
+def test_rule4_keeps_when_keeping_and_rerolling_are_equal(monkeypatch):
+    state = no_play_position([HIGH, [1, 2, 3]], [4, 8, 3])
+    roll = solitaire.roll_index((4, 8, 3))
+    equal = lambda lattice, hand: 384 * lattice.best_after(hand, roll)  # noqa: E731
+    monkeypatch.setattr(solitaire.Lattice, "reroll_sum", equal)
+    assert decide(state) == rules.KEEP_DICE  # "unless a fresh roll is better"
+    better = lambda lattice, hand: equal(lattice, hand) - 2.0**-solitaire.GRID_BITS  # noqa: E731
+    monkeypatch.setattr(solitaire.Lattice, "reroll_sum", better)
     assert decide(state) == rules.REROLL_ALL
 
 
@@ -292,11 +351,9 @@ def test_rule4_compares_with_the_exact_mean_over_the_384_rolls():
         size = int(rng.integers(1, 11))
         hand, other = deck[:size].tolist(), deck[size : size + 10].tolist()
         dice = [int(rng.integers(1, f + 1)) for f in rules.DIE_FACES]
-        mean = fresh_roll_mean(counts(hand))
-        assert CardiceoHeuristic._expected_fresh(counts(hand), counts(hand)) == pytest.approx(mean, abs=1e-12)
-        keep = max_shed(tuple(dice), (True, True, True), tuple(counts(hand).tolist()))
+        _, best, reroll = reroll_reference(counts(hand))
         action = decide(no_play_position([hand, other], dice))
-        assert action == (rules.KEEP_DICE if keep >= mean else rules.REROLL_ALL), (hand, dice, keep, mean)
+        assert action == (rules.KEEP_DICE if best(tuple(dice)) <= reroll else rules.REROLL_ALL), (hand, dice)
         decisions.add(action)
     assert decisions == {rules.KEEP_DICE, rules.REROLL_ALL}
 

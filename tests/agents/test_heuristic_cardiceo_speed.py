@@ -1,9 +1,12 @@
-"""Cardiceo heuristic, fast search (issue #19): every decision equals the old search's.
+"""Cardiceo heuristic, fast search (issues #19, #18): the tables and the lattice are exact.
 
 The old recursive search (``_max_cards_shed`` over dice subsets, and its mean over the 384
-fresh rolls) is kept here, copied as it was, as the reference. The new table search must
-give the same counts, the bit-identical mean, the same action on random positions, and the
-same trajectory of four heuristic seats over whole games.
+fresh rolls) is kept here, copied as it was, as the reference for the plan table that
+``solitaire`` builds on: every roll's plans must shed the same most cards, and the table's
+fresh-roll mean must be the old float bit for bit. Since issue #18 the heuristic ranks hands
+by the solitaire ``E`` of a lattice; a slow roll-by-roll lattice is the reference for it:
+the same ``E`` bit for bit, the same action on game positions and the same trajectory of
+four heuristic seats over whole games.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import numpy as np
 import pytest
 
 from ice_envs import cardiceo_v1
-from ice_envs.cardiceo import heuristic, rules
+from ice_envs.cardiceo import rules, solitaire
 from ice_envs.cardiceo.heuristic import CardiceoHeuristic
 from ice_envs.core.agent import PlayerView, make_view
 
@@ -47,10 +50,38 @@ def old_expected_cards_shed(hand: tuple[int, ...]) -> float:
     return sum(old_max_cards_shed(roll, (True, True, True), hand) for roll in rolls) / len(rolls)
 
 
-def use_old_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Route the heuristic through the old search."""
-    monkeypatch.setattr(heuristic, "_max_cards_shed", old_max_cards_shed)
-    monkeypatch.setattr(heuristic, "_expected_cards_shed", old_expected_cards_shed)
+def table_max_cards_shed(roll: int, free: tuple[bool, ...], hand: tuple[int, ...]) -> int:
+    """The most cards the plan table's plans for ``roll`` shed from ``hand`` with the ``free`` dice."""
+    plans = solitaire.playable_plans(np.array(solitaire.ROLLS[roll]), free, np.array(hand))
+    return int(solitaire.FRESH_CARDS[roll, plans].max(initial=0))
+
+
+class RollByRollLattice(solitaire.Lattice):
+    """The reference lattice: ``E`` of each sub-hand from its own loop over the 384 rolls and 14 plans."""
+
+    def __init__(self, top: np.ndarray) -> None:
+        self.top = np.asarray(top, dtype=np.int64).copy()
+        radix = self.top + 1
+        self.strides = np.concatenate([[1], np.cumprod(radix)[:-1]]).astype(np.int64)
+        subs = [(i // self.strides) % radix for i in range(int(np.prod(radix)))]
+        self.turns = np.zeros(len(subs))
+        for idx in sorted(range(len(subs)), key=lambda i: int(subs[i].sum())):
+            if idx:
+                self.turns[idx] = self._turns_of(idx, subs[idx])
+
+    def _turns_of(self, idx: int, hand: np.ndarray) -> float:
+        need = solitaire.FRESH_NEED.astype(np.int64)
+        fits = (solitaire.FRESH_CARDS > 0) & (need <= hand).all(axis=2)  # (roll, plan)
+        child = self.turns[np.where(fits, idx - need @ self.strides, 0)]
+        best = np.where(fits, child, np.inf).min(axis=1)
+        rolls = fits.any(axis=1)
+        return float(solitaire.quantise(np.array((len(solitaire.ROLLS) + best[rolls].sum()) / rolls.sum())))
+
+
+def use_reference_lattice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Route the heuristic through :class:`RollByRollLattice` (and a cache of its own)."""
+    monkeypatch.setattr(solitaire, "Lattice", RollByRollLattice)
+    monkeypatch.setattr(solitaire, "_CACHE", type(solitaire._CACHE)())
 
 
 # ------------------------------------------------------------------ helpers
@@ -115,54 +146,63 @@ def heuristic_trajectory(seed: int) -> list[tuple]:
 
 # ------------------------------------------------------------------ tests
 def test_plans_are_the_fourteen_ways_to_use_three_dice():
-    assert len(heuristic._PLANS) == len(set(heuristic._PLANS)) == 14
-    for plan in heuristic._PLANS:
+    assert len(solitaire.PLANS) == len(set(solitaire.PLANS)) == 14
+    for plan in solitaire.PLANS:
         dice = [i for sid in plan for i in rules.SUBSETS[sid]]
         assert dice and len(dice) == len(set(dice))  # disjoint, non-empty subsets
 
 
-def test_max_cards_shed_equals_the_old_search_on_random_positions():
+def test_the_plan_table_sheds_as_many_cards_as_the_old_search_on_random_positions():
     rng = np.random.default_rng(19)
     compared = 0
     for _ in range(600):
         dice, hand = random_dice(rng), random_hand(rng)
         for free in FREE_MASKS:
-            assert heuristic._max_cards_shed(dice, free, hand) == old_max_cards_shed(dice, free, hand), (
-                dice,
-                free,
-                hand,
-            )
+            roll = solitaire.roll_index(dice)
+            assert table_max_cards_shed(roll, free, hand) == old_max_cards_shed(dice, free, hand), (dice, free, hand)
             compared += 1
     assert compared == 4800
 
 
-def test_expected_cards_shed_is_the_old_float_bit_for_bit():
+def test_the_plan_tables_fresh_roll_mean_is_the_old_float_bit_for_bit():
     rng = np.random.default_rng(20)
     hands = [random_hand(rng) for _ in range(250)]
     hands += [(0,) * 15, (4,) * 15, (1,) * 15]
     means = set()
     for hand in hands:
-        new, old = heuristic._expected_cards_shed(hand), old_expected_cards_shed(hand)
+        counts = np.asarray(hand, dtype=np.int16)
+        playable = (solitaire.FRESH_NEED <= counts).all(axis=2)
+        new = int(np.where(playable, solitaire.FRESH_CARDS, 0).max(axis=1).sum()) / len(solitaire.ROLLS)
+        old = old_expected_cards_shed(hand)
         assert new == old and type(new) is float, (hand, new, old)
         means.add(new)
     assert len(means) > 50  # the hands were varied, not one answer
 
 
-def test_decisions_equal_the_old_search_on_game_positions(monkeypatch):
-    states = game_positions(range(40))
-    assert len(states) >= 2000
+def test_the_lattice_is_the_roll_by_roll_lattice_bit_for_bit():
+    rng = np.random.default_rng(21)
+    for size in (3, 6, 10):
+        deck = np.repeat(np.arange(rules.NUM_VALUES), rules.COPIES_PER_VALUE)
+        rng.shuffle(deck)
+        top = np.bincount(deck[:size], minlength=rules.NUM_VALUES)
+        assert np.array_equal(solitaire.Lattice(top).turns, RollByRollLattice(top).turns)
+
+
+def test_decisions_equal_the_reference_lattices_on_game_positions(monkeypatch):
+    states = game_positions(range(12))
+    assert len(states) >= 600
     new = [decide(s) for s in states]
-    use_old_search(monkeypatch)
+    use_reference_lattice(monkeypatch)
     old = [decide(s) for s in states]
     assert new == old
     phases = {s.phase for s in states}
     assert phases == {rules.PHASE_NO_PLAY_CHOICE, rules.PHASE_DISCARD}
 
 
-def test_heuristic_trajectories_equal_the_old_search(monkeypatch):
-    seeds = range(50)
+def test_heuristic_trajectories_equal_the_reference_lattices(monkeypatch):
+    seeds = range(8)
     new = [heuristic_trajectory(seed) for seed in seeds]
-    use_old_search(monkeypatch)
+    use_reference_lattice(monkeypatch)
     old = [heuristic_trajectory(seed) for seed in seeds]
     assert new == old
     choices = [a for t in new for _, a, _ in t if a in (rules.KEEP_DICE, rules.REROLL_ALL)]
