@@ -609,7 +609,8 @@ def resample_hidden(state: IcebergRummyState, seat: int, rng: np.random.Generato
     knows privately: its hand, the card it last passed while it is known to be in the
     left-hand neighbour's hand (``still_left``, I23), the face-down card it passed if still
     lying there, and that every card it passed this hand (and did not see again) is out of
-    the stock. Aces are only dealt to the stock or to players who have not yet begun a turn
+    the stock (with two decks: one copy of it, since a copy may come round the table to it
+    again and be passed twice). Aces are only dealt to the stock or to players who have not yet begun a turn
     this hand (the others placed theirs). Other players' private memories are reset to what
     ``seat`` knows of them; a selection ``seat`` cannot see is dropped (the current player
     has not begun a play as far as ``seat`` can tell).
@@ -625,7 +626,13 @@ def resample_hidden(state: IcebergRummyState, seat: int, rng: np.random.Generato
     table[_ACE_IDX] += state.table_aces
     own = state.hands[seat].astype(np.int64)
     pool = full_deck_counts(state.config) - own - table
-    req = np.maximum(0, state.passed[seat].astype(np.int64) - table - own)
+    passed = state.passed[seat].astype(np.int64)
+    if state.config.decks > 1:
+        # a copy it passed may have come round the table and back to it, and been passed again: a
+        # card passed k times is only known to have one copy out of the stock (the first copy of a card
+        # it holds may be that one); with one deck every pass is of the one copy
+        passed = np.minimum(passed, 1)
+    req = np.maximum(0, passed - table - own)
 
     # slots to fill: [owner] per card; -1 stock, -2 the face-down card
     fixed: dict[int, list[int]] = {q: [] for q in range(n)}

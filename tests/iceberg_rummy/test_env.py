@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,6 +13,8 @@ from ice_envs.core.errors import OptionError
 from ice_envs.iceberg_rummy import env as E
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules as R
+
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 POSITION = {
     "dealer": 2,
@@ -182,3 +187,23 @@ def test_demo_style_game_renders_melds_and_scores():
     view = raw.render_view(0)
     others_hold = R.hand_sizes(raw.game_state)[1:].sum()
     assert view.count("##") == others_hold  # seat 0 sees the other hands face down
+
+
+def test_resample_hidden_after_a_card_came_round_the_table():
+    """Two decks, four heuristic players (a game of the baseline table, 2026-12): seat 1 passed the 2S, 6S
+    and 7S twice each (a copy can come round the table to it and go on again) and the JD once; a 2S is on
+    the table, it holds a 6S, and the other three seats hold one card each. Only one copy of each card it
+    passed is known to be out of the stock (the 2S on the table and the 6S in hand may be the very copies
+    it passed), so the 7S and the JD must be in the other hands. The re-deal used to demand two 7S and
+    a 2S besides, more hidden cards than the other hands hold (numpy: "Cannot take a larger sample")."""
+    env = ice_envs.make("iceberg_rummy", num_players=4, single_hand=True)
+    data = json.loads((DATA / "iceberg_rummy_card_passed_round.json").read_text())
+    state = env.unwrapped._decode_state(data)
+    assert state.config.decks == 2 and R.hand_sizes(state).tolist() == [1, 5, 1, 1]
+    assert sorted(np.flatnonzero(state.passed[1] == 2).tolist()) == sorted(M.parse_cards("2S 6S 7S"))
+    assert state.passed[1, M.parse_card("JD")] == 1 and state.hands[1, M.parse_card("6S")] == 1
+    rng = np.random.default_rng(0)
+    known = M.parse_cards("7S JD")
+    for _ in range(50):
+        new = _check_resample(state, 1, rng)
+        assert (new.hands[[0, 2, 3]][:, known].sum(axis=0) >= 1).all()  # the other copies may be anywhere
