@@ -36,6 +36,18 @@ determinization per iteration (from a pool of re-deals drawn for the decision).
 The move played is the most visited root action; ties go to the highest mean, then the lowest id.
 A decision with one legal action is played at once.
 
+**Flat search** (``tree=flat``): no tree below the root; rollout-based policy improvement
+(Bertsekas' rollout algorithm; Tesauro and Galperin, "On-line policy improvement using Monte-Carlo
+search", NIPS 1996). Each candidate root action is followed by rollouts to the end (or ``depth``)
+with the rollout policy for every seat; the candidates are the root actions (``width``: the best by
+greedy value) and the rollout policy's own choice, the **base action**. Successive halving spends
+the ``sims`` rollouts, every candidate of a sample playing on the same re-deal with the same chance
+seed (common random numbers), and a challenger replaces the base action only if it beats it by
+``margin`` standard errors, paired by sample (:meth:`MCTSAgent.flat_search`). Against opponents
+that play the rollout policy (``rollout=heuristic`` against heuristic seats) this is one policy
+improvement step over the heuristic. ``reward=win`` counts a shared win as a whole win (as the
+evaluation's win rate does) instead of its share, in either search.
+
 **Budget.** ``sims`` iterations per decision, or ``seconds`` of wall time. Only ``sims`` is
 reproducible: with ``seconds`` the number of iterations depends on the machine and its load.
 
@@ -65,7 +77,7 @@ from ice_envs.agents.search import Simulator, same_state, simulator_for
 from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.core.registry import get_spec
 
-__all__ = ["DEFAULT_C", "DEFAULT_REDEALS", "DEFAULT_SIMS", "ROLLOUTS", "MCTSAgent", "ucb_score"]
+__all__ = ["DEFAULT_C", "DEFAULT_REDEALS", "DEFAULT_SIMS", "REWARDS", "ROLLOUTS", "TREES", "MCTSAgent", "ucb_score"]
 
 #: Iterations per decision when neither ``sims`` nor ``seconds`` is given.
 DEFAULT_SIMS = 200
@@ -75,6 +87,11 @@ DEFAULT_REDEALS = 16
 DEFAULT_C = Fraction(7, 10)
 #: The rollout policies.
 ROLLOUTS = ("random", "greedy", "heuristic")
+#: What a won rollout is worth: ``share`` (a win shared by ``k`` seats is worth ``1/k``) or ``win`` (every
+#: winner gets 1, as ``ice-envs evaluate`` counts a shared win as a win).
+REWARDS = ("share", "win")
+#: The searches: ``ucb`` (the ISMCTS tree) or ``flat`` (rollouts of the root actions, successive halving).
+TREES = ("ucb", "flat")
 #: Fixed-point bits of the UCB1 scores and of the logarithm table.
 _SCORE_BITS = 24
 _LN_BITS = 48
@@ -128,6 +145,14 @@ class MCTSAgent(SeededAgent):
         redeals: re-deals per decision that the iterations cycle through (``None``: a fresh
             re-deal every iteration).
         width: search only this many root actions, the best by greedy value (``None``: all).
+        distinct: with ``width``, count actions of equal greedy value (exact expectations) as one, the
+            lowest id (in CubeMelt, re-rolls that keep the same faces).
+        tree: ``"ucb"`` (the ISMCTS tree) or ``"flat"`` (rollouts of the root actions with successive
+            halving and common random numbers, :meth:`flat_search`).
+        margin: ``tree=flat``: standard errors by which the best candidate must beat the base action,
+            paired by sample, to replace it (``0``: any advantage).
+        reward: ``"share"`` (a shared win is worth ``1/k``) or ``"win"`` (worth a whole win, as the
+            evaluation's win rate counts it).
     """
 
     name = "mcts"
@@ -147,6 +172,10 @@ class MCTSAgent(SeededAgent):
         depth: int | None = None,
         redeals: int | None = DEFAULT_REDEALS,
         width: int | None = None,
+        tree: str = "ucb",
+        distinct: bool = False,
+        margin: Fraction | int | str = 0,
+        reward: str = "share",
     ) -> None:
         super().__init__(seed)
         if sims is not None and seconds is not None:
@@ -166,6 +195,17 @@ class MCTSAgent(SeededAgent):
             raise ValueError(f"mcts: redeals must be an integer >= 1, got {redeals!r}")
         if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 1):
             raise ValueError(f"mcts: width must be an integer >= 1, got {width!r}")
+        if not isinstance(distinct, bool):
+            raise ValueError(f"mcts: distinct must be True or False, got {distinct!r}")
+        margin = Fraction(margin)
+        if margin < 0:
+            raise ValueError(f"mcts: margin must be >= 0, got {margin}")
+        if reward not in REWARDS:
+            raise ValueError(f"mcts: reward must be one of {list(REWARDS)}, got {reward!r}")
+        if tree not in TREES:
+            raise ValueError(f"mcts: tree must be one of {list(TREES)}, got {tree!r}")
+        if tree == "flat" and seconds is not None:
+            raise ValueError("mcts: tree=flat takes sims, not seconds (its rounds are sized from sims)")
         self.game = get_spec(game).name
         self.sim: Simulator | None = None if num_players is None else simulator_for(self.game, num_players)
         self.sims = sims if sims is not None or seconds is not None else DEFAULT_SIMS
@@ -176,6 +216,10 @@ class MCTSAgent(SeededAgent):
         self.depth = depth
         self.redeals = redeals
         self.width = width
+        self.tree = tree
+        self.distinct = distinct
+        self.margin = margin
+        self.reward = reward
         self._heuristic: Any = None
         if rollout == "heuristic":
             cls = get_spec(game).heuristic_class()
@@ -209,6 +253,8 @@ class MCTSAgent(SeededAgent):
         self.sim = simulator_for(view.game, view.num_players)
         if self._heuristic is not None:
             self._heuristic.reset(seed=int(self.rng.integers(0, 2**63)))
+        if self.tree == "flat":
+            return self.flat_search(view, legal)
         root = _Node(view.seat)
         order = self.root_order(view, legal)
         root_actions = frozenset(order)
@@ -231,12 +277,103 @@ class MCTSAgent(SeededAgent):
     def root_order(self, view: PlayerView, legal: list[int]) -> list[int]:
         """The root actions in the order they are expanded: ascending ids (drawn at random when expanded);
         with ``width``, the ``width`` best by the greedy agent's values on the view, best first (ties to
-        the lowest id), and the others pruned."""
+        the lowest id), and the others pruned; with ``distinct``, of actions of equal greedy value only
+        the lowest id is kept."""
         if self.width is None:
             return sorted(int(a) for a in legal)
         greedy = GreedyAgent(self.game, view.num_players, seed=int(self.rng.integers(0, 2**63)))
         values = greedy.action_values(view, [int(a) for a in legal])
-        return sorted(values, key=lambda a: (-values[a], a))[: self.width]
+        ranked = sorted(values, key=lambda a: (-values[a], a))
+        if self.distinct:
+            ranked = [a for i, a in enumerate(ranked) if i == 0 or values[a] != values[ranked[i - 1]]]
+        return ranked[: self.width]
+
+    # ------------------------------------------------------------------ flat search
+    def flat_search(self, view: PlayerView, legal: list[int]) -> int:
+        """Rollout-based policy improvement at the root (``tree=flat``); the action to play.
+
+        The candidates are the root actions (with ``width``, the ``width`` best by greedy value) and
+        the **base action**, the rollout policy's own choice (``greedy`` or ``heuristic``) on the first
+        re-deal. Successive halving (Karnin, Koren and Somekh, ICML 2013) spends the ``sims`` rollouts
+        over ``ceil(log2 K)`` rounds for ``K`` candidates (none for one): round ``r`` rolls every surviving candidate
+        out ``max(1, sims // (survivors * rounds))`` times and keeps the better half by reward sum
+        (ties: the earlier candidate), and the base action always. Every rollout of a sample uses the
+        same re-deal and the same chance seed for every candidate (common random numbers), so
+        candidates are compared on the same luck. The choice: the best survivor by reward sum (ties to
+        the earlier candidate); it replaces the base action only if its advantage over it, paired by
+        sample, exceeds ``margin`` standard errors (:meth:`_flat_choice`).
+        """
+        deals: list[Any] = []
+        first = self._deal(view, deals, 0)
+        candidates = self._flat_candidates(view, legal, first)
+        base = None if self.rollout == "random" else candidates[0]
+        stats = {a: [0, 0, 0, 0] for a in candidates}  # visits, reward sum, paired difference sum, its squares
+        alive, samples = list(candidates), 0
+        rounds = (len(alive) - 1).bit_length()  # 0 for a single candidate: nothing to compare
+        for r in range(rounds):
+            for _ in range(max(1, self.sims // (len(alive) * rounds))):
+                deal = first if samples == 0 else self._deal(view, deals, samples)
+                seed = int(self.rng.integers(0, 2**63))
+                rewards = {a: self._flat_rollout(deal, a, seed)[view.seat] for a in alive}
+                self._flat_record(stats, rewards, base)
+                samples += 1
+            if r < rounds - 1:
+                kept = set(sorted(alive, key=lambda a: -stats[a][1])[: (len(alive) + 1) // 2])  # stable sort
+                alive = [a for a in alive if a in kept or a == base]
+        self.last_iterations = sum(st[0] for st in stats.values())
+        self.last_deals = len(deals) if self.redeals is not None else samples
+        self.last_search = {a: (st[0], st[1]) for a, st in sorted(stats.items())}
+        return self._flat_choice(alive, stats, base, self.margin)
+
+    @staticmethod
+    def _flat_record(stats: dict[int, list[int]], rewards: dict[int, int], base: int | None) -> None:
+        """Add one sample's rewards to ``stats`` (and each candidate's difference to the base action's)."""
+        for action, reward in rewards.items():
+            st = stats[action]
+            st[0] += 1
+            st[1] += reward
+            if base is not None:
+                d = reward - rewards[base]
+                st[2] += d
+                st[3] += d * d
+
+    @staticmethod
+    def _flat_choice(alive: list[int], stats: dict[int, list[int]], base: int | None, margin: Fraction) -> int:
+        """The survivor of highest reward sum (survivors have equal visits; ties to the earliest in
+        ``alive``). It replaces ``base`` only if its paired differences to it (sum ``S``, sum of squares
+        ``Q``) give ``S > 0`` and ``S**2 > margin**2 * Q``: the mean difference is more than ``margin``
+        standard errors (``sqrt(Q) / n``, the differences' root mean square over ``sqrt(n)``) above 0."""
+        best = max(alive, key=lambda a: (stats[a][1], -alive.index(a)))
+        if base is None or best == base:
+            return best
+        total, squares = stats[best][2], stats[best][3]
+        m2 = margin * margin
+        return best if total > 0 and total * total * m2.denominator > m2.numerator * squares else base
+
+    def _flat_candidates(self, view: PlayerView, legal: list[int], deal: Any) -> list[int]:
+        """The candidates of :meth:`flat_search` in order of preference: the base action first (if the
+        rollout policy has one), then :meth:`root_order`."""
+        order = self.root_order(view, legal)
+        if self.rollout == "random":
+            return order
+        state = self.sim.copy(deal)
+        rng = np.random.default_rng(int(self.rng.integers(0, 2**63)))
+        if self.rollout == "heuristic":
+            self._heuristic.reset(seed=int(rng.integers(0, 2**63)))
+            base = self._heuristic_action(state, list(legal))
+        else:
+            base = self._greedy_action(state, list(legal), rng)
+        return [base, *(a for a in order if a != base)]
+
+    def _flat_rollout(self, deal: Any, action: int, seed: int) -> list[int]:
+        """Rewards of one rollout: ``action`` on a copy of ``deal``, then the rollout policy, chance and
+        the heuristic's own draws from ``seed`` (the same for every candidate of a sample)."""
+        state = self.sim.copy(deal)
+        rng = np.random.default_rng(seed)
+        if self._heuristic is not None:
+            self._heuristic.reset(seed=seed)
+        self.sim.apply(state, action, rng)
+        return self._rollout(state, 1, rng)
 
     def _deal(self, view: PlayerView, deals: list[Any], iteration: int) -> Any:
         """The determinization of iteration ``iteration``: a fresh re-deal (``redeals=None``), or a copy of
@@ -313,9 +450,11 @@ class MCTSAgent(SeededAgent):
         return best
 
     # ------------------------------------------------------------------ rollouts
-    def _rollout(self, state: Any, steps: int) -> list[int]:
-        """Play ``state`` on with the rollout policy; the rewards per seat (units of ``1/unit``)."""
-        sim, rng = self.sim, self.rng
+    def _rollout(self, state: Any, steps: int, rng: Any = None) -> list[int]:
+        """Play ``state`` on with the rollout policy, chance drawn from ``rng`` (default: the agent's);
+        the rewards per seat (units of ``1/unit``)."""
+        sim = self.sim
+        rng = self.rng if rng is None else rng
         budget = sim.max_decisions - steps
         if self.depth is not None:
             budget = min(budget, self.depth)
@@ -325,31 +464,40 @@ class MCTSAgent(SeededAgent):
             if self.rollout == "random":
                 sim.apply(state, legal[int(rng.integers(len(legal)))], rng)
             elif self.rollout == "greedy":
-                state = self._greedy_step(state, legal)
+                state = self._greedy_step(state, legal, rng)
             else:
                 sim.apply(state, self._heuristic_action(state, legal), rng)
             played += 1
-        if sim.is_over(state):
-            return sim.win_rewards(state)
-        return sim.leader_rewards(state)
+        rewards = sim.win_rewards(state) if sim.is_over(state) else sim.leader_rewards(state)
+        if self.reward == "win":
+            return [sim.unit if r else 0 for r in rewards]
+        return rewards
 
-    def _greedy_step(self, state: Any, legal: list[int]) -> Any:
+    def _greedy_step(self, state: Any, legal: list[int], rng: Any) -> Any:
         """The state after the action of best greedy value for the deciding seat (one sampled outcome
         each, drawn from one seed shared by the candidates; ties to the lowest id)."""
+        return self._greedy_best(state, legal, rng)[1]
+
+    def _greedy_action(self, state: Any, legal: list[int], rng: Any) -> int:
+        """The action that :meth:`_greedy_step` takes."""
+        return self._greedy_best(state, legal, rng)[0]
+
+    def _greedy_best(self, state: Any, legal: list[int], rng: Any) -> tuple[int, Any]:
+        """``(action, state after it)`` of best greedy value for the deciding seat (see :meth:`_greedy_step`)."""
         sim = self.sim
         if len(legal) == 1:
-            sim.apply(state, legal[0], self.rng)
-            return state
+            sim.apply(state, legal[0], rng)
+            return legal[0], state
         seat = sim.deciding_seat(state)
-        seed = int(self.rng.integers(0, 2**63))
-        best_state, best_value = None, None
+        seed = int(rng.integers(0, 2**63))
+        best, best_state, best_value = legal[0], None, None
         for action in legal:
             after = sim.copy(state)
             sim.apply(after, action, np.random.default_rng(seed))
             v = sim.value(after, seat)
             if best_value is None or v > best_value:
-                best_state, best_value = after, v
-        return best_state
+                best, best_state, best_value = action, after, v
+        return best, best_state
 
     def _heuristic_action(self, state: Any, legal: list[int]) -> int:
         """The game's heuristic agent's action for the deciding seat, with ``state`` as its view."""

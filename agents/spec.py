@@ -10,6 +10,11 @@ spec                        agent
                             ``seconds=S``, ``rollout=random|greedy|heuristic``, ``c=X``, ``depth=D``,
                             ``redeals=R|none`` (re-deals per decision; ``none``: one per iteration),
                             ``width=K`` (root pruned to the K best greedy actions),
+                            ``distinct=yes|no`` (width counts equal greedy values once),
+                            ``tree=ucb|flat`` (flat: rollouts of the root actions only),
+                            ``margin=Z`` (flat: standard errors a challenger must beat the
+                            rollout policy's own action by), ``reward=share|win`` (a shared
+                            win counts 1/k or 1),
                             e.g. ``mcts:sims=400,rollout=heuristic``
 ``ppo:PATH[?players=any]``  a PPO checkpoint
 ``rllib:PATH``              a run of the RLlib backend (its directory or a policy ``.npz``,
@@ -43,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ice_envs.agents.greedy import GreedyAgent
-from ice_envs.agents.mcts import ROLLOUTS, MCTSAgent
+from ice_envs.agents.mcts import REWARDS, ROLLOUTS, TREES, MCTSAgent
 from ice_envs.agents.ppo_agent import PPOAgent
 from ice_envs.agents.random_agent import RandomAgent
 from ice_envs.core.agent import Agent
@@ -94,6 +99,12 @@ def _positive_fraction(text: str) -> Fraction:
     return value
 
 
+def _non_negative_fraction(text: str) -> Fraction:
+    if not (_DECIMAL.match(text) or re.fullmatch(r"[0-9]+/[0-9]+", text)):
+        raise ValueError("a number >= 0 (decimal or fraction, e.g. 1.5 or 3/2)")
+    return Fraction(text)
+
+
 def _redeals(text: str) -> int | None:
     if text == "none":
         return None
@@ -103,10 +114,21 @@ def _redeals(text: str) -> int | None:
         raise ValueError("an integer >= 1, or none (a fresh re-deal every iteration)") from None
 
 
-def _rollout(text: str) -> str:
-    if text not in ROLLOUTS:
-        raise ValueError(f"one of {', '.join(ROLLOUTS)}")
-    return text
+def _one_of(choices: tuple[str, ...]) -> Callable[[str], str]:
+    """A parser of a value that must be one of ``choices``."""
+
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise ValueError(f"one of {', '.join(choices)}")
+        return text
+
+    return parse
+
+
+def _flag(text: str) -> bool:
+    if text not in ("yes", "no"):
+        raise ValueError("yes or no")
+    return text == "yes"
 
 
 #: The options of each option-taking kind: name -> parser (raises ``ValueError`` saying what is allowed).
@@ -115,11 +137,15 @@ OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
     "mcts": {
         "sims": _positive_int,
         "seconds": _positive_seconds,
-        "rollout": _rollout,
+        "rollout": _one_of(ROLLOUTS),
         "c": _positive_fraction,
         "depth": _positive_int,
         "redeals": _redeals,
         "width": _positive_int,
+        "tree": _one_of(TREES),
+        "distinct": _flag,
+        "margin": _non_negative_fraction,
+        "reward": _one_of(REWARDS),
     },
 }
 

@@ -13,20 +13,26 @@ deals (``SUITE_V1.seed_of(table)``).
 
 For every point it reports the agent's win rate (a shared win counts as a win, as in ``evaluate``)
 with its 95% Wilson interval, whether the interval's lower bound is above ``1/N``, its mean win share,
-and the time of the agent's decisions that searched (more than one legal action): wall-clock seconds
+the paired baseline (the same games, a heuristic agent in the agent's seat: its win rate, and how many
+games only the agent won and only the heuristic won), which heuristic it played against (a hash of the
+heuristic module's source, :func:`heuristic_version`), and the time of the agent's decisions that searched (more than one legal action): wall-clock seconds
 and CPU seconds of the process (``time.process_time``), mean and max. On a shared machine the wall
 time grows with the load and the CPU time does not: both are written, with the load average at the
 start and the end. Results go to ``OUT/mcts_budget.json`` and ``OUT/mcts_budget.md``.
 
 ``--redeals`` and ``--width`` set the :class:`~ice_envs.agents.mcts.MCTSAgent` options of the same
-names for every point (see ``docs/agents/mcts.md``).
+names for every point whose spec does not give them (see ``docs/agents/mcts.md``). ``--progress``
+reports every 10 games on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import inspect
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -34,8 +40,9 @@ from typing import Any
 import numpy as np
 
 from ice_envs.agents.mcts import DEFAULT_REDEALS, MCTSAgent
-from ice_envs.agents.spec import load_agent, parse_agent_spec
+from ice_envs.agents.spec import heuristic_for, load_agent, parse_agent_spec
 from ice_envs.core.errors import AgentSpecError, OptionError
+from ice_envs.core.registry import get_spec
 from ice_envs.evaluation.stats import wilson_interval
 from ice_envs.evaluation.suite import SUITE_V1, SuiteTable
 from ice_envs.evaluation.tournament import Match, play_game
@@ -77,15 +84,30 @@ def heuristic_table(game: str) -> SuiteTable:
 
 
 def build_agent(spec: str, game: str, players: int, redeals: int | None, width: int | None) -> MCTSAgent:
-    """The ``mcts`` agent of ``spec`` (parsed and checked by the spec parser) with ``redeals`` and ``width``."""
+    """The ``mcts`` agent of ``spec`` (parsed and checked by the spec parser); ``redeals`` and ``width``
+    apply where the spec does not give them."""
     parsed = parse_agent_spec(spec)
     if parsed.kind != "mcts":
         raise AgentSpecError(f"agent {spec!r}: the budget curve is of mcts specs")
-    return MCTSAgent(game, players, 0, **dict(parsed.options), redeals=redeals, width=width)
+    return MCTSAgent(game, players, 0, **{"redeals": redeals, "width": width, **dict(parsed.options)})
+
+
+def heuristic_version(game: str) -> str:
+    """The first 12 hex digits of the SHA-256 of the game's heuristic module's source: which heuristic a
+    figure was measured against."""
+    cls = get_spec(game).heuristic_class()
+    source = Path(inspect.getsourcefile(cls)).read_bytes()
+    return hashlib.sha256(source).hexdigest()[:12]
 
 
 def run_point(
-    game: str, spec: str, games: int, seed: int | None, redeals: int | None, width: int | None
+    game: str,
+    spec: str,
+    games: int,
+    seed: int | None,
+    redeals: int | None,
+    width: int | None,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Play one point of the curve (see the module docstring); its figures."""
     table = heuristic_table(game)
@@ -94,15 +116,23 @@ def run_point(
     agent = TimedAgent(build_agent(spec, game, n, redeals, width))
     opponents = [load_agent(o, game, num_players=n) for o in table.opponents]
     match = Match(game, n, dict(table.options), (parse_agent_spec(spec), *table.opponents), first)
-    wins = share = 0.0
+    baseline = heuristic_for(game)
+    wins = share = base_wins = 0.0
     decisions = truncated = 0
+    paired = {"won_only_agent": 0, "won_only_heuristic": 0}
     start = time.perf_counter()
     for i in range(games):
         result = play_game(match, i, [agent, *opponents])
+        base = play_game(match, i, [baseline, *opponents])
         wins += result["win"][0]
         share += result["win_share"][0]
+        base_wins += base["win"][0]
+        paired["won_only_agent"] += result["win"][0] and not base["win"][0]
+        paired["won_only_heuristic"] += base["win"][0] and not result["win"][0]
         decisions += result["decisions"]
         truncated += bool(result["truncated"])
+        if progress and (i + 1) % 10 == 0:
+            print(f"{game} {spec}: {i + 1} games, agent {wins:.0f} wins, heuristic {base_wins:.0f}", file=sys.stderr)
     lo, hi = wilson_interval(wins, games)
     return {
         "game": game,
@@ -118,6 +148,9 @@ def run_point(
         "win_rate_ci95": [lo, hi],
         "beats_heuristic": lo > 1 / n,
         "win_share": share / games,
+        "heuristic_win_rate": base_wins / games,
+        "paired": paired,
+        "heuristic_version": heuristic_version(game),
         "truncated_games": truncated,
         "decisions_per_game": decisions / games,
         "searched_decisions": len(agent.wall),
@@ -133,17 +166,19 @@ def markdown(points: list[dict[str, Any]], load: dict[str, list[float]]) -> str:
     """The curve as a Markdown table (one row per point)."""
     lines = [
         "| game | N | spec | redeals | width | games | seeds from | win rate [95%] | > 1/N | win share | "
-        "s/decision wall mean / max | CPU s/decision mean / max | wall s |",
-        "|---|---:|---|---:|---:|---:|---|---|---|---:|---|---|---:|",
+        "heuristic in its seat | won only agent / only heuristic | "
+        "s/decision wall mean / max | CPU s/decision mean / max | wall s | heuristic |",
+        "|---|---:|---|---:|---:|---:|---|---|---|---:|---:|---|---|---|---:|---|",
     ]
     for p in points:
         lo, hi = p["win_rate_ci95"]
         lines.append(
             f"| {p['game']} | {p['players']} | `{p['spec']}` | {p['redeals']} | {p['width']} | {p['games']} | "
             f"{p['first_seed']} ({p['seeds']}) | {p['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] | "
-            f"{'yes' if p['beats_heuristic'] else 'no'} | {p['win_share']:.3f} | "
+            f"{'yes' if p['beats_heuristic'] else 'no'} | {p['win_share']:.3f} | {p['heuristic_win_rate']:.3f} | "
+            f"{p['paired']['won_only_agent']} / {p['paired']['won_only_heuristic']} | "
             f"{p['wall_s_mean']:.3f} / {p['wall_s_max']:.3f} | {p['cpu_s_mean']:.3f} / {p['cpu_s_max']:.3f} | "
-            f"{p['wall_s']:.0f} |"
+            f"{p['wall_s']:.0f} | {p['heuristic_version']} |"
         )
     lines.append("")
     lines.append(
@@ -167,6 +202,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--redeals", default=str(DEFAULT_REDEALS), help="re-deals per decision, or 'none'")
     parser.add_argument("--width", type=int, default=None, help="root actions kept by greedy value")
     parser.add_argument("--out", type=Path, required=True, help="output folder")
+    parser.add_argument("--progress", action="store_true", help="report every 10 games on stderr")
     args = parser.parse_args(argv)
     if args.games < 1:
         raise OptionError(f"--games must be at least 1, got {args.games}")
@@ -175,7 +211,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     points = []
     for game in args.game:
         for spec in args.agent:
-            point = run_point(game, spec, args.games, None if args.suite else args.seed, redeals, args.width)
+            seed = None if args.suite else args.seed
+            point = run_point(game, spec, args.games, seed, redeals, args.width, args.progress)
             points.append(point)
             print(json.dumps(point), flush=True)
     load["end"] = list(os.getloadavg())

@@ -55,3 +55,27 @@ def test_bad_input_is_refused(tmp_path):
         mcts_budget.heuristic_table("no_such_game")
     with pytest.raises(OptionError):
         mcts_budget.main(["--game", "cardiceo", "--agent", "mcts", "--games", "0", "--out", str(tmp_path)])
+
+
+def test_points_carry_the_paired_heuristic_baseline_and_its_version(tmp_path):
+    """The heuristic played in the agent's seat on the same deals; the spec's own width beats --width."""
+    report = mcts_budget.main(
+        [
+            "--game",
+            "cubemelt",
+            "--agent",
+            "mcts:tree=flat,rollout=heuristic,sims=4,depth=2,width=2",
+            "--games",
+            "3",
+            "--width",
+            "5",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    point = report["points"][0]
+    assert 0 <= point["heuristic_win_rate"] <= 1 and len(point["heuristic_version"]) == 12
+    only_agent, only_heuristic = point["paired"]["won_only_agent"], point["paired"]["won_only_heuristic"]
+    assert point["win_rate"] - point["heuristic_win_rate"] == pytest.approx((only_agent - only_heuristic) / 3)
+    agent = mcts_budget.build_agent("mcts:width=2", "cubemelt", 3, None, 5)
+    assert agent.width == 2 and mcts_budget.build_agent("mcts", "cubemelt", 3, None, 5).width == 5
