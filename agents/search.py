@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 import ice_envs
+from ice_envs.core.chance import ChanceLimit, ScriptedDraws, next_script
 from ice_envs.core.registry import get_spec
 
 __all__ = [
@@ -49,10 +50,6 @@ __all__ = [
 
 #: An exact number: what values, means and probabilities are.
 Exact = int | Fraction
-
-
-class ChanceLimit(Exception):
-    """Raised inside an engine call when its draws cannot be enumerated (see :meth:`Simulator.outcomes`)."""
 
 
 def exact(value: Any) -> Exact:
@@ -147,56 +144,6 @@ def copy_state(value: Any) -> Any:
             attrs[k] = copy_state(v)
         return new
     return copy.deepcopy(value)
-
-
-# ---------------------------------------------------------------------------- enumerating draws
-class _ScriptRng:
-    """A generator that answers ``integers(low, high)`` from a script of choices, recording the branching.
-
-    Any other method (shuffles, permutations, sized draws) raises :class:`ChanceLimit`: those draws are
-    not enumerated. So does a path whose outcomes would exceed ``limit``.
-    """
-
-    __slots__ = ("script", "widths", "pos", "limit", "paths")
-
-    def __init__(self, script: list[int], limit: int) -> None:
-        self.script = script
-        self.widths: list[int] = []
-        self.pos = 0
-        self.limit = limit
-        self.paths = 1
-
-    def integers(self, low: int, high: int | None = None, size: Any = None, dtype: Any = None, endpoint: bool = False):
-        if size is not None:
-            raise ChanceLimit("a sized draw")
-        if high is None:
-            low, high = 0, low
-        width = int(high) - int(low) + (1 if endpoint else 0)
-        if width <= 0:
-            raise ChanceLimit("an empty range")
-        self.paths *= width
-        if self.paths > self.limit:
-            raise ChanceLimit("too many outcomes")
-        if self.pos == len(self.script):
-            self.script.append(0)
-        value = int(low) + self.script[self.pos]
-        self.widths.append(width)
-        self.pos += 1
-        return value
-
-    def __getattr__(self, name: str) -> Any:
-        raise ChanceLimit(f"draws through {name}()")
-
-
-def _next_script(script: list[int], widths: list[int]) -> bool:
-    """Advance ``script`` (odometer over the recorded ``widths``) to the next path; ``False`` when done."""
-    del script[len(widths) :]
-    for i in range(len(widths) - 1, -1, -1):
-        if script[i] + 1 < widths[i]:
-            script[i] += 1
-            del script[i + 1 :]
-            return True
-    return False
 
 
 # ---------------------------------------------------------------------------- the simulator
@@ -344,7 +291,7 @@ class Simulator:
         found: list[tuple[int, Any]] = []
         script: list[int] = []
         while True:
-            rng = _ScriptRng(script, limit)
+            rng = ScriptedDraws(script, limit)
             after = self.copy(state)
             try:
                 self.apply(after, action, rng)
@@ -354,7 +301,7 @@ class Simulator:
             found.append((math.prod(rng.widths), after))
             if len(found) > limit:
                 return []
-            if not _next_script(script, rng.widths):
+            if not next_script(script, rng.widths):
                 return found
 
 

@@ -31,6 +31,7 @@ from fractions import Fraction
 from itertools import repeat
 from operator import add, mul
 
+from ice_envs.core.chance import ChanceLimit, ScriptedDraws, next_script
 from ice_envs.icebergs import rules
 from ice_envs.icebergs.hexmap import OFF_GRID, SEA, HexMap
 
@@ -182,44 +183,6 @@ def _dijkstra(tables: _MapTables, pens: tuple[int, ...], edge: tuple[int, ...], 
 HOOK_OUTCOMES = 36
 
 
-class _TooMany(Exception):
-    """The action has more chance outcomes than :data:`HOOK_OUTCOMES`."""
-
-
-class _Script:
-    """A generator that answers ``integers(low, high)`` from a script of choices and records each
-    draw's width: one path of the odometer over every sequence of draws (:func:`_next_path`)."""
-
-    __slots__ = ("script", "widths", "paths")
-
-    def __init__(self, script: list[int]) -> None:
-        self.script = script
-        self.widths: list[int] = []
-        self.paths = 1
-
-    def integers(self, low: int, high: int) -> int:
-        width = int(high) - int(low)
-        self.paths *= width
-        if width <= 0 or self.paths > HOOK_OUTCOMES:
-            raise _TooMany
-        i = len(self.widths)
-        if i == len(self.script):
-            self.script.append(0)
-        self.widths.append(width)
-        return int(low) + self.script[i]
-
-
-def _next_path(script: list[int], widths: list[int]) -> bool:
-    """Advance ``script`` to the next sequence of draws (the last draw first); ``False`` when done."""
-    del script[len(widths) :]
-    for i in range(len(widths) - 1, -1, -1):
-        if script[i] + 1 < widths[i]:
-            script[i] += 1
-            del script[i + 1 :]
-            return True
-    return False
-
-
 def expected_values(state: rules.IcebergsState, seat: int, actions: Sequence[int]) -> dict[int, Fraction]:
     """``{action: exact expected value for seat after it}`` for each of ``actions`` with at most
     :data:`HOOK_OUTCOMES` chance outcomes (the greedy agent's hook, ``GameSpec.greedy``).
@@ -247,11 +210,11 @@ def _expected_value(state: rules.IcebergsState, action: int, seat: int, memo: di
     sums: dict[int, int] = {}  # 1 / probability of an outcome -> the sum of the values of such outcomes
     script: list[int] = []
     while True:
-        rng = _Script(script)
+        rng = ScriptedDraws(script, HOOK_OUTCOMES)
         after = state.copy()
         try:
             rules.apply(after, action, rng, check=False)
-        except _TooMany:
+        except ChanceLimit:
             return None
         key = _value_key(after)
         v = memo.get(key)
@@ -259,7 +222,7 @@ def _expected_value(state: rules.IcebergsState, action: int, seat: int, memo: di
             v = memo[key] = value(after, seat)
         den = rng.paths
         sums[den] = sums.get(den, 0) + v
-        if not _next_path(script, rng.widths):
+        if not next_script(script, rng.widths):
             return sum((Fraction(v, den) for den, v in sums.items()), Fraction(0))
 
 

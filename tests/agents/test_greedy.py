@@ -95,7 +95,7 @@ def test_simulator_enumerates_a_reroll_exactly():
 
 
 def test_simulator_takes_a_draw_from_the_state_as_one_outcome_and_never_enumerates_shuffles():
-    from ice_envs.agents.search import ChanceLimit, _ScriptRng
+    from ice_envs.core.chance import ChanceLimit, ScriptedDraws
     from ice_envs.iceberg_rummy import rules
 
     env = ice_envs.make("iceberg_rummy", raw=True, num_players=2)
@@ -106,9 +106,9 @@ def test_simulator_takes_a_draw_from_the_state_as_one_outcome_and_never_enumerat
     ((prob, after),) = sim.outcomes(state, discard, 1000)  # the next draw is the (re-dealt) stock's top card
     assert prob == 1 and after.current == 1 and state.current == 0
     with pytest.raises(ChanceLimit):
-        _ScriptRng([], 100).permutation(5)
+        ScriptedDraws([], 100).permutation(5)
     with pytest.raises(ChanceLimit):
-        _ScriptRng([], 100).integers(0, 6, size=3)
+        ScriptedDraws([], 100).integers(0, 6, size=3)
 
 
 @pytest.mark.parametrize(("game", "n", "options"), TABLES, ids=[t[0] for t in TABLES])
