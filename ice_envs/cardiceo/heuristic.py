@@ -52,11 +52,6 @@ def roll_misses() -> tuple[int, ...]:
     return tuple(len(solitaire.ROLLS) - h for h in hits)
 
 
-def value_difficulty() -> np.ndarray:
-    """``difficulty[v-1]`` = 1 - P(a fresh roll of d4, d8, d12 can make total v)."""
-    return np.array(roll_misses()) / len(solitaire.ROLLS)
-
-
 def plan_key(
     plan: int,
     dice: np.ndarray,

@@ -13,7 +13,7 @@ import pytest
 from ice_envs import cardiceo_v1
 from ice_envs.agents import heuristic_for
 from ice_envs.cardiceo import rules, solitaire
-from ice_envs.cardiceo.heuristic import CardiceoHeuristic, _help_left, value_difficulty
+from ice_envs.cardiceo.heuristic import CardiceoHeuristic, _help_left, roll_misses
 from ice_envs.core.agent import PlayerView, make_view
 from ice_envs.core.testing import ScriptedRng
 from ice_envs.evaluation import tournament as ev
@@ -105,16 +105,16 @@ def test_registry_loads_it():
     assert isinstance(agent, CardiceoHeuristic) and agent.name == "heuristic" and agent.needs_view
 
 
-def test_value_difficulty_is_one_minus_the_chance_a_fresh_roll_makes_the_value():
-    hits = np.zeros(rules.NUM_VALUES)
+def test_roll_misses_counts_the_fresh_rolls_that_cannot_make_the_value():
+    hits = [0] * rules.NUM_VALUES
     for roll in ROLLS:
         made = {sum(roll[i] for i in subset) for subset in rules.SUBSETS}
         for v in range(1, rules.NUM_VALUES + 1):
             hits[v - 1] += v in made
-    difficulty = value_difficulty()
-    assert difficulty == pytest.approx(1.0 - hits / 384)
+    misses = roll_misses()
+    assert misses == tuple(384 - h for h in hits)
     # 15 needs all three dice and a good roll: the hardest value
-    assert int(np.argmax(difficulty)) == 15 - 1 and difficulty[5 - 1] < difficulty[15 - 1]
+    assert int(np.argmax(misses)) == 15 - 1 and misses[5 - 1] < misses[15 - 1]
 
 
 def test_help_left_counts_the_unseen_cards_the_middle_dice_make():
@@ -240,8 +240,8 @@ def test_rule1_every_turn_leaves_the_least_expected_turns():
 
 # ------------------------------------------------------------------ rule 2: hardest values first
 def test_rule2_discards_the_harder_value_when_only_one_card_can_go():
-    difficulty = value_difficulty()
-    assert difficulty[9 - 1] > difficulty[5 - 1]
+    misses = roll_misses()
+    assert misses[9 - 1] > misses[5 - 1]
     # d4=1, d8=4, d12=5 make 1 4 5 5 6 9 10: either the 5 or the 9 (d8+d12), never both
     state = position([[5, 9, 13, 13, 14, 14, 15, 15, 12, 12], OTHER], [1, 4, 5])
     assert decide(state.copy()) == D8_D12
@@ -249,8 +249,8 @@ def test_rule2_discards_the_harder_value_when_only_one_card_can_go():
 
 
 def test_rule2_among_two_card_plans_keeps_the_easy_three():
-    difficulty = value_difficulty()
-    assert difficulty[2 - 1] + difficulty[13 - 1] > difficulty[2 - 1] + difficulty[3 - 1]
+    misses = roll_misses()
+    assert misses[2 - 1] + misses[13 - 1] > misses[2 - 1] + misses[3 - 1]
     # d4=2, d8=3, d12=10 make 2 3 10 5 12 13 15: plans {2 (d4), 3 (d8)} and {2 (d4), 13 (d8+d12)}
     state = position([[2, 3, 13, 14, 14, 11, 11, 9, 9, 8], OTHER], [2, 3, 10])
     assert sorted(play_turn(state)) == [2, 13]
