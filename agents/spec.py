@@ -90,19 +90,23 @@ def _positive_seconds(text: str) -> float:
     return float(text)
 
 
+def _fraction(text: str, what: str) -> Fraction:
+    """``text`` as an exact number, a decimal or ``p/q`` with ``q > 0`` (``ValueError`` saying ``what`` is allowed)."""
+    if not (_DECIMAL.match(text) or re.fullmatch(r"[0-9]+/[0-9]*[1-9][0-9]*", text)):
+        raise ValueError(what)
+    return Fraction(text)
+
+
 def _positive_fraction(text: str) -> Fraction:
-    if not (_DECIMAL.match(text) or re.fullmatch(r"[0-9]+/[0-9]+", text)):
-        raise ValueError("a number > 0 (decimal or fraction, e.g. 0.7 or 7/10)")
-    value = Fraction(text)
+    what = "a number > 0 (decimal or fraction, e.g. 0.7 or 7/10)"
+    value = _fraction(text, what)
     if value <= 0:
-        raise ValueError("a number > 0 (decimal or fraction, e.g. 0.7 or 7/10)")
+        raise ValueError(what)
     return value
 
 
 def _non_negative_fraction(text: str) -> Fraction:
-    if not (_DECIMAL.match(text) or re.fullmatch(r"[0-9]+/[0-9]+", text)):
-        raise ValueError("a number >= 0 (decimal or fraction, e.g. 1.5 or 3/2)")
-    return Fraction(text)
+    return _fraction(text, "a number >= 0 (decimal or fraction, e.g. 1.5 or 3/2)")
 
 
 def _redeals(text: str) -> int | None:
