@@ -197,7 +197,10 @@ class MCTSAgent(SeededAgent):
             raise ValueError(f"mcts: width must be an integer >= 1, got {width!r}")
         if not isinstance(distinct, bool):
             raise ValueError(f"mcts: distinct must be True or False, got {distinct!r}")
-        margin = Fraction(margin)
+        try:
+            margin = Fraction(margin)
+        except (TypeError, ValueError, ZeroDivisionError):
+            raise ValueError(f"mcts: margin must be a number >= 0, got {margin!r}") from None
         if margin < 0:
             raise ValueError(f"mcts: margin must be >= 0, got {margin}")
         if reward not in REWARDS:

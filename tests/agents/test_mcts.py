@@ -191,6 +191,9 @@ def test_tree_option_is_checked():
         MCTSAgent("cardiceo", 2, tree="deep")
     with pytest.raises(ValueError, match="not seconds"):
         MCTSAgent("cardiceo", 2, tree="flat", seconds=1.0)
+    for margin in ("1/0", "x", -1):
+        with pytest.raises(ValueError, match="margin must be"):
+            MCTSAgent("cardiceo", 2, tree="flat", margin=margin)
 
 
 @pytest.mark.parametrize("rollout", ["random", "greedy", "heuristic"])
