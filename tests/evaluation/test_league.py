@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -74,6 +75,30 @@ def test_a_suite_league_deals_from_the_suite_seeds() -> None:
         }
     )
     assert cfg.seed in SUITE_SEEDS and cfg.suite == "v1"
+
+
+SHIPPED_CONFIGS = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "configs").glob("league_*.yaml"))
+
+
+def test_every_suite_game_has_a_shipped_league_config() -> None:
+    from ice_envs.evaluation.suite import SUITE_V1
+
+    assert [p.stem.removeprefix("league_") for p in SHIPPED_CONFIGS] == sorted({t.game for t in SUITE_V1.tables})
+
+
+@pytest.mark.parametrize("path", SHIPPED_CONFIGS, ids=lambda p: p.stem)
+def test_a_shipped_league_config_plays_its_games_suite_table(path: Path) -> None:
+    """Each shipped league loads (agents, checkpoints, env) and sits at its game's suite v1 table:
+    the same player count, options and first deal, so its games are the suite's deals."""
+    from ice_envs.evaluation.suite import SUITE_V1
+
+    cfg = league.load_config(path)
+    table = SUITE_V1.tables_of(cfg.game)[0]
+    assert cfg.suite == "v1" and cfg.seed == SUITE_V1.seed_of(table)
+    assert (cfg.players, cfg.options) == (table.players, dict(table.options))
+    assert {"random", "greedy", "heuristic", "ppo"} <= set(cfg.agents)
+    assert any(spec.startswith("mcts") for spec in cfg.agents.values())
+    assert cfg.games_per_table >= 300 and cfg.games_per_table % cfg.players == 0
 
 
 def test_league_rates_every_agent_and_reuses_what_it_played(tmp_path) -> None:
