@@ -4,6 +4,13 @@
 
 Each row of the config is one tournament (``ice_envs.evaluation.tournament``); the Markdown gives
 every row's numbers next to the exact command that reproduces it.
+
+The page opens with the leagues of the config's ``leagues`` list: per game, a league config
+(``ice-envs league CONFIG``) and the ``league.json`` it wrote, shipped beside the page
+(``docs/leagues/<game>.json``, with its ``league.png`` as ``docs/img/league_<game>.png``). They are
+rendered from those files, not played here: a league takes up to an hour a game, so refresh one by
+running its command and copying its two files. ``--missing`` with every row measured re-renders the
+page without playing anything.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import yaml
 from ice_envs.evaluation.tournament import evaluate
 
 ROW_KEYS = {"game", "players", "agents", "games", "seed", "workers", "options"}
+LEAGUE_KEYS = {"config", "results", "image", "note"}
 
 
 def load_rows(path: Path, games_override: int | None = None) -> list[dict[str, Any]]:
@@ -35,6 +43,54 @@ def load_rows(path: Path, games_override: int | None = None) -> list[dict[str, A
             merged["games"] = games_override
         rows.append(merged)
     return rows
+
+
+def load_leagues(path: Path) -> list[dict[str, Any]]:
+    """The config's ``leagues`` entries (``config``, ``results``, ``image``, optional ``note``); unknown keys are errors."""
+    entries = yaml.safe_load(path.read_text()).get("leagues", []) or []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict) or set(entry) - LEAGUE_KEYS or not {"config", "results", "image"} <= set(entry):
+            raise ValueError(f"{path}: leagues[{i}] must map config, results and image (and optionally note)")
+    return entries
+
+
+def leagues_markdown(entries: list[dict[str, Any]], page: Path) -> str:
+    """The leagues section of the page: each league's tables, rendered from its shipped ``league.json``."""
+    from ice_envs.evaluation.league import to_markdown
+
+    if not entries:
+        return ""
+    parts = [
+        "## Leagues: every agent on one scale (suite v1)\n\n"
+        "Per game at its standard table: random, greedy, the heuristic, MCTS and the shipped PPO agent in a round "
+        "robin of mixed tables on the held-out suite v1's deals, seats rotated (how a league is played and read: "
+        "[league.md](league.md); what these show: [leagues.md](leagues.md)). Each is reproduced by its command; "
+        "the tables are identical whatever `--workers` is.\n"
+    ]
+    for entry in entries:
+        results = Path(entry["results"])
+        if not results.exists():
+            parts.append(
+                f"\n### {Path(entry['config']).stem}\n\nNot played yet: `ice-envs league {entry['config']}`.\n"
+            )
+            continue
+        summary = json.loads(results.read_text())
+        text = to_markdown(summary, summary["command"])
+        text = text.replace("### ", "### League: ", 1)
+        if entry.get("note"):
+            head, rest = text.split("\n", 1)
+            text = f"{head}\n\n{entry['note']}\n{rest}"
+        image = Path(entry["image"])
+        parts.append("\n" + text + f"\n![{summary['game']} league]({_relative(image, page)})\n")
+    return "".join(parts) + "\n## Tables against fixed opponents\n\n"
+
+
+def _relative(target: Path, page: Path) -> str:
+    """``target`` as a link from ``page`` (both relative to the repository root)."""
+    try:
+        return str(target.relative_to(page.parent))
+    except ValueError:
+        return str(target)
 
 
 def command_of(row: dict[str, Any]) -> str:
@@ -78,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     rows = load_rows(args.config, args.games)
+    load_leagues(args.config)  # a bad entry is an error before anything is played
     previous = _previous_results(args.json)
     results = []
     start = time.perf_counter()
@@ -104,8 +161,8 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], results: list, 
     ordered = [measured.get(command_of(r)) or previous.get(command_of(r)) for r in rows]
     ordered = [e for e in ordered if e is not None]
     total = sum(w for _, _, w in ordered)
+    title = "# Results: baseline and trained agents\n\n"
     header = (
-        "# Results: baseline and trained agents\n\n"
         f"Produced by `python -m ice_envs.benchmarks.baselines {args.config}`: {total / 60:.1f} minutes of wall time in all "
         f"({rows[0]['workers'] if rows else 1} workers). Each row is reproduced exactly by its command: game `i` is "
         "dealt from seed `seed + i // N` with the agent list rotated `i % N` seats, so every agent plays every seat "
@@ -117,7 +174,8 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], results: list, 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     notes = yaml.safe_load(args.config.read_text()).get("notes", [])
     footer = "".join(f"- {n}\n" for n in notes)
-    args.out.write_text(header + table(ordered) + "\n" + ("\nNotes:\n\n" + footer if footer else ""))
+    leagues = leagues_markdown(load_leagues(args.config), args.out)
+    args.out.write_text(title + leagues + header + table(ordered) + "\n" + ("\nNotes:\n\n" + footer if footer else ""))
     args.json.write_text(json.dumps([{"row": r, "summary": s, "wall_seconds": w} for r, s, w in ordered], indent=2))
 
 

@@ -67,3 +67,46 @@ def test_missing_runs_only_rows_not_yet_measured(tmp_path):
     entries = json.loads(js.read_text())
     assert [e["row"]["agents"] for e in entries] == ["heuristic,random", "random,heuristic"]
     assert entries[0] == first[0]  # kept as measured, not re-run
+
+
+def test_the_page_opens_with_the_leagues_rendered_from_their_shipped_results(tmp_path):
+    from ice_envs.evaluation import league
+
+    cfg_path = tmp_path / "league_cardiceo.yaml"
+    cfg_path.write_text(
+        "game: cardiceo\nplayers: 2\noptions: {hand_size: 5}\nagents: {r: random, h: heuristic}\n"
+        "games_per_table: 4\nseed: 3\n"
+    )
+    cfg = league.load_config(cfg_path)
+    summary = league.play_league(cfg, tmp_path / "run", workers=1, progress=False, echo=lambda *_: None)
+    results = tmp_path / "leagues" / "cardiceo.json"
+    league.write_report(summary, results.parent, f"ice-envs league {cfg_path}")
+    (results.parent / "league.json").rename(results)
+    played = tmp_path / "league_cubemelt.yaml"
+    entries = (
+        f"leagues:\n  - {{config: {cfg_path}, results: {results}, image: {tmp_path}/img/league_cardiceo.png, "
+        'note: "A note on the league."}\n'
+        f"  - {{config: {played}, results: {tmp_path}/leagues/cubemelt.json, image: {tmp_path}/img/x.png}}\n"
+    )
+    path = _config(tmp_path, '  - {game: cubemelt, players: 2, agents: "heuristic,random"}\n', notes=entries)
+    out, js = tmp_path / "results.md", tmp_path / "results.json"
+    assert baselines.main([str(path), "--out", str(out), "--json", str(js)]) == 0
+    text = out.read_text()
+    leagues, rows = text.split("## Tables against fixed opponents")
+    assert "### League: cardiceo" in leagues and "A note on the league." in leagues
+    assert f"`ice-envs league {cfg_path}`" in leagues and "](img/league_cardiceo.png)" in leagues
+    for row in summary["ratings"]:
+        assert f"| {row['agent']} | `{row['spec']}` | {row['games']} |" in leagues
+    assert f"Not played yet: `ice-envs league {played}`" in leagues
+    assert "| cubemelt | 2 | heuristic,random |" in rows
+
+
+def test_a_bad_league_entry_is_refused_before_anything_is_played(tmp_path):
+    path = _config(
+        tmp_path,
+        '  - {game: cubemelt, players: 2, agents: "heuristic,random"}\n',
+        notes="leagues:\n  - {config: x.yaml}\n",
+    )
+    with pytest.raises(ValueError, match=r"leagues\[0\] must map config, results and image"):
+        baselines.main([str(path), "--out", str(tmp_path / "r.md"), "--json", str(tmp_path / "r.json")])
+    assert not (tmp_path / "r.json").exists()
