@@ -199,6 +199,9 @@ class ImitationConfig:
     learning_rate: float = 1e-3
     #: Weight of fitting the value head to the teacher's discounted returns (0: policy only).
     value_coef: float = 0.5
+    #: Held-out teacher decisions (whole games, worker ``i`` seeded ``eval.seed + i``) the clone is
+    #: scored on after every epoch; never trained on, and the weights do not depend on it (0: none).
+    holdout_steps: int = 0
 
 
 @dataclass
@@ -637,6 +640,15 @@ def _validate_imitation(cfg: TrainConfig) -> None:
     _require(im.batch_size >= 1, "imitation.batch_size", "must be >= 1", im.batch_size)
     _require(im.learning_rate > 0, "imitation.learning_rate", "must be > 0", im.learning_rate)
     _require(im.value_coef >= 0, "imitation.value_coef", "must be >= 0", im.value_coef)
+    _require(im.holdout_steps >= 0, "imitation.holdout_steps", "must be >= 0", im.holdout_steps)
+    if im.holdout_steps > 0:  # held-out worker i: eval.seed + i; training worker i: seed + i
+        _require(
+            cfg.eval.seed + cfg.n_envs <= VALIDATION_SEEDS.stop and cfg.seed + cfg.n_envs <= cfg.eval.seed,
+            "imitation.holdout_steps",
+            "needs the held-out worker seeds eval.seed + i (i < n_envs) inside the validation seeds "
+            "[2**63, 2**63 + 2**40) and apart from the training collection's seed + i",
+            im.holdout_steps,
+        )
 
 
 def _validate_game(cfg: TrainConfig) -> None:

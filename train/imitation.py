@@ -15,6 +15,18 @@ still empty, are filled with the teacher), then fits the fresh policy to those d
 PPO then starts from that policy (it is also the self-play pool's first snapshot and the
 step-0 evaluation). The scalars ``imitation/*`` (loss, accuracy, value loss per epoch; the
 teacher's win rate and return) go to TensorBoard under ``tb/imitation`` and to ``meta.json``.
+``accuracy`` is measured on the training decisions themselves.
+
+With ``imitation.holdout_steps`` > 0 the teacher also plays that many **held-out** decisions
+(whole games, same env construction) that the fit never sees, and after every epoch the policy
+is scored on them: ``holdout_accuracy`` (share of decisions where the most probable legal
+action is the teacher's) and ``holdout_loss`` (the masked cross-entropy). Held-out worker ``i``
+is seeded with ``eval.seed + i`` (:func:`holdout_seed`), in the validation seeds, so its games
+are apart from the training collection's (``seed + i``, training seeds). The held-out set
+changes nothing of the training: it is collected after the training decisions, scored without
+gradients, in eval mode, by argmax (no sampling), and the global python, numpy and torch
+generators are restored around both (:func:`_rng_untouched`), so the weights and everything
+PPO does afterwards are bit-identical to a run without it.
 
 Collection runs ``n_envs`` worker processes, worker ``i`` seeded with ``seed + i``; the
 minibatch order is drawn from ``seed``. The same config, seed and thread count give the
@@ -24,8 +36,11 @@ same weights.
 from __future__ import annotations
 
 import multiprocessing as mp
+import random
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -136,8 +151,13 @@ def fit(
     learning_rate: float,
     value_coef: float,
     seed: int,
+    holdout: Demonstrations | None = None,
 ) -> list[dict[str, float]]:
-    """Fit an SB3 ``MaskableActorCriticPolicy`` to ``demos``; one dict of scalars per epoch."""
+    """Fit an SB3 ``MaskableActorCriticPolicy`` to ``demos``; one dict of scalars per epoch.
+
+    With ``holdout``, each epoch's dict also holds :func:`score`'s ``holdout_accuracy`` and
+    ``holdout_loss`` on it (measured after the epoch; the fit itself is the same as without).
+    """
     import torch
 
     obs = torch.as_tensor(demos.observations)
@@ -170,8 +190,73 @@ def fit(
             totals["value_loss"] += value_loss.item() * k
             totals["accuracy"] += float((greedy == actions[idx]).float().sum())
         history.append({"epoch": epoch + 1, **{key: value / n for key, value in totals.items()}})
+        if holdout is not None:
+            with _rng_untouched():
+                history[-1].update(score(policy, holdout))
     policy.set_training_mode(False)
     return history
+
+
+#: Rows per forward pass of :func:`score` (a constant, so the figures do not depend on the batch size).
+SCORE_CHUNK = 4096
+
+
+def score(policy: Any, demos: Demonstrations) -> dict[str, float]:
+    """``holdout_accuracy`` and ``holdout_loss`` of ``policy`` on ``demos``, changing nothing.
+
+    Accuracy: the share of decisions where the policy's most probable legal action (argmax of
+    the masked distribution) is the teacher's; loss: the mean masked cross-entropy
+    ``-log pi(a|s)``. Computed under ``torch.no_grad()`` in eval mode (the policy's training
+    mode is restored after); nothing is sampled.
+    """
+    import torch
+
+    n = len(demos.actions)
+    if n == 0:
+        return {"holdout_accuracy": float("nan"), "holdout_loss": float("nan")}
+    was_training = policy.training
+    policy.set_training_mode(False)
+    correct = 0
+    nll = 0.0
+    try:
+        with torch.no_grad():
+            for start in range(0, n, SCORE_CHUNK):
+                rows = slice(start, start + SCORE_CHUNK)
+                obs = torch.as_tensor(demos.observations[rows])
+                actions = torch.as_tensor(demos.actions[rows])
+                dist = policy.get_distribution(obs, action_masks=torch.as_tensor(demos.masks[rows]))
+                greedy = dist.distribution.probs.argmax(dim=1)
+                correct += int((greedy == actions).sum())
+                nll -= float(dist.log_prob(actions).double().sum())
+    finally:
+        policy.set_training_mode(was_training)
+    return {"holdout_accuracy": correct / n, "holdout_loss": nll / n}
+
+
+def holdout_seed(eval_seed: int, worker: int) -> int:
+    """The seed of held-out collection worker ``worker``: ``eval_seed + worker``.
+
+    ``eval.seed`` lies in the validation seeds (``[2**63, 2**63 + 2**40)``, checked when the
+    config is loaded, as is ``eval.seed + n_envs``), and the training collection's workers are
+    seeded ``seed + i`` in the training seeds ``[0, 2**63)``: the two never share an env seed.
+    The env draws its deals from its seeded generator, so the held-out games are not the
+    evaluations' deals either.
+    """
+    return eval_seed + worker
+
+
+@contextmanager
+def _rng_untouched() -> Iterator[None]:
+    """Restore the global python, numpy and torch CPU generators on exit (the ones PPO and SB3 use)."""
+    import torch
+
+    states = random.getstate(), np.random.get_state(), torch.random.get_rng_state()
+    try:
+        yield
+    finally:
+        random.setstate(states[0])
+        np.random.set_state(states[1])
+        torch.random.set_rng_state(states[2])
 
 
 def collection_factory(factory: Any, teacher: str) -> Any:
@@ -186,10 +271,9 @@ def collection_factory(factory: Any, teacher: str) -> Any:
 def warm_start(model: Any, cfg: Any, factory: Any, run_dir: Path, echo: bool = True) -> dict[str, Any]:
     """Clone ``cfg.imitation.teacher`` into ``model``'s policy; what happened, for ``meta.json``."""
     im = cfg.imitation
+    collection = collection_factory(factory, im.teacher)
     t0 = time.perf_counter()
-    demos = collect_parallel(
-        collection_factory(factory, im.teacher), im.teacher, im.steps, cfg.ppo.gamma, cfg.seed, cfg.n_envs
-    )
+    demos = collect_parallel(collection, im.teacher, im.steps, cfg.ppo.gamma, cfg.seed, cfg.n_envs)
     t_collect = time.perf_counter() - t0
     if echo:
         print(
@@ -197,17 +281,43 @@ def warm_start(model: Any, cfg: Any, factory: Any, run_dir: Path, echo: bool = T
             f"(teacher won {demos.wins}/{demos.games}) in {t_collect:.0f}s",
             flush=True,
         )
-    history = fit(model.policy, demos, im.epochs, im.batch_size, im.learning_rate, im.value_coef, cfg.seed)
-    t_fit = time.perf_counter() - t0 - t_collect
+    holdout: Demonstrations | None = None
+    holdout_meta: dict[str, Any] | None = None
+    if im.holdout_steps > 0:
+        t1 = time.perf_counter()
+        first = holdout_seed(cfg.eval.seed, 0)
+        with _rng_untouched():  # after the training decisions, and consuming nothing PPO draws from
+            holdout = collect_parallel(collection, im.teacher, im.holdout_steps, cfg.ppo.gamma, first, cfg.n_envs)
+        holdout_meta = {
+            "decisions": int(len(holdout.actions)),
+            "games": holdout.games,
+            "teacher_wins": holdout.wins,
+            "worker_seeds": [holdout_seed(cfg.eval.seed, i) for i in range(cfg.n_envs)],
+            "collect_seconds": time.perf_counter() - t1,
+        }
+        if echo:
+            print(
+                f"[train] imitation: {len(holdout.actions):,} held-out {im.teacher} decisions from {holdout.games} "
+                f"games (seeds eval.seed + i) in {holdout_meta['collect_seconds']:.0f}s",
+                flush=True,
+            )
+    t2 = time.perf_counter()
+    history = fit(model.policy, demos, im.epochs, im.batch_size, im.learning_rate, im.value_coef, cfg.seed, holdout)
+    t_fit = time.perf_counter() - t2
     _log_tensorboard(run_dir / "tb" / "imitation", history, demos)
     last = history[-1]
     if echo:
+        held_out = (
+            f", held-out accuracy {last['holdout_accuracy']:.3f}, held-out loss {last['holdout_loss']:.3f}"
+            if holdout is not None
+            else ""
+        )
         print(
             f"[train] imitation: {im.epochs} epochs in {t_fit:.0f}s, accuracy {last['accuracy']:.3f}, "
-            f"policy loss {last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}",
+            f"policy loss {last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}{held_out}",
             flush=True,
         )
-    return {
+    report: dict[str, Any] = {
         "teacher": im.teacher,
         "decisions": int(len(demos.actions)),
         "games": demos.games,
@@ -215,8 +325,11 @@ def warm_start(model: Any, cfg: Any, factory: Any, run_dir: Path, echo: bool = T
         "teacher_mean_return": float(np.mean(demos.game_returns)),
         "collect_seconds": t_collect,
         "fit_seconds": t_fit,
-        "epochs": history,
     }
+    if holdout_meta is not None:  # absent without a held-out set: meta.json as before
+        report["holdout"] = holdout_meta
+    report["epochs"] = history
+    return report
 
 
 def _log_tensorboard(log_dir: Path, history: list[dict[str, float]], demos: Demonstrations) -> None:
@@ -225,8 +338,9 @@ def _log_tensorboard(log_dir: Path, history: list[dict[str, float]], demos: Demo
     writer = SummaryWriter(str(log_dir))
     try:
         for row in history:
-            for key in ("loss", "policy_loss", "value_loss", "accuracy"):
-                writer.add_scalar(f"imitation/{key}", row[key], row["epoch"])
+            for key in ("loss", "policy_loss", "value_loss", "accuracy", "holdout_accuracy", "holdout_loss"):
+                if key in row:
+                    writer.add_scalar(f"imitation/{key}", row[key], row["epoch"])
         writer.add_scalar("imitation/teacher_win_rate", demos.wins / max(demos.games, 1), 0)
         writer.add_scalar("imitation/teacher_mean_return", float(np.mean(demos.game_returns)), 0)
     finally:

@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from ice_envs.evaluation.suite import TRAINING_SEEDS, VALIDATION_SEEDS
+from ice_envs.train import imitation
 from ice_envs.train.config import ConfigError, config_from_dict
-from ice_envs.train.imitation import collect, collect_parallel, collection_factory, discounted, fit
-from ice_envs.train.run import EnvFactory, build_model, make_vec_env, train
+from ice_envs.train.imitation import (
+    Demonstrations,
+    collect,
+    collect_parallel,
+    collection_factory,
+    discounted,
+    fit,
+    score,
+    warm_start,
+)
+from ice_envs.train.run import EnvFactory, build_model, env_factory, make_vec_env, train
 from tests.train.conftest import tiny_config_dict
 from tests.train.test_training import assert_same_params, metrics
 
@@ -74,23 +86,131 @@ def test_fit_clones_the_teacher():
     assert last["accuracy"] > first["accuracy"] and last["accuracy"] > 0.5
 
 
-def test_a_run_with_imitation_records_it_and_is_reproducible(tmp_path: Path):
+def test_a_run_with_imitation_records_it_and_is_reproducible_with_or_without_a_held_out_set(tmp_path: Path):
+    """The same config and seed, once without and once with held-out decisions: the same run."""
     data = tiny_config_dict(imitation={"teacher": "heuristic", "steps": 200, "epochs": 2})
     run = train(config_from_dict(data), tmp_path / "a", command="pytest imitation", echo=False).run_dir
     meta = json.loads((run / "meta.json").read_text())
     im = meta["imitation"]
     assert im["teacher"] == "heuristic" and im["decisions"] >= 200 and im["games"] >= 1
     assert [row["epoch"] for row in im["epochs"]] == [1, 2]
+    assert "holdout" not in im and "holdout_accuracy" not in im["epochs"][0]
     assert list((run / "tb" / "imitation").glob("events.out.tfevents.*"))
     from ice_envs.train.plot_curves import read_scalars
 
-    assert "imitation/accuracy" in read_scalars(run / "tb" / "imitation")
+    scalars = read_scalars(run / "tb" / "imitation")
+    assert "imitation/accuracy" in scalars and "imitation/holdout_accuracy" not in scalars
     assert json.loads((run / "evaluation.json").read_text())["imitation"]["decisions"] == im["decisions"]
     assert "Imitation warm start" in (run / "evaluation.md").read_text()
+
+    data["imitation"]["holdout_steps"] = 150
     again = train(config_from_dict(data), tmp_path / "b", echo=False).run_dir
+    # the held-out set changes nothing of the training: the weights, PPO's metrics, the cloning figures
     assert_same_params(run / "final.zip", again / "final.zip")
-    assert metrics(run) == metrics(again)
-    assert json.loads((again / "meta.json").read_text())["imitation"]["epochs"] == im["epochs"]
+    held_out_tags = {"imitation/holdout_accuracy", "imitation/holdout_loss"}
+    again_metrics = metrics(again)
+    assert held_out_tags <= set(again_metrics)
+    assert metrics(run) == {tag: v for tag, v in again_metrics.items() if tag not in held_out_tags}
+    im_again = json.loads((again / "meta.json").read_text())["imitation"]
+    cloning = [{k: v for k, v in row.items() if not k.startswith("holdout_")} for row in im_again["epochs"]]
+    assert cloning == im["epochs"]
+    assert im_again["decisions"] == im["decisions"] and im_again["games"] == im["games"]
+    # and the held-out figures are there, per epoch, in range
+    held = im_again["holdout"]
+    assert held["decisions"] >= 150 and held["games"] >= 1 and 0 <= held["teacher_wins"] <= held["games"]
+    for row in im_again["epochs"]:
+        assert 0.0 <= row["holdout_accuracy"] <= 1.0
+        assert 0.0 <= row["holdout_loss"] < float("inf")
+    assert [v for _, v in again_metrics["imitation/holdout_accuracy"]] == pytest.approx(
+        [row["holdout_accuracy"] for row in im_again["epochs"]]
+    )
+
+
+def tiny_warm_start(tmp_path: Path, **imitation_keys: Any) -> tuple[Any, dict[str, Any], tuple[Any, Any, Any]]:
+    """A fresh tiny model warm-started with ``imitation_keys``: the policy, the report and the RNG states after."""
+    import random
+
+    import torch
+
+    cfg = config_from_dict(
+        tiny_config_dict(imitation={"teacher": "heuristic", "steps": 200, "epochs": 2, **imitation_keys})
+    )
+    venv = make_vec_env(cfg, [])
+    try:
+        model = build_model(cfg, venv, tmp_path)
+        report = warm_start(model, cfg, env_factory(cfg, []), tmp_path, echo=False)
+    finally:
+        venv.close()
+    states = (random.getstate(), np.random.get_state(), torch.random.get_rng_state())
+    return model.policy, report, states
+
+
+def test_a_held_out_set_leaves_the_weights_and_the_generators_bit_identical(tmp_path: Path):
+    import torch
+
+    policy_a, report_a, states_a = tiny_warm_start(tmp_path / "a")
+    policy_b, report_b, states_b = tiny_warm_start(tmp_path / "b", holdout_steps=120)
+    a, b = policy_a.state_dict(), policy_b.state_dict()
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+    # what PPO draws from next (python, numpy, torch global generators) is where it was without it
+    assert states_a[0] == states_b[0]
+    assert all(np.array_equal(x, y) for x, y in zip(states_a[1], states_b[1]))
+    assert torch.equal(states_a[2], states_b[2])
+    assert "holdout" not in report_a and report_b["holdout"]["decisions"] >= 120
+
+
+def test_held_out_decisions_come_from_seeds_apart_from_the_training_collection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    calls: list[tuple[int, int, int, Demonstrations]] = []
+    real = imitation.collect_parallel
+
+    def recording(factory: Any, teacher: str, steps: int, gamma: float, seed: int, workers: int) -> Demonstrations:
+        demos = real(factory, teacher, steps, gamma, seed, workers)
+        calls.append((steps, seed, workers, demos))
+        return demos
+
+    monkeypatch.setattr(imitation, "collect_parallel", recording)
+    _, report, _ = tiny_warm_start(tmp_path, holdout_steps=100)
+    cfg = config_from_dict(tiny_config_dict())
+    (train_steps, train_seed, train_workers, train_demos), (held_steps, held_seed, held_workers, held) = calls
+    assert (train_steps, train_seed, held_steps) == (200, cfg.seed, 100)
+    train_seeds = {train_seed + i for i in range(train_workers)}
+    held_seeds = {held_seed + i for i in range(held_workers)}
+    assert held_seeds == set(report["holdout"]["worker_seeds"]) == {cfg.eval.seed + i for i in range(cfg.n_envs)}
+    assert train_seeds.isdisjoint(held_seeds)
+    assert all(s in TRAINING_SEEDS for s in train_seeds) and all(s in VALIDATION_SEEDS for s in held_seeds)
+    # other games: the held-out set is no copy of (a part of) the training decisions
+    assert not np.array_equal(held.observations[:20], train_demos.observations[:20])
+    assert report["holdout"]["decisions"] == len(held.actions) and report["holdout"]["games"] == held.games
+
+
+def test_score_is_the_greedy_accuracy_and_masked_cross_entropy_and_changes_nothing():
+    import torch
+
+    cfg = config_from_dict(tiny_config_dict(ppo__net_arch=[16, 16]))
+    venv = make_vec_env(cfg, [])
+    try:
+        model = build_model(cfg, venv, Path("/nonexistent"))
+    finally:
+        venv.close()
+    demos = collect(cardiceo_factory(), "heuristic", 60, cfg.ppo.gamma, seed=4)
+    policy = model.policy
+    policy.set_training_mode(True)
+    before = {k: v.clone() for k, v in policy.state_dict().items()}
+    figures = score(policy, demos)
+    assert policy.training, "the training mode is restored"
+    assert all(torch.equal(before[k], v) for k, v in policy.state_dict().items())
+    with torch.no_grad():
+        dist = policy.get_distribution(torch.as_tensor(demos.observations), action_masks=torch.as_tensor(demos.masks))
+        probs = dist.distribution.probs.numpy()
+    assert (probs[~demos.masks] < 1e-6).all(), "illegal actions carry no probability"
+    expected_accuracy = float(np.mean(probs.argmax(axis=1) == demos.actions))
+    expected_loss = float(-np.mean(np.log(probs[np.arange(len(demos.actions)), demos.actions])))
+    assert figures["holdout_accuracy"] == pytest.approx(expected_accuracy)
+    assert figures["holdout_loss"] == pytest.approx(expected_loss, rel=1e-4)
 
 
 @pytest.mark.parametrize(
@@ -102,8 +222,31 @@ def test_a_run_with_imitation_records_it_and_is_reproducible(tmp_path: Path):
         ({"teacher": "heuristic", "learning_rate": -1}, "imitation.learning_rate"),
         ({"teacher": "heuristic", "value_coef": -0.5}, "imitation.value_coef"),
         ({"teacher": "heuristic", "step": 10}, "imitation.step"),
+        ({"teacher": "heuristic", "holdout_steps": -1}, "imitation.holdout_steps"),
+        ({"teacher": "heuristic", "holdout_steps": 2.5}, "imitation.holdout_steps"),
+        ({"teacher": "heuristic", "holdout_steps": "many"}, "imitation.holdout_steps"),
+        ({"teacher": "heuristic", "holdout_steps": True}, "imitation.holdout_steps"),
     ],
 )
 def test_bad_imitation_settings_name_the_key(imitation: dict, key: str):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         config_from_dict(tiny_config_dict(imitation=imitation))
+
+
+def test_holdout_steps_default_and_seed_range_checks():
+    assert config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic"})).imitation.holdout_steps == 0
+    ok = config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic", "holdout_steps": 100}))
+    assert ok.imitation.holdout_steps == 100
+    held_out = {"teacher": "heuristic", "holdout_steps": 100}
+    # (seeds near 2**63 are multiples of 2048 here: the config reads integers through a float)
+    many = {"n_envs": 4096, "vec_env": "subproc"}
+    # held-out worker 4095 (eval.seed + 4095) would leave the validation seeds
+    near_end = {"seed": VALIDATION_SEEDS.stop - 2048, "games": 1, "final_games": 0}
+    with pytest.raises(ConfigError, match=r"imitation\.holdout_steps: .*validation seeds"):
+        config_from_dict(tiny_config_dict(imitation=held_out, eval=near_end, **many))
+    # training worker 2048 (seed + 2048 = 2**63) would be held-out worker 0's seed (eval.seed = 2**63)
+    with pytest.raises(ConfigError, match=r"imitation\.holdout_steps: .*apart from the training"):
+        config_from_dict(tiny_config_dict(imitation=held_out, seed=TRAINING_SEEDS.stop - 2048, **many))
+    # without a held-out set those seeds are fine
+    config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic"}, seed=TRAINING_SEEDS.stop - 2048, **many))
+    config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic"}, eval=near_end, **many))
