@@ -511,8 +511,12 @@ def _convert(tp: Any, value: Any, key: str) -> Any:
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise ConfigError(f"{key}: expected an integer, got {value!r}")
+        if isinstance(value, int):
+            return value  # exactly: seeds go up to 2**64, beyond a float's 53 bits
+        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            return int(value)
         try:
-            as_float = float(value)
+            as_float = float(value)  # 3e5, 300000.0
         except ValueError:
             raise ConfigError(f"{key}: expected an integer, got {value!r}") from None
         if not as_float.is_integer():

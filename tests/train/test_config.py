@@ -152,3 +152,12 @@ def test_shipped_configs_are_valid():
         cfg = load_config(path)
         assert cfg.game.name == game
         assert path.stem.startswith(f"{game}_") and path.stem.endswith("_ppo"), path.name
+
+
+def test_integers_are_read_exactly_beyond_a_floats_53_bits():
+    seed = 2**63 + 1  # the validation seeds start at 2**63; as a float this would be 2**63
+    cfg = config_from_dict(tiny_config_dict(eval__seed=seed))
+    assert cfg.eval.seed == seed
+    assert config_from_dict(tiny_config_dict(eval__seed=str(seed))).eval.seed == seed
+    assert config_from_dict(tiny_config_dict(total_timesteps="3e3")).total_timesteps == 3000
+    assert config_from_dict(tiny_config_dict(total_timesteps=3000.0)).total_timesteps == 3000
