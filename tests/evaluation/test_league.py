@@ -101,6 +101,32 @@ def test_a_shipped_league_config_plays_its_games_suite_table(path: Path) -> None
     assert cfg.games_per_table >= 300 and cfg.games_per_table % cfg.players == 0
 
 
+def test_the_shipped_league_results_are_those_of_their_configs() -> None:
+    """docs/results.md renders each league from its shipped league.json (baselines.yaml's ``leagues``):
+    each must have been played from its config as it is now (agents, table, deals, games)."""
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    entries = yaml.safe_load((root / "benchmarks" / "configs" / "baselines.yaml").read_text())["leagues"]
+    assert sorted(Path(e["config"]).name for e in entries) == [p.name for p in SHIPPED_CONFIGS]
+    for entry in entries:
+        cfg = league.load_config(root / entry["config"])
+        shipped = json.loads((root / entry["results"]).read_text())
+        assert (root / entry["image"]).is_file()
+        played = {k: shipped[k] for k in ("game", "players", "options", "suite", "seed", "games_per_table", "agents")}
+        assert played == {
+            "game": cfg.game,
+            "players": cfg.players,
+            "options": cfg.options,
+            "suite": cfg.suite,
+            "seed": cfg.seed,
+            "games_per_table": cfg.games_per_table,
+            "agents": cfg.agents,
+        }, entry["config"]
+        assert [t["agents"] for t in shipped["tables"]] == sorted(map(list, cfg.tables()), key=league.table_name)
+        assert shipped["command"].startswith(f"ice-envs league {entry['config']} ")
+
+
 def test_league_rates_every_agent_and_reuses_what_it_played(tmp_path) -> None:
     cfg = _cfg()
     first = league.play_league(cfg, tmp_path, progress=False, echo=_quiet)
