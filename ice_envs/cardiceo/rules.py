@@ -31,7 +31,6 @@ id    meaning
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from typing import Protocol
 import numpy as np
 
 from ice_envs.core.dice import nonempty_subsets
+from ice_envs.core.state_copy import copy_state
 from ice_envs.core.validation import array as _array
 from ice_envs.core.validation import integer as _int
 from ice_envs.core.validation import sequence as _seq
@@ -128,7 +128,8 @@ class CardiceoState:
             self.known_missing = np.zeros((n, NUM_VALUES), dtype=bool)
 
     def copy(self) -> CardiceoState:
-        return copy.deepcopy(self)
+        """An independent copy (:func:`~ice_envs.core.state_copy.copy_state`: the config is shared)."""
+        return copy_state(self)
 
 
 def full_deck_counts() -> np.ndarray:

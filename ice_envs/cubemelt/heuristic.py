@@ -67,6 +67,8 @@ _KEEP_OK = np.array(
 #: How many re-rolls beyond the current one the look-ahead considers (house rules allow 1 paid;
 #: ``docs/rules/cubemelt.md`` R2.3).
 _MAX_LOOKAHEAD = 3
+#: Entries of a heuristic's cache of terminal values before it is emptied (each is 84 floats).
+_TERMINAL_CACHE_SIZE = 4096
 
 
 @lru_cache(maxsize=8)
@@ -139,6 +141,11 @@ class CubeMeltHeuristic(SeededAgent):
     melt_cost = 0.02
     #: A shared win is worth a little less than winning alone.
     shared_win = 0.95
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        #: Terminal values by position (:meth:`terminal_values`); a pure cache, decisions do not depend on it.
+        self._terminal_cache: dict[tuple, np.ndarray] = {}
 
     # ------------------------------------------------------------------ acting
     def act(self, observation: dict[str, np.ndarray], view: PlayerView | None = None) -> int:
@@ -235,7 +242,25 @@ class CubeMeltHeuristic(SeededAgent):
         return mask
 
     def terminal_values(self, s: rules.CubeMeltState, me: int, paid: int, ninja: str = "best") -> np.ndarray:
-        """Value for ``me`` of resolving each of the 84 face counts on ``me``'s turn, after paying ``paid`` Melt."""
+        """Value for ``me`` of resolving each of the 84 face counts on ``me``'s turn, after paying ``paid`` Melt.
+
+        Read-only, and cached: the values depend only on the config, the tracks (the active seat's Melt
+        after ``paid``), the abilities, the active seat, ``me`` and ``ninja``, and the re-roll decisions of
+        one turn ask for the same ones again (a paid re-roll's level is the next decision's level 0).
+        """
+        melt = list(s.melt)
+        melt[s.active] -= paid
+        key = (s.config, *s.love, *s.adventure, *melt, *s.abilities, s.active, me, ninja)
+        hit = self._terminal_cache.get(key)
+        if hit is None:
+            if len(self._terminal_cache) >= _TERMINAL_CACHE_SIZE:
+                self._terminal_cache.clear()
+            hit = self._terminal_values(s, me, paid, ninja)
+            hit.flags.writeable = False
+            self._terminal_cache[key] = hit
+        return hit
+
+    def _terminal_values(self, s: rules.CubeMeltState, me: int, paid: int, ninja: str) -> np.ndarray:
         cfg = s.config
         n, active = cfg.num_players, s.active
         is_ninja = cfg.expansion and s.abilities[active] == rules.NINJA

@@ -47,13 +47,13 @@ id       meaning
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
+from ice_envs.core.state_copy import copy_state
 from ice_envs.core.validation import flag as _flag
 from ice_envs.core.validation import integer as _int
 from ice_envs.core.validation import sequence as _seq
@@ -248,7 +248,8 @@ class CubeMeltState:
     turn: int = 0
 
     def copy(self) -> CubeMeltState:
-        return copy.deepcopy(self)
+        """An independent copy (:func:`~ice_envs.core.state_copy.copy_state`: the config is shared)."""
+        return copy_state(self)
 
 
 class Delta(NamedTuple):

@@ -26,13 +26,13 @@ legal only with an empty selection.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ice_envs.core.state_copy import copy_state
 from ice_envs.core.validation import array as _array
 from ice_envs.core.validation import integer as _int
 from ice_envs.core.validation import sequence as _seq
@@ -175,7 +175,8 @@ class IcebergRummyState:
     winners: list[int] = field(default_factory=list)
 
     def copy(self) -> IcebergRummyState:
-        return copy.deepcopy(self)
+        """An independent copy (:func:`~ice_envs.core.state_copy.copy_state`: the config is shared)."""
+        return copy_state(self)
 
     @property
     def num_players(self) -> int:
