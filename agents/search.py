@@ -186,7 +186,11 @@ class Simulator:
     # -- state operations
     @staticmethod
     def copy(state: Any) -> Any:
-        """An independent copy of ``state`` (:func:`copy_state`)."""
+        """An independent copy of ``state``: the state's own ``copy()`` where the engine declares it fast
+        (``FAST_COPY = True`` on the state class: a field-wise copy sharing the frozen config,
+        :mod:`ice_envs.core.state_copy`), else :func:`copy_state`."""
+        if getattr(type(state), "FAST_COPY", False):
+            return state.copy()
         return copy_state(state)
 
     def determinize(self, state: Any, seat: int, rng: np.random.Generator) -> Any:

@@ -21,7 +21,6 @@ under the game's faces (``faces`` option). Everything in CubeMelt is public.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
@@ -99,7 +98,7 @@ def expected_values(state: rules.CubeMeltState, seat: int, actions: Sequence[int
     out: dict[int, Fraction] = {}
     for action in actions:
         if state.phase != rules.PHASE_REROLL or not 1 <= action < rules.NUM_SUBSETS:
-            after = _copy(state)
+            after = state.copy()
             rules.apply(after, action, _FixedRng(None))
             out[action] = Fraction(value(after, seat))
             continue
@@ -109,17 +108,13 @@ def expected_values(state: rules.CubeMeltState, seat: int, actions: Sequence[int
             out[action] = by_kept[kept]
             continue
         total = 0
-        for counts in _compositions(len(which)):
-            weight = _multinomial(counts)
-            for kind, c in enumerate(counts):
-                weight *= kind_weight[kind] ** c
-            if weight == 0:
-                continue
-            final = tuple(k + c for k, c in zip(kept, counts, strict=True))
+        k0, k1, k2, k3 = kept
+        for counts, weight in _weighted_compositions(len(which), tuple(kind_weight)):
+            final = (k0 + counts[0], k1 + counts[1], k2 + counts[2], k3 + counts[3])
             if final not in final_value:
                 kinds = [kind for kind, c in enumerate(counts) for _ in range(c)]
                 code = sum(face_of_kind[kind] * nf**j for j, kind in enumerate(kinds))
-                after = _copy(state)
+                after = state.copy()
                 rules.apply(after, action, _FixedRng(code))
                 shown = after.last_dice if after.turn != state.turn else after.dice  # a new turn keeps them there
                 if tuple(rules.face_counts(shown)) != final:
@@ -130,9 +125,18 @@ def expected_values(state: rules.CubeMeltState, seat: int, actions: Sequence[int
     return out
 
 
-def _copy(state: rules.CubeMeltState) -> rules.CubeMeltState:
-    """A copy of ``state`` sharing its (immutable) config."""
-    return copy.deepcopy(state, {id(state.config): state.config})
+@cache
+def _weighted_compositions(k: int, kind_weight: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """The face counts of ``k`` re-rolled dice that can show (in :func:`_compositions` order), each with its
+    weight: the orders of the dice times the faces of each kind, i.e. its probability times ``faces ** k``."""
+    out = []
+    for counts in _compositions(k):
+        weight = _multinomial(counts)
+        for kind, c in enumerate(counts):
+            weight *= kind_weight[kind] ** c
+        if weight:
+            out.append((counts, weight))
+    return tuple(out)
 
 
 @cache

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -173,6 +173,9 @@ class IcebergRummyState:
     #: Result of the last finished hand: reason, per-player meld points, penalties, scores.
     last_hand: dict[str, Any] = field(default_factory=dict)
     winners: list[int] = field(default_factory=list)
+
+    #: ``copy()`` is a cheap field-wise copy (search agents use it: ``Simulator.copy``).
+    FAST_COPY: ClassVar[bool] = True
 
     def copy(self) -> IcebergRummyState:
         """An independent copy (:func:`~ice_envs.core.state_copy.copy_state`: the config is shared)."""
