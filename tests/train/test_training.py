@@ -128,6 +128,22 @@ def test_same_config_and_seed_give_identical_weights_and_metrics(tiny_run: Path,
         assert_same_params(tiny_run / "final.zip", other / "final.zip")
 
 
+def test_subproc_workers_train_the_same_weights_as_dummy(tiny_run: Path, tmp_path: Path):
+    """Two SubprocVecEnv workers: the same weights, metrics and evaluations run after run, and as the
+    in-process DummyVecEnv with the same config (so a config may pick either for speed)."""
+    config = tiny_config_dict(vec_env="subproc", opponents__mix={"random": 0.4, "heuristic": 0.2, "self_play": 0.4})
+    first = train(config_from_dict(config), tmp_path / "subproc-a", echo=False).run_dir
+    second = train(config_from_dict(config), tmp_path / "subproc-b", echo=False).run_dir
+    dummy = train(config_from_dict({**config, "vec_env": "dummy"}), tmp_path / "dummy", echo=False).run_dir
+    for other in (second, dummy):
+        assert_same_params(first / "final.zip", other / "final.zip")
+        assert metrics(first) == metrics(other)
+        assert evaluations(first) == evaluations(other)
+        assert final_results(first) == final_results(other)
+    with pytest.raises(AssertionError):  # not vacuous: the heuristic seats changed the training
+        assert_same_params(tiny_run / "final.zip", first / "final.zip")
+
+
 def test_resume_continues_exactly(tiny_run: Path, tmp_path: Path):
     half = train(config_from_dict(tiny_config_dict(total_timesteps=128)), tmp_path / "half", echo=False).run_dir
     with pytest.raises(ConfigError, match="is at 128 steps, total_timesteps is 128"):
