@@ -14,6 +14,7 @@ Potentials are game knowledge: each game's spec names its own (``GameSpec.potent
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from ice_envs.core.registry import get_spec
@@ -25,11 +26,18 @@ class Shaper:
     """Adds ``scale * (gamma * phi(s') - phi(s))`` between the learner's decisions."""
 
     def __init__(self, game: str, potential: str, scale: float, gamma: float) -> None:
+        self.game = game
         self.name = potential
-        self.potential: Potential = get_spec(game).potential(potential)
+        self.potential  # noqa: B018 - an unknown potential fails here, not at the first step
         self.scale = scale
         self.gamma = gamma
         self._last = 0.0
+
+    @property
+    def potential(self) -> Potential:
+        """The game's potential of that name (looked up by name, so a checkpoint's env state holds
+        only plain data: ``train/checkpoints.py`` saves no functions)."""
+        return _potential(self.game, self.name)
 
     def start(self, env: Any, seat: int) -> None:
         """A new game: remember the potential of the learner's first decision."""
@@ -41,3 +49,8 @@ class Shaper:
         bonus = self.scale * (self.gamma * now - self._last)
         self._last = now
         return bonus
+
+
+@cache
+def _potential(game: str, name: str) -> Potential:
+    return get_spec(game).potential(name)

@@ -94,3 +94,34 @@ def test_score_mode_success_is_the_games_outcome_not_a_tie_of_scores():
         done = term or trunc
     assert info["scores"] == [0.0, 0.0]  # nobody brought Cargo home in two rounds
     assert info["is_success"] is False
+
+
+def test_a_shaped_env_state_goes_through_a_checkpoint_and_plays_on_identically():
+    """The checkpoint state holds plain data only (no function): the shaper keeps its potential's name."""
+    import json
+    import pickle
+
+    from ice_envs.train.checkpoints import decode_state, encode_state
+
+    options = {"max_turns": 30, "max_turns_end": "decide"}
+    shaped = SingleAgentEnv(
+        "icebergs", 2, options, learner_seat=0, shaping=Shaper("icebergs", "icebergs_voyage", 2.0, 1.0)
+    )
+    shaped.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        shaped.step(int(rng.choice(np.flatnonzero(shaped.action_masks()))))
+    data = json.loads(json.dumps(encode_state(pickle.loads(shaped.get_state()))))
+    restored = SingleAgentEnv(
+        "icebergs", 2, options, learner_seat=0, shaping=Shaper("icebergs", "icebergs_voyage", 1.0, 1.0)
+    )
+    restored.reset(seed=9)
+    restored.set_state(pickle.dumps(decode_state(data, source="test", where="env")))
+    assert restored.shaping.scale == 2.0 and restored.shaping.potential is icebergs_voyage
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(shaped.action_masks())))
+        a = shaped.step(action)
+        b = restored.step(action)
+        assert a[1] == b[1] and a[2:4] == b[2:4]
+        done = a[2] or a[3]
