@@ -1,10 +1,15 @@
 """Learning curves of a run as a PNG, read from its TensorBoard scalars.
 
     python -m ice_envs.train.plot_curves runs/train/cardiceo_ppo-seed0 [--out curves.png]
+    python -m ice_envs.train.plot_curves runs/train/cubemelt_ppo-seed0 runs/train/cubemelt_ppo-seed1 ... --out seeds.png
 
 Panels: evaluation win rate against each opponent kind with its 95% Wilson band and the
 1/N line; the training games' win rate and mean return; game length; and either the
 self-play pool (size, promotions) or the policy entropy. Needs matplotlib (``eval`` extra).
+
+With several run directories (the seeds of one config) it draws :func:`plot_seeds` instead: per opponent
+kind, each seed's evaluation win rate and their mean with a 95% interval over the seeds
+(``mean +- t(0.975, k-1) * sd / sqrt(k)`` at the evaluation steps every seed has).
 """
 
 from __future__ import annotations
@@ -117,6 +122,63 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
     return out
 
 
+#: Two-sided 95% Student t quantiles by degrees of freedom (1-10); more seeds use 1.96.
+_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
+
+
+def seed_band(values: list[float]) -> tuple[float, float, float]:
+    """Mean and 95% t interval of one evaluation's win rates over ``k >= 2`` seeds."""
+    k = len(values)
+    mean = sum(values) / k
+    sd = (sum((v - mean) ** 2 for v in values) / (k - 1)) ** 0.5
+    half = _T975.get(k - 1, 1.96) * sd / k**0.5
+    return mean, mean - half, mean + half
+
+
+def plot_seeds(run_dirs: list[str | Path], out: str | Path) -> Path:
+    """The evaluation win rates of several runs (seeds of one config) in one PNG: one panel per opponent
+    kind, a thin line per seed, the mean over seeds with its 95% t interval as a band, and 1/N."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = [(Path(d).name, read_scalars(d)) for d in run_dirs]
+    kinds = sorted(
+        {
+            t.removeprefix("eval/win_rate_vs_")
+            for _, s in runs
+            for t in s
+            if t.startswith("eval/win_rate_vs_") and not t.endswith(("_ci_low", "_ci_high"))
+        }
+    )
+    if not kinds:
+        raise ValueError("no evaluation win rates (eval/win_rate_vs_*) in these runs")
+    fig, axes = plt.subplots(1, len(kinds), figsize=(5.5 * len(kinds), 4), dpi=100, squeeze=False)
+    for ax, kind in zip(axes[0], kinds, strict=True):
+        tag = f"eval/win_rate_vs_{kind}"
+        series = [dict(s.get(tag, [])) for _, s in runs]
+        for (name, _), points in zip(runs, series, strict=True):
+            ax.plot(sorted(points), [points[x] for x in sorted(points)], lw=0.8, alpha=0.6, label=name)
+        common = sorted(set.intersection(*(set(p) for p in series)))
+        if len(runs) >= 2 and common:
+            bands = [seed_band([p[x] for p in series]) for x in common]
+            colour = COLOURS.get(kind, "#333333")
+            ax.plot(common, [b[0] for b in bands], color=colour, lw=2.2, marker="o", ms=4, label=f"mean of {len(runs)}")
+            ax.fill_between(common, [b[1] for b in bands], [b[2] for b in bands], color=colour, alpha=0.2)
+        _, baseline = _xy(runs[0][1], "eval/random_baseline")
+        if baseline:
+            ax.axhline(baseline[-1], color="#d84b3b", linestyle="--", label="1/N")
+        ax.set_title(f"vs {kind}: win rate per seed, mean with 95% t band")
+        ax.set_ylim(0, 1)
+        _finish(ax)
+    fig.tight_layout()
+    out = Path(out)
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
 def _finish(ax: object) -> None:
     ax.set_xlabel("training steps")  # type: ignore[attr-defined]
     ax.grid(alpha=0.3)  # type: ignore[attr-defined]
@@ -127,12 +189,23 @@ def _finish(ax: object) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ice_envs.train.plot_curves", description=__doc__.splitlines()[0])
-    parser.add_argument("run_dir", type=Path)
-    parser.add_argument("--out", type=Path, default=None, help="PNG path (default <run>/curves.png)")
+    parser.add_argument("run_dir", type=Path, nargs="+", help="a run directory, or several: the seeds of one config")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="PNG path (default <run>/curves.png; required with several runs)"
+    )
     args = parser.parse_args(argv)
-    if not args.run_dir.is_dir():
-        parser.error(f"{args.run_dir} is not a run directory")
-    print(plot_run(args.run_dir, args.out))
+    for run_dir in args.run_dir:
+        if not run_dir.is_dir():
+            parser.error(f"{run_dir} is not a run directory")
+    if len(args.run_dir) == 1:
+        print(plot_run(args.run_dir[0], args.out))
+        return 0
+    if args.out is None:
+        parser.error("--out is required with several run directories")
+    try:
+        print(plot_seeds(args.run_dir, args.out))
+    except ValueError as exc:
+        parser.error(str(exc))
     return 0
 
 

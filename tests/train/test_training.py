@@ -204,6 +204,20 @@ def test_plot_curves(tiny_run: Path, tmp_path: Path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plot_seeds_draws_several_runs_with_a_band(tiny_run: Path, tmp_path: Path):
+    from ice_envs.train.plot_curves import main, seed_band
+
+    mean, lo, hi = seed_band([0.3, 0.4, 0.5])
+    assert mean == pytest.approx(0.4) and hi - mean == pytest.approx(4.303 * 0.1 / 3**0.5)
+    assert lo == pytest.approx(2 * mean - hi)
+    other = train(config_from_dict(tiny_config_dict(seed=4)), tmp_path / "tiny-seed4", echo=False).run_dir
+    out = tmp_path / "seeds.png"
+    assert main([str(tiny_run), str(other), "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(SystemExit):  # several runs need --out
+        main([str(tiny_run), str(other)])
+
+
 def smoke_configs() -> list:
     """The smoke config of every discovered game that has one (named by its spec)."""
     out = []
