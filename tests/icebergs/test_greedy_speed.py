@@ -120,6 +120,9 @@ def reference_values(agent: GreedyAgent, view, legal: list[int], monkeypatch: py
         patch.setattr(sim, "_expected_hook", None)
         patch.setattr(sim, "_greedy", old_value)
         patch.setattr(rules.IcebergsState, "copy", lambda self: copy.deepcopy(self))
+        # the search simulator copies states with its generic copier, as it did then (with FAST_COPY
+        # it would call the deep copy above for every copy and the reference would take minutes)
+        patch.setattr(rules.IcebergsState, "FAST_COPY", False)
         return agent.action_values(view, legal)
 
 
