@@ -28,7 +28,7 @@ class Shaper:
     def __init__(self, game: str, potential: str, scale: float, gamma: float) -> None:
         self.game = game
         self.name = potential
-        self.potential  # noqa: B018 - an unknown potential fails here, not at the first step
+        _potential(game, potential)  # an unknown potential fails here, not at the first step
         self.scale = scale
         self.gamma = gamma
         self._last = 0.0

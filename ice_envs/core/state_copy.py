@@ -16,9 +16,6 @@ import numpy as np
 
 StateT = TypeVar("StateT")
 
-#: Values that are immutable, so a copy may share them.
-_IMMUTABLE = (int, float, bool, str, bytes, tuple, frozenset, type(None))
-
 
 def copy_state(state: StateT, nested: tuple[str, ...] = ()) -> StateT:
     """An independent copy of the dataclass ``state``, field by field.
@@ -48,35 +45,3 @@ def copy_state(state: StateT, nested: tuple[str, ...] = ()) -> StateT:
         else:
             attrs[name] = value
     return new
-
-
-def shares_mutable(original: object, duplicate: object, keep: tuple[object, ...] = ()) -> list[str]:
-    """The paths of the mutable objects that ``duplicate`` shares with ``original`` (a test helper).
-
-    Walks both objects' fields, lists, tuples, dicts and sets in step; an object reached at the same path in
-    both that is the same object and is mutable (not a number, string, tuple, frozenset or an object in
-    ``keep``, e.g. the shared config) is reported.
-    """
-    found: list[str] = []
-
-    def walk(a: object, b: object, path: str) -> None:
-        if any(a is k for k in keep):
-            return
-        if isinstance(a, _IMMUTABLE) and not isinstance(a, tuple):
-            return
-        if a is b and not isinstance(a, tuple):
-            found.append(path)
-            return
-        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-            for i, (x, y) in enumerate(zip(a, b, strict=False)):
-                walk(x, y, f"{path}[{i}]")
-        elif isinstance(a, dict) and isinstance(b, dict):
-            for key in a:
-                if key in b:
-                    walk(a[key], b[key], f"{path}[{key!r}]")
-        elif hasattr(a, "__dict__") and hasattr(b, "__dict__") and not isinstance(a, np.ndarray):
-            for key, value in vars(a).items():
-                walk(value, vars(b).get(key), f"{path}.{key}")
-
-    walk(original, duplicate, "state")
-    return found

@@ -51,6 +51,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from ice_envs.core.state_copy import copy_state
 from ice_envs.core.validation import integer as _check_int
 from ice_envs.core.validation import integers as _check_ints
 from ice_envs.icebergs.hexmap import DIRECTIONS, OFF_GRID, SEA, HexMap, default_map
@@ -362,14 +363,9 @@ class IcebergsState:
         The config is a frozen dataclass (its map too) that no rule ever changes, so sharing it
         is safe; ``copy.deepcopy`` copied it with its map and cached tables every time (about 2.6 ms
         against 7 us on a 4-player position). Every other field is a number, a bool or a list of
-        numbers, bools or strings.
+        numbers, bools or strings (:func:`~ice_envs.core.state_copy.copy_state`, ``hazards`` two levels).
         """
-        new = object.__new__(type(self))
-        attrs = new.__dict__
-        for name, value in self.__dict__.items():
-            attrs[name] = value[:] if type(value) is list else value
-        new.hazards = [pair[:] for pair in self.hazards]
-        return new
+        return copy_state(self, nested=("hazards",))
 
     @property
     def deciding_ship(self) -> int:

@@ -11,10 +11,45 @@ import pytest
 import ice_envs
 from ice_envs.agents.search import same_state, simulator_for
 from ice_envs.core.masks import sample_legal
-from ice_envs.core.state_copy import shares_mutable
 
-#: The games whose state's ``copy()`` is ``copy_state`` (Icebergs and Tip of the Diceberg copy their own way).
-GAMES = [("cardiceo", 4), ("cubemelt", 3), ("iceberg_rummy", 4), ("cubemelt", 5)]
+#: The games whose state's ``copy()`` is ``copy_state`` (Tip of the Diceberg deep-copies).
+GAMES = [("cardiceo", 4), ("cubemelt", 3), ("iceberg_rummy", 4), ("cubemelt", 5), ("icebergs", 4)]
+
+
+#: Values that are immutable, so a copy may share them.
+IMMUTABLE = (int, float, bool, str, bytes, tuple, frozenset, type(None))
+
+
+def shares_mutable(original: object, duplicate: object, keep: tuple[object, ...] = ()) -> list[str]:
+    """The paths of the mutable objects that ``duplicate`` shares with ``original``.
+
+    Walks both objects' fields, lists, tuples, dicts and sets in step; an object reached at the same path in
+    both that is the same object and is mutable (not a number, string, tuple, frozenset or an object in
+    ``keep``, e.g. the shared config) is reported.
+    """
+    found: list[str] = []
+
+    def walk(a: object, b: object, path: str) -> None:
+        if any(a is k for k in keep):
+            return
+        if isinstance(a, IMMUTABLE) and not isinstance(a, tuple):
+            return
+        if a is b and not isinstance(a, tuple):
+            found.append(path)
+            return
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            for i, (x, y) in enumerate(zip(a, b, strict=False)):
+                walk(x, y, f"{path}[{i}]")
+        elif isinstance(a, dict) and isinstance(b, dict):
+            for key in a:
+                if key in b:
+                    walk(a[key], b[key], f"{path}[{key!r}]")
+        elif hasattr(a, "__dict__") and hasattr(b, "__dict__") and not isinstance(a, np.ndarray):
+            for key, value in vars(a).items():
+                walk(value, vars(b).get(key), f"{path}.{key}")
+
+    walk(original, duplicate, "state")
+    return found
 
 
 def positions(game: str, n: int, seed: int, every: int = 7, limit: int = 400):
