@@ -118,3 +118,52 @@ def test_batched_target_uses_the_worst_player_count_at_batch_1024():
     (goal,) = throughput.batched_targets(rows)
     assert (goal.worst_players, goal.measured, goal.met) == (3, pytest.approx(7.5), False)
     assert "**no**" in throughput.batched_markdown(rows, [goal])
+
+
+def test_paired_median_decides_the_gin_rummy_target_at_the_worst_player_count():
+    rows = [
+        _row("tip_of_the_diceberg", "raw_env", 20_000, players=3),
+        _row("gin_rummy", "openspiel", 10_000, peer=True),
+    ]
+    throughput.add_ratios(rows)  # the single-shot ratio would say 2.0x
+    paired = [
+        throughput.PairedRatio(
+            "tip_of_the_diceberg", "default", 3, 1.0, [(9_000, 10_000), (11_000, 10_000), (8_000, 10_000)]
+        ),
+        throughput.PairedRatio(
+            "tip_of_the_diceberg", "default", 5, 1.0, [(7_000, 10_000), (9_500, 10_000), (7_600, 8_000)]
+        ),
+    ]
+    assert paired[0].median == pytest.approx(0.9) and paired[1].median == pytest.approx(0.95)
+    (goal,) = throughput.targets(rows, ["tip_of_the_diceberg"], paired)
+    assert goal.target == "raw_env >= 1x gin_rummy (paired median)"
+    assert (goal.worst_players, goal.measured, goal.met) == (3, pytest.approx(0.9), False)
+
+
+def test_paired_rounds_alternate_slices_on_fresh_deals(tmp_path):
+    player, why = peers.openspiel_peer()
+    if player is None:
+        pytest.skip(why)
+    seeds = []
+    real = throughput.measure
+
+    def spy(make, seconds, seed=0, min_games=1):
+        seeds.append(seed)
+        return real(make, seconds, seed, min_games)
+
+    from ice_envs.cubemelt.env import raw_env
+
+    try:
+        throughput.measure = spy
+        rates = throughput.paired_ratio(lambda: raw_env(num_players=2), player, 0.02, rounds=3, seed=5)
+    finally:
+        throughput.measure = real
+    assert len(rates) == 3 and all(mine > 0 and gin > 0 for mine, gin in rates)
+    assert seeds == [5 + r * throughput.PAIRED_SEED_STRIDE for r in range(3)]
+    args = ["--games", "cubemelt", "--seconds", "0.04", "--no-memory", "--paired-rounds", "2", "--out", str(tmp_path)]
+    assert throughput.main(args) == 0
+    data = json.loads((tmp_path / "throughput.json").read_text())
+    assert [(p["players"], len(p["rates"])) for p in data["paired"]] == [(n, 2) for n in (2, 3, 4, 5)]
+    (gin_goal,) = [t for t in data["targets"] if "gin_rummy" in t["target"]]
+    assert gin_goal["measured"] == pytest.approx(min(p["median"] for p in data["paired"]))
+    assert "alternating slices" in (tmp_path / "throughput.md").read_text()
