@@ -12,8 +12,16 @@ import ice_envs
 from ice_envs.agents.search import same_state, simulator_for
 from ice_envs.core.masks import sample_legal
 
-#: The games whose state's ``copy()`` is ``copy_state`` (Tip of the Diceberg deep-copies).
-GAMES = [("cardiceo", 4), ("cubemelt", 3), ("iceberg_rummy", 4), ("cubemelt", 5), ("icebergs", 4)]
+#: The games whose state's ``copy()`` is ``copy_state`` (every game).
+GAMES = [
+    ("cardiceo", 4),
+    ("cubemelt", 3),
+    ("iceberg_rummy", 4),
+    ("cubemelt", 5),
+    ("icebergs", 4),
+    ("tip_of_the_diceberg", 4),
+    ("tip_of_the_diceberg", 5),
+]
 
 
 #: Values that are immutable, so a copy may share them.
