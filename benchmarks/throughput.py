@@ -43,7 +43,7 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -153,15 +153,21 @@ def paired_rows(
 ) -> list[PairedRatio]:
     """:func:`paired_ratio` of every requested game's ``raw_env()`` at every player count."""
     rows = []
+    for name, vname, n, module, options in measured_cases(games, all_variants):
+        make = lambda f=module.raw_env, k=n, o=options: f(num_players=k, **o)  # noqa: E731
+        rows.append(PairedRatio(name, vname, n, seconds, paired_ratio(make, player, seconds, rounds, seed)))
+    return rows
+
+
+def measured_cases(games: list[str], all_variants: bool = False) -> Iterator[tuple[str, str, int, Any, dict]]:
+    """(game, variant, players, env module, options) of every configuration measured: each game's
+    registered cases, the default variant only unless ``all_variants``."""
     for name in games:
         spec = ice_envs.get_spec(name)
         module = spec.load()
         for vname, n, options in spec.cases():
-            if vname != "default" and not all_variants:
-                continue
-            make = lambda f=module.raw_env, k=n, o=options: f(num_players=k, **o)  # noqa: E731
-            rows.append(PairedRatio(name, vname, n, seconds, paired_ratio(make, player, seconds, rounds, seed)))
-    return rows
+            if vname == "default" or all_variants:
+                yield name, vname, n, module, options
 
 
 def paired_markdown(rows: list[PairedRatio]) -> str:
@@ -368,17 +374,12 @@ def run(
 ) -> tuple[list[Measurement], list[str]]:
     """Measure the floor env, every requested game and the peers; returns (rows, skipped peers)."""
     rows = _aec_rows("floor", "default", 2, {"env": floor.env, "raw_env": floor.raw_env}, seconds, seed, with_memory)
-    for name in games:
-        spec = ice_envs.get_spec(name)
-        module = spec.load()
-        for vname, n, options in spec.cases():
-            if vname != "default" and not all_variants:
-                continue
-            factories = {
-                api: (lambda f=factory, o=options, k=n: f(num_players=k, **o))
-                for api, factory in (("env", module.env), ("raw_env", module.raw_env))
-            }
-            rows += _aec_rows(name, vname, n, factories, seconds, seed, with_memory)
+    for name, vname, n, module, options in measured_cases(games, all_variants):
+        factories = {
+            api: (lambda f=factory, o=options, k=n: f(num_players=k, **o))
+            for api, factory in (("env", module.env), ("raw_env", module.raw_env))
+        }
+        rows += _aec_rows(name, vname, n, factories, seconds, seed, with_memory)
     skipped: list[str] = []
     if with_peers:
         for label in peers.PETTINGZOO_PEERS:
