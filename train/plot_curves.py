@@ -122,16 +122,15 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
     return out
 
 
-#: Two-sided 95% Student t quantiles by degrees of freedom (1-10); more seeds use 1.96.
-_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
-
-
 def seed_band(values: list[float]) -> tuple[float, float, float]:
-    """Mean and 95% t interval of one evaluation's win rates over ``k >= 2`` seeds."""
+    """Mean and 95% Student t interval (``k - 1`` degrees of freedom) of one evaluation's win rates over
+    ``k >= 2`` seeds."""
+    from scipy.stats import t
+
     k = len(values)
     mean = sum(values) / k
     sd = (sum((v - mean) ** 2 for v in values) / (k - 1)) ** 0.5
-    half = _T975.get(k - 1, 1.96) * sd / k**0.5
+    half = float(t.ppf(0.975, k - 1)) * sd / k**0.5
     return mean, mean - half, mean + half
 
 

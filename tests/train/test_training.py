@@ -207,9 +207,11 @@ def test_plot_curves(tiny_run: Path, tmp_path: Path):
 def test_plot_seeds_draws_several_runs_with_a_band(tiny_run: Path, tmp_path: Path):
     from ice_envs.train.plot_curves import main, seed_band
 
-    mean, lo, hi = seed_band([0.3, 0.4, 0.5])
-    assert mean == pytest.approx(0.4) and hi - mean == pytest.approx(4.303 * 0.1 / 3**0.5)
+    mean, lo, hi = seed_band([0.3, 0.4, 0.5])  # t(0.975, 2) = 4.3027 (tables)
+    assert mean == pytest.approx(0.4) and hi - mean == pytest.approx(4.3027 * 0.1 / 3**0.5, rel=1e-4)
     assert lo == pytest.approx(2 * mean - hi)
+    _, _, hi12 = seed_band([0.3, 0.5] * 6)  # 11 degrees of freedom: 2.2010, not the normal 1.96
+    assert hi12 - 0.4 == pytest.approx(2.2010 * (0.12 / 11) ** 0.5 / 12**0.5, rel=1e-4)
     other = train(config_from_dict(tiny_config_dict(seed=4)), tmp_path / "tiny-seed4", echo=False).run_dir
     out = tmp_path / "seeds.png"
     assert main([str(tiny_run), str(other), "--out", str(out)]) == 0
