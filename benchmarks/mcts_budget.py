@@ -113,7 +113,8 @@ def run_point(
     table = heuristic_table(game)
     n = table.players
     first = SUITE_V1.seed_of(table) if seed is None else seed
-    agent = TimedAgent(build_agent(spec, game, n, redeals, width))
+    searcher = build_agent(spec, game, n, redeals, width)
+    agent = TimedAgent(searcher)
     opponents = [load_agent(o, game, num_players=n) for o in table.opponents]
     match = Match(game, n, dict(table.options), (parse_agent_spec(spec), *table.opponents), first)
     baseline = heuristic_for(game)
@@ -139,8 +140,8 @@ def run_point(
         "players": n,
         "options": dict(table.options),
         "spec": spec,
-        "redeals": redeals,
-        "width": width,
+        "redeals": searcher.redeals,  # what the agent used: the spec's own option, else the command's
+        "width": searcher.width,
         "games": games,
         "first_seed": first,
         "seeds": "suite" if seed is None else "development",

@@ -133,18 +133,32 @@ def paired_ratio(
     make: Callable[[], Any], player: Any, seconds: float, rounds: int, seed: int = 0
 ) -> list[tuple[float, float]]:
     """``rounds`` pairs of back-to-back slices of ``seconds`` each: the ``raw_env`` loop of ``make()`` and
-    OpenSpiel's gin_rummy (``player``), which goes first alternating; round ``r`` plays fresh deals from
-    seed ``seed + r * PAIRED_SEED_STRIDE`` on both sides. Returns (game's decisions/s, gin_rummy's) per round."""
+    OpenSpiel's gin_rummy (``player``). Returns (game's decisions/s, gin_rummy's) per round (see
+    :func:`alternate`)."""
+    return alternate(
+        lambda s: measure(make, seconds, s)["steps_per_s"],
+        lambda s: peers.measure_openspiel(player, seconds, s)["steps_per_s"],
+        rounds,
+        seed,
+    )
+
+
+def alternate(
+    mine: Callable[[int], float], peer: Callable[[int], float], rounds: int, seed: int = 0
+) -> list[tuple[float, float]]:
+    """``(mine(s), peer(s))`` for ``rounds`` rounds, round ``r`` on deals from ``s = seed + r *
+    PAIRED_SEED_STRIDE``; ``mine`` goes first in even rounds, ``peer`` in odd ones, so that neither side
+    always runs on the warmer or the cooler machine."""
     out = []
     for r in range(rounds):
         round_seed = seed + r * PAIRED_SEED_STRIDE
         if r % 2:
-            gin = peers.measure_openspiel(player, seconds, round_seed)["steps_per_s"]
-            mine = measure(make, seconds, round_seed)["steps_per_s"]
+            theirs = peer(round_seed)
+            ours = mine(round_seed)
         else:
-            mine = measure(make, seconds, round_seed)["steps_per_s"]
-            gin = peers.measure_openspiel(player, seconds, round_seed)["steps_per_s"]
-        out.append((mine, gin))
+            ours = mine(round_seed)
+            theirs = peer(round_seed)
+        out.append((ours, theirs))
     return out
 
 

@@ -140,30 +140,32 @@ def test_paired_median_decides_the_gin_rummy_target_at_the_worst_player_count():
     assert (goal.worst_players, goal.measured, goal.met) == (3, pytest.approx(0.9), False)
 
 
-def test_paired_rounds_alternate_slices_on_fresh_deals(tmp_path):
+def test_paired_rounds_alternate_which_side_goes_first_on_fresh_deals():
+    calls = []
+
+    def side(name, rate):
+        def run(seed):
+            calls.append((name, seed))
+            return rate
+
+        return run
+
+    rates = throughput.alternate(side("mine", 30.0), side("peer", 20.0), rounds=4, seed=5)
+    assert rates == [(30.0, 20.0)] * 4
+    stride = throughput.PAIRED_SEED_STRIDE
+    assert [name for name, _ in calls] == ["mine", "peer", "peer", "mine", "mine", "peer", "peer", "mine"]
+    assert [seed for _, seed in calls] == [5 + (i // 2) * stride for i in range(8)]
+
+
+def test_paired_rows_reach_the_report(tmp_path):
     player, why = peers.openspiel_peer()
     if player is None:
         pytest.skip(why)
-    seeds = []
-    real = throughput.measure
-
-    def spy(make, seconds, seed=0, min_games=1):
-        seeds.append(seed)
-        return real(make, seconds, seed, min_games)
-
-    from ice_envs.cubemelt.env import raw_env
-
-    try:
-        throughput.measure = spy
-        rates = throughput.paired_ratio(lambda: raw_env(num_players=2), player, 0.02, rounds=3, seed=5)
-    finally:
-        throughput.measure = real
-    assert len(rates) == 3 and all(mine > 0 and gin > 0 for mine, gin in rates)
-    assert seeds == [5 + r * throughput.PAIRED_SEED_STRIDE for r in range(3)]
     args = ["--games", "cubemelt", "--seconds", "0.04", "--no-memory", "--paired-rounds", "2", "--out", str(tmp_path)]
     assert throughput.main(args) == 0
     data = json.loads((tmp_path / "throughput.json").read_text())
     assert [(p["players"], len(p["rates"])) for p in data["paired"]] == [(n, 2) for n in (2, 3, 4, 5)]
+    assert all(mine > 0 and gin > 0 for p in data["paired"] for mine, gin in p["rates"])
     (gin_goal,) = [t for t in data["targets"] if "gin_rummy" in t["target"]]
     assert gin_goal["measured"] == pytest.approx(min(p["median"] for p in data["paired"]))
     assert "alternating slices" in (tmp_path / "throughput.md").read_text()

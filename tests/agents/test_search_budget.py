@@ -74,6 +74,7 @@ def test_points_carry_the_paired_heuristic_baseline_and_its_version(tmp_path):
         ]
     )
     point = report["points"][0]
+    assert point["width"] == 2  # the width the agent searched with, reported as such
     assert 0 <= point["heuristic_win_rate"] <= 1 and len(point["heuristic_version"]) == 12
     only_agent, only_heuristic = point["paired"]["won_only_agent"], point["paired"]["won_only_heuristic"]
     assert point["win_rate"] - point["heuristic_win_rate"] == pytest.approx((only_agent - only_heuristic) / 3)
