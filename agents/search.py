@@ -116,8 +116,10 @@ def copy_state(value: Any) -> Any:
 
     Lists, dicts, tuples holding mutable values and numpy arrays are copied; numbers, strings and
     frozen dataclasses (the game's config, catalogs, maps: immutable) are shared; the attributes of a
-    dataclass instance are copied one by one; anything else goes through :func:`copy.deepcopy`. (A
-    state's own ``copy()`` is not used: most deep-copy their config too, which costs more than the rest.)
+    dataclass instance are copied one by one; anything else goes through :func:`copy.deepcopy`. The
+    simulator's fallback for an engine whose state does not declare ``FAST_COPY`` (every built-in game
+    does: :func:`ice_envs.core.state_copy.copy_state`); a plug-in game's state is copied with it unless
+    its class declares its own ``copy()`` fast.
     """
     kind = type(value)
     if kind in _PLAIN:
