@@ -288,16 +288,8 @@ def batched_targets(rows: list[BatchedMeasurement]) -> list[Target]:
     for name in dict.fromkeys(r.game for r in rows):
         mine = [r for r in rows if r.game == name and r.batch == BATCHED_TARGET_BATCH]
         if mine:
-            worst = min(mine, key=lambda r: r.ratio_to_raw_env)
-            out.append(
-                Target(
-                    name,
-                    f"batched @ {BATCHED_TARGET_BATCH} >= {BATCHED_TARGET:g}x raw_env",
-                    BATCHED_TARGET,
-                    worst.ratio_to_raw_env,
-                    worst.players,
-                )
-            )
+            label = f"batched @ {BATCHED_TARGET_BATCH} >= {BATCHED_TARGET:g}x raw_env"
+            out.append(Target.at_worst(name, label, BATCHED_TARGET, mine, lambda r: r.ratio_to_raw_env))
     return out
 
 
@@ -459,6 +451,14 @@ class Target:
         """How many times faster the game must get to meet the target (1.0 when met)."""
         return max(1.0, self.required / self.measured) if self.measured > 0 else math.inf
 
+    @classmethod
+    def at_worst(
+        cls, game: str, target: str, required: float, rows: list[Any], ratio: Callable[[Any], float]
+    ) -> Target:
+        """The target measured at the row (player count) where ``ratio`` is lowest."""
+        worst = min(rows, key=ratio)
+        return cls(game, target, required, ratio(worst), worst.players)
+
 
 def targets(rows: list[Measurement], games: list[str], paired: list[PairedRatio] | None = None) -> list[Target]:
     """The raw_env-vs-gin_rummy and env-vs-floor targets of every measured game; with ``paired`` rows of a
@@ -473,16 +473,8 @@ def targets(rows: list[Measurement], games: list[str], paired: list[PairedRatio]
         pairs = [p for p in paired or () if p.game == name]
         factor = 3.0 if name in DICE_GAMES else 1.0
         if pairs:
-            worst_pair = min(pairs, key=lambda p: p.median)
-            out.append(
-                Target(
-                    name,
-                    f"raw_env >= {factor:g}x gin_rummy (paired median)",
-                    factor,
-                    worst_pair.median,
-                    worst_pair.players,
-                )
-            )
+            label = f"raw_env >= {factor:g}x gin_rummy (paired median)"
+            out.append(Target.at_worst(name, label, factor, pairs, lambda p: p.median))
         elif gin and raw:
             worst = min(raw, key=lambda r: r.steps_per_s)
             out.append(
