@@ -595,6 +595,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for throughput.json / .md")
     args = parser.parse_args(argv)
+    if args.paired_rounds < 0:  # refused before anything is measured
+        parser.error(f"--paired-rounds must be 0 or more, got {args.paired_rounds}")
     games = args.games or list(ice_envs.GAMES)
     for g in games:
         ice_envs.get_spec(g)  # clear error for an unknown game before measuring anything
@@ -605,21 +607,20 @@ def main(argv: list[str] | None = None) -> int:
         batched = batched_rows(games, args.seconds, args.seed)
     if args.batched_only:
         return _write_batched(args.out, info, command.strip(), batched)
-    if args.paired_rounds < 0:
-        parser.error(f"--paired-rounds must be 0 or more, got {args.paired_rounds}")
     rows, skipped = run(games, args.seconds, args.all_variants, args.seed, not args.no_peers, not args.no_memory)
     paired: list[PairedRatio] = []
     player = peers.openspiel_peer()[0] if args.paired_rounds and not args.no_peers else None
     if player is not None:
-        slice_seconds = args.seconds / args.paired_rounds
-        paired = paired_rows(games, player, slice_seconds, args.paired_rounds, args.all_variants, args.seed)
+        paired = paired_rows(
+            games, player, args.seconds / args.paired_rounds, args.paired_rounds, args.all_variants, args.seed
+        )
     goals = targets(rows, games, paired)
     scaling = eval_scaling(args.eval_scaling_games, seed=args.seed) if args.eval_scaling_games > 0 else None
     markdown = to_markdown(rows, info, command.strip(), goals, scaling, skipped)
     if paired:
         markdown += (
             f"\nraw_env against gin_rummy in {args.paired_rounds} pairs of alternating slices (each side "
-            f"{args.seconds / args.paired_rounds:.3g} s a slice, fresh deals each round; the targets above use the "
+            f"{paired[0].seconds_per_slice:.3g} s a slice, fresh deals each round; the targets above use the "
             "median):\n\n" + paired_markdown(paired)
         )
     if batched:

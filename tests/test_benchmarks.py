@@ -169,3 +169,15 @@ def test_paired_rows_reach_the_report(tmp_path):
     (gin_goal,) = [t for t in data["targets"] if "gin_rummy" in t["target"]]
     assert gin_goal["measured"] == pytest.approx(min(p["median"] for p in data["paired"]))
     assert "alternating slices" in (tmp_path / "throughput.md").read_text()
+
+
+def test_negative_paired_rounds_are_refused_before_measuring(tmp_path, monkeypatch):
+    def measured(*args, **kwargs):
+        raise AssertionError("measured before the bad option was refused")
+
+    monkeypatch.setattr(throughput, "batched_rows", measured)
+    monkeypatch.setattr(throughput, "run", measured)
+    with pytest.raises(SystemExit) as exit_info:
+        throughput.main(["--games", "cubemelt", "--batched", "--paired-rounds", "-1", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    assert not any(tmp_path.iterdir())
