@@ -139,7 +139,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from operator import getitem
 from typing import Any
 
 import numpy as np
@@ -292,6 +291,18 @@ def _remember(cache: dict, key: tuple, value: Any) -> Any:
     return value
 
 
+def _float32_row(width: int, ones: Sequence[int]) -> bytes:
+    """The bytes of a float32 row of ``width`` zeros with 1.0 at the columns ``ones``."""
+    row = np.zeros(width, dtype=np.float32)
+    row[list(ones)] = 1.0
+    return row.tobytes()
+
+
+#: ``_VALUE_ROWS[v]``: the bytes of a ``die_values`` row for a die showing ``v`` (``v = 0``: all zero, the row
+#: of a die not in the game). The dice block is joined from such rows: one write instead of index arrays.
+_VALUE_ROWS = tuple(_float32_row(MAX_NUMBER, (v - 1,) if v else ()) for v in range(MAX_NUMBER + 1))
+
+
 class TipOfTheDicebergEnv(IceAECEnv):
     """Tip of the Diceberg as a PettingZoo AEC env (see the module docstring)."""
 
@@ -374,12 +385,13 @@ class TipOfTheDicebergEnv(IceAECEnv):
         #: the offsets of :meth:`_encode`, in the order it unpacks them
         self._offsets = lay.offsets("table", "removed", "slots", "round", "phase", "selection", "marks", "passes")
         self._o_slot_melds, self._o_past = lay.offsets("slot_melds", "past_out_orders")
-        o_values, o_locs, o_slots, o_seats = lay.offsets("die_values", "die_locations", "slots", "seats")
+        o_values, o_slots, o_seats = lay.offsets("die_values", "slots", "seats")
         o_round, o_misc = lay.offsets("round", "passes")
-        #: Index of "die d shows value 0" (add the value for the die's one-hot).
-        self._die_value_one = tuple(o_values + MAX_NUMBER * d - 1 for d in range(NUM_DICE))
-        #: ``[seat][d][die_loc]``: the location column of die d (``die_loc`` -3..-1 index from the end).
-        self._die_loc_ones = []
+        #: The dice block (``die_values`` then ``die_locations``), written at once from :data:`_VALUE_ROWS`
+        #: and :attr:`_location_rows`.
+        self._die_block = slice(o_values, o_slots)
+        #: ``[seat][die_loc]``: the bytes of a ``die_locations`` row (``die_loc`` -3..-1 index from the end).
+        self._location_rows: list[tuple[bytes, ...]] = []
         #: ``[seat][p]``: offset of the ``seats`` row of seat p.
         self._seat_rows = []
         #: ``[seat][k][p]``: the ones of "slot k taken this trick, by seat p".
@@ -389,18 +401,14 @@ class TipOfTheDicebergEnv(IceAECEnv):
         #: ``[seat]``: where the other values besides 0 / 1 go (:meth:`_misc_values` order).
         self._misc_at: list[np.ndarray] = []
         self._misc_cache: dict[tuple[int, ...], np.ndarray] = {}
-        self._loc_cache: dict[tuple[int, ...], tuple[np.ndarray, int, np.ndarray]] = {}
-        #: The locations whose dice :meth:`_locations` counts: each seat, then the pool.
+        #: The locations whose dice the encoder counts (``_count_at`` order): each seat, then the pool.
         self._count_locs = (*range(n), rules.POOL)
-        self._value_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._removed_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._past_cache: dict[tuple, list[int]] = {}
         for seat in range(n):
             codes = _loc_codes(seat, n)
             order = [*range(n), rules.UNUSED, rules.PLAYED, rules.POOL]  # negative locations from the end
-            self._die_loc_ones.append(
-                [tuple(o_locs + DIE_LOC_SIZE * d + codes[loc] for loc in order) for d in range(NUM_DICE)]
-            )
+            self._location_rows.append(tuple(_float32_row(DIE_LOC_SIZE, (codes[loc],)) for loc in order))
             self._seat_rows.append(tuple(o_seats + SEAT_SIZE * ((p - seat) % n) for p in range(n)))
             rows = self._seat_rows[-1]
             self._count_at.append(np.array([rows[p] + 2 for p in range(n)] + [o_misc + 1], dtype=np.intp))
@@ -456,14 +464,20 @@ class TipOfTheDicebergEnv(IceAECEnv):
         return base
 
     def _encode(self, seat: int) -> np.ndarray:
-        """The observation of ``seat``: the cached static part copied once, then one write of every 1.0
-        (indices gathered in plain Python from per-seat tables) and one write of each other value."""
+        """The observation of ``seat``: the cached static part copied once, the dice block written from
+        byte rows joined per die, then one write of every other 1.0 (indices gathered in plain Python from
+        per-seat tables) and one write of each other value."""
         s: rules.DicebergState = self.game_state
         o_table, _, o_slots, o_round, o_phase, o_selection, o_marks, _ = self._offsets
         obs = self._base_obs(s.slots).copy()
-        locations, unused, counts = self._locations(seat, s.die_loc)
-        obs[locations] = 1.0
-        obs[self._values(unused, s.die_value)] = 1.0
+        die_loc = s.die_loc
+        if rules.UNUSED in die_loc:
+            rows = [_VALUE_ROWS[0 if loc == rules.UNUSED else v] for v, loc in zip(s.die_value, die_loc)]
+        else:
+            rows = [_VALUE_ROWS[v] for v in s.die_value]
+        at_loc = self._location_rows[seat]
+        rows += [at_loc[loc] for loc in die_loc]
+        obs[self._die_block] = np.frombuffer(b"".join(rows), dtype=np.float32)
         if s.removed:
             obs[self._removed_ones(s.removed)] = 1.0
         ones = list(s.hands[seat])  # the hand is the first piece (offset 0)
@@ -507,7 +521,7 @@ class TipOfTheDicebergEnv(IceAECEnv):
                 if seat == s.current and s.marks:
                     ones += [o_marks + d for d in s.marks]
         obs.put(ones, 1.0)
-        obs[self._count_at[seat]] = counts
+        obs[self._count_at[seat]] = [die_loc.count(p) / NUM_DICE for p in self._count_locs]
         obs[self._misc_at[seat]] = self._misc_values(s)
         return obs
 
@@ -523,32 +537,6 @@ class TipOfTheDicebergEnv(IceAECEnv):
             vals += [min(1.0, x / top) for x in s.points]
             vals += ((s.round + 1) / s.config.num_rounds, s.passes / n, len(s.draft_order) / (2 * MAX_SEATS))
             hit = _remember(self._misc_cache, key, np.array(vals, dtype=np.float32))
-        return hit
-
-    def _locations(self, seat: int, die_loc: list[int]) -> tuple[np.ndarray, int, np.ndarray]:
-        """The indices of the ``die_locations`` ones as seen from ``seat``, the dice not in the game
-        (a bitmask), and the dice held per seat and (last) in the pool, / 18; cached by the dice's
-        locations."""
-        key = (seat, *die_loc)
-        hit = self._loc_cache.get(key)
-        if hit is None:
-            at_loc = self._die_loc_ones[seat]
-            ones = np.array(list(map(getitem, at_loc, die_loc)), dtype=np.intp)
-            unused = 0
-            if rules.UNUSED in die_loc:
-                unused = sum(1 << d for d, loc in enumerate(die_loc) if loc == rules.UNUSED)
-            counts = np.array([die_loc.count(p) / NUM_DICE for p in self._count_locs], dtype=np.float32)
-            hit = _remember(self._loc_cache, key, (ones, unused, counts))
-        return hit
-
-    def _values(self, unused: int, die_value: list[int]) -> np.ndarray:
-        """The indices of the ``die_values`` ones of the dice in the game (not in ``unused``), cached."""
-        key = (unused, *die_value)
-        hit = self._value_cache.get(key)
-        if hit is None:
-            at = self._die_value_one
-            ones = [at[d] + v for d, v in enumerate(die_value) if not unused >> d & 1]
-            hit = _remember(self._value_cache, key, np.array(ones, dtype=np.intp))
         return hit
 
     def _removed_ones(self, removed: list[int]) -> np.ndarray:
