@@ -373,6 +373,9 @@ class TipOfTheDicebergEnv(IceAECEnv):
         self._obs_size = lay.size
         self._slots_slice = lay.slice("slots")
         self._init_encoder_tables(lay)
+        #: The deciding seat's last observation while it plays: ``(state, step, seat, private copy)``; a
+        #: select (an item added to the meld being composed) patches it instead of a new encoding.
+        self._play_memo: tuple[rules.DicebergState, int, int, np.ndarray] | None = None
 
     def _init_encoder_tables(self, lay: ObservationLayout) -> None:
         """Offsets and per-seat index tables of :meth:`_encode`, read from the layout once."""
@@ -464,6 +467,17 @@ class TipOfTheDicebergEnv(IceAECEnv):
         return base
 
     def _encode(self, seat: int) -> np.ndarray:
+        """The observation of ``seat`` (from :attr:`_play_memo` when that holds it, see :meth:`_apply_action`)."""
+        s: rules.DicebergState = self.game_state
+        memo = self._play_memo
+        if memo is not None and memo[0] is s and memo[1] == self._num_steps and memo[2] == seat:
+            return memo[3].copy()
+        obs = self._encode_fresh(seat)
+        if s.phase == rules.PHASE_PLAY and seat == s.current:
+            self._play_memo = (s, self._num_steps, seat, obs.copy())
+        return obs
+
+    def _encode_fresh(self, seat: int) -> np.ndarray:
         """The observation of ``seat``: the cached static part copied once, the dice block written from
         byte rows joined per die, then one write of every other 1.0 (indices gathered in plain Python from
         per-seat tables) and one write of each other value."""
@@ -693,8 +707,35 @@ class TipOfTheDicebergEnv(IceAECEnv):
 
     def _apply_action(self, action: int) -> None:
         """Apply ``action``, which the base class has already checked against the mask of this
-        state: the engine's own check (a second legal-action enumeration) is skipped."""
-        rules.apply_legal(self.game_state, action, self.np_random)
+        state: the engine's own check (a second legal-action enumeration) is skipped.
+
+        A select (an item added to the meld being composed, a third of random play's decisions)
+        changes only the ``selection`` and ``phase`` pieces of the selecting seat's observation
+        and nothing that another seat observes: the seat's last observation, if
+        :attr:`_play_memo` holds it for this very state and step, is patched to match and stays
+        valid for the next step. Any other action leaves the memo behind (its step no longer
+        matches); a new state object (reset, ``set_state``, an assignment) never matches it.
+        """
+        s: rules.DicebergState = self.game_state
+        memo = self._play_memo
+        if (
+            action < rules.COMMIT
+            and s.phase == rules.PHASE_PLAY
+            and memo is not None
+            and memo[0] is s
+            and memo[1] == self._num_steps
+            and memo[2] == s.current
+        ):
+            obs = memo[3]
+            o_phase, o_selection = self._offsets[4], self._offsets[5]
+            if not s.selection:  # the phase becomes "composing a meld (own)"
+                obs[o_phase + (1 if s.last_player < 0 else 2)] = 0.0
+                obs[o_phase + 3] = 1.0
+            obs[o_selection + action] = 1.0
+            rules.apply_legal(s, action, self.np_random)
+            self._play_memo = (s, self._num_steps + 1, memo[2], obs)
+            return
+        rules.apply_legal(s, action, self.np_random)
 
     # -- text
     def _die_text(self, d: int) -> str:

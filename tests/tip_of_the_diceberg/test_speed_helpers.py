@@ -128,3 +128,51 @@ def test_taking_a_die_identical_to_one_held_is_derived():
     assert _check_seeded(s) >= 1
     key = (cfg.catalog, tuple(s.slots), rules.items_of(s, 0))
     assert key in rules._SLOT_MELDS
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_patched_observations_equal_fresh_encodings(n):
+    """A select patches the selecting seat's last observation (``_play_memo``): every observation
+    ``last()`` gives, and every seat's ``observe``, equals a fresh encoding of the same state."""
+    from ice_envs import tip_of_the_diceberg_v1
+    from ice_envs.core.masks import sample_legal
+
+    env = tip_of_the_diceberg_v1.raw_env(num_players=n)
+    rng = np.random.default_rng(n)
+    patched = 0
+    for game in range(2):
+        env.reset(seed=game)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            s = env.game_state
+            memo = env._play_memo
+            if memo is not None and memo[0] is s and memo[1] == env._num_steps and s.selection:
+                patched += 1
+            seat = env._seat_of[agent]
+            np.testing.assert_array_equal(obs["observation"], env._encode_fresh(seat))
+            for q, other in enumerate(env.possible_agents):
+                np.testing.assert_array_equal(env.observe(other)["observation"], env._encode_fresh(q))
+            env.step(None if term or trunc else sample_legal(rng, obs["action_mask"]))
+    assert patched > 100  # the patched path was taken
+
+
+def test_patched_observation_is_independent_of_what_was_returned():
+    """Writing into a returned observation changes neither the memo nor the next observation."""
+    from ice_envs import tip_of_the_diceberg_v1
+
+    env = tip_of_the_diceberg_v1.raw_env(num_players=4)
+    env.reset(seed=3)
+    while env.game_state.phase != rules.PHASE_PLAY:
+        env.step(int(np.flatnonzero(env.action_mask())[0]))
+    first = env.observe(env.agent_selection)["observation"]
+    first[:] = 7.0
+    select = int(np.flatnonzero(env.action_mask()[: rules.COMMIT])[0])
+    env.step(select)
+    seat = env._seat_of[env.agent_selection]
+    after = env.observe(env.agent_selection)["observation"]
+    np.testing.assert_array_equal(after, env._encode_fresh(seat))
+    assert after.max() == 1.0
+    # a state put in its place (same step count) is encoded afresh
+    env.game_state = env.game_state.copy()
+    env.game_state.selection = []
+    np.testing.assert_array_equal(env.observe(env.agent_selection)["observation"], env._encode_fresh(seat))
