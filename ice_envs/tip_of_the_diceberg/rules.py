@@ -298,7 +298,7 @@ def items_of(state: DicebergState, seat: int) -> tuple[tuple[int, int, int, bool
     dv, dl = state.die_value, state.die_loc
     items = [_CARD_ITEMS[c] for c in state.hands[seat]]
     if seat in dl:
-        items += [_DIE_ITEMS[d][dv[d]] for d in range(NUM_DICE) if dl[d] == seat]
+        items += [_DIE_ITEMS[d][dv[d]] for d, loc in enumerate(dl) if loc == seat]
     return tuple(items)
 
 
@@ -591,16 +591,20 @@ def compose_options(state: DicebergState) -> tuple[list[int], list[int]]:
 
 def _distinct_pool(state: DicebergState) -> list[int]:
     """Lowest-slot pool die of each (type, value) present in the pool."""
-    seen = set()
+    seen = 0  # bit ``type * 21 + value`` of each (type, value) taken
     out = []
-    dv, dl = state.die_value, state.die_loc
-    for d in range(NUM_DICE):
-        if dl[d] == POOL:
-            key = (DIE_TYPE[d], dv[d])
-            if key not in seen:
-                seen.add(key)
+    dv = state.die_value
+    for d, loc in enumerate(state.die_loc):
+        if loc == POOL:
+            bit = 1 << (_FACE_BASE[d] + dv[d])
+            if not seen & bit:
+                seen |= bit
                 out.append(d)
     return out
+
+
+#: ``_FACE_BASE[d] + value``: the (type, value) index of die ``d`` showing ``value``.
+_FACE_BASE = tuple(DIE_TYPE[d] * (MAX_NUMBER + 1) for d in range(NUM_DICE))
 
 
 def _markable(state: DicebergState) -> list[int]:
