@@ -373,9 +373,10 @@ class TipOfTheDicebergEnv(IceAECEnv):
         self._obs_size = lay.size
         self._slots_slice = lay.slice("slots")
         self._init_encoder_tables(lay)
-        #: The deciding seat's last observation while it plays: ``(state, step, seat, private copy)``; a
-        #: select (an item added to the meld being composed) patches it instead of a new encoding.
-        self._play_memo: tuple[rules.DicebergState, int, int, np.ndarray] | None = None
+        #: The deciding seat's last observation while it plays: ``(state, step, private copy)`` (the seat is
+        #: that state's deciding seat at that step); a select (an item added to the meld being composed)
+        #: patches it instead of a new encoding. Read it through :meth:`_kept_observation`.
+        self._play_memo: tuple[rules.DicebergState, int, np.ndarray] | None = None
 
     def _init_encoder_tables(self, lay: ObservationLayout) -> None:
         """Offsets and per-seat index tables of :meth:`_encode`, read from the layout once."""
@@ -469,13 +470,21 @@ class TipOfTheDicebergEnv(IceAECEnv):
     def _encode(self, seat: int) -> np.ndarray:
         """The observation of ``seat`` (from :attr:`_play_memo` when that holds it, see :meth:`_apply_action`)."""
         s: rules.DicebergState = self.game_state
-        memo = self._play_memo
-        if memo is not None and memo[0] is s and memo[1] == self._num_steps and memo[2] == seat:
-            return memo[3].copy()
+        if seat == s.current:
+            kept = self._kept_observation()
+            if kept is not None:
+                return kept.copy()
         obs = self._encode_fresh(seat)
         if s.phase == rules.PHASE_PLAY and seat == s.current:
-            self._play_memo = (s, self._num_steps, seat, obs.copy())
+            self._play_memo = (s, self._num_steps, obs.copy())
         return obs
+
+    def _kept_observation(self) -> np.ndarray | None:
+        """The deciding seat's observation in :attr:`_play_memo`, if it is of this very state and step."""
+        memo = self._play_memo
+        if memo is not None and memo[0] is self.game_state and memo[1] == self._num_steps:
+            return memo[2]
+        return None
 
     def _encode_fresh(self, seat: int) -> np.ndarray:
         """The observation of ``seat``: the cached static part copied once, the dice block written from
@@ -717,25 +726,16 @@ class TipOfTheDicebergEnv(IceAECEnv):
         matches); a new state object (reset, ``set_state``, an assignment) never matches it.
         """
         s: rules.DicebergState = self.game_state
-        memo = self._play_memo
-        if (
-            action < rules.COMMIT
-            and s.phase == rules.PHASE_PLAY
-            and memo is not None
-            and memo[0] is s
-            and memo[1] == self._num_steps
-            and memo[2] == s.current
-        ):
-            obs = memo[3]
+        obs = self._kept_observation() if action < rules.COMMIT and s.phase == rules.PHASE_PLAY else None
+        if obs is not None:
             o_phase, o_selection = self._offsets[4], self._offsets[5]
             if not s.selection:  # the phase becomes "composing a meld (own)"
                 obs[o_phase + (1 if s.last_player < 0 else 2)] = 0.0
                 obs[o_phase + 3] = 1.0
             obs[o_selection + action] = 1.0
-            rules.apply_legal(s, action, self.np_random)
-            self._play_memo = (s, self._num_steps + 1, memo[2], obs)
-            return
         rules.apply_legal(s, action, self.np_random)
+        if obs is not None:
+            self._play_memo = (s, self._num_steps + 1, obs)
 
     # -- text
     def _die_text(self, d: int) -> str:
