@@ -756,9 +756,21 @@ class _Encoder:
             n, seen = self._ref(value)
             if seen:
                 return {"$ref": n}
-            attrs = {k: self.encode(v) for k, v in vars(value).items()}
+            attrs = {k: self.encode(v) for k, v in _attributes(value).items()}
             return {"$object": f"{cls.__module__}:{cls.__qualname__}", "id": n, "attrs": attrs}
         raise TypeError(f"cannot save a {cls.__module__}.{cls.__qualname__} in a checkpoint state")
+
+
+def _attributes(value: Any) -> dict[str, Any]:
+    """What an object saves: its own ``__getstate__`` (an env without its caches, an agent without its
+    simulator), as pickle would take it, or else its attributes."""
+    getstate = getattr(type(value), "__getstate__", None)
+    if getstate is None or getstate is object.__getstate__:
+        return vars(value)
+    state = value.__getstate__()
+    if type(state) is not dict:
+        raise TypeError(f"cannot save a {type(value).__qualname__} whose __getstate__ gives no attribute dict")
+    return state
 
 
 def _safe_class_name(cls: type) -> bool:
@@ -953,7 +965,13 @@ class _Decoder:
             if k.startswith("$"):
                 raise self.fail(where, f"has a bad attribute name {k!r}")
             attrs[k] = self.decode(v, f"{where}.{k}")
-        obj.__dict__.update(attrs)
+        if getattr(cls, "__setstate__", None) is None:
+            obj.__dict__.update(attrs)
+            return obj
+        try:  # as pickle would: the class rebuilds what it left out (an env's caches start empty)
+            obj.__setstate__(attrs)
+        except Exception as exc:
+            raise self.fail(where, f"cannot be restored as a {data['$object']}: {exc!r}") from None
         return obj
 
     def _class(self, name: Any, where: str) -> type:

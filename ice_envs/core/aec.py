@@ -173,7 +173,7 @@ class IceAECEnv(AECEnv):
         }
         self._zero_mask = np.zeros(n_actions, dtype=np.int8)
         self._n_actions = n_actions
-        self._mask_cache = _MASK_CACHES.setdefault(n_actions, {}) if n_actions <= MASK_CACHE_MAX_ACTIONS else None
+        self._mask_cache = self._shared_mask_cache()
         self._rng: np.random.Generator | None = None
         self.game_state: Any = None
         self._mask: np.ndarray | None = None
@@ -709,6 +709,34 @@ class IceAECEnv(AECEnv):
             raise
         except Exception as exc:
             raise OptionError(f"{name}: not a possible position: {exc!r}") from None
+
+    # ------------------------------------------------------------------ pickling and checkpoints
+    def _caches(self) -> dict[str, Any]:
+        """``{attribute: its value in a fresh env}`` for every cache this env keeps: what it rebuilds on
+        demand from its state and configuration. A game with caches of its own adds them to these.
+
+        Caches are left out of the env's saved state (pickle, ``copy.deepcopy`` and training
+        checkpoints, see :meth:`__getstate__`): a checkpoint then holds no data laid out by one
+        version of the code for another to misread, and stays small."""
+        return {"_mask_cache": self._shared_mask_cache()}
+
+    def _shared_mask_cache(self) -> dict[tuple[Any, ...], np.ndarray] | None:
+        """The masks shared by every env with this many actions (None when there are too many to cache)."""
+        n = self._n_actions
+        return _MASK_CACHES.setdefault(n, {}) if n <= MASK_CACHE_MAX_ACTIONS else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The env's attributes without its caches (:meth:`_caches`)."""
+        state = dict(self.__dict__)
+        for name in self._caches():
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore the attributes of :meth:`__getstate__`; the caches start as in a fresh env (any that
+        ``state`` holds, as an older checkpoint may, are dropped)."""
+        self.__dict__.update(state)
+        self.__dict__.update(self._caches())
 
     # ------------------------------------------------------------------ internals
     def _legal_mask(self) -> np.ndarray:

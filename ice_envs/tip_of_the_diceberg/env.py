@@ -378,6 +378,18 @@ class TipOfTheDicebergEnv(IceAECEnv):
         #: patches it instead of a new encoding. Read it through :meth:`_kept_observation`.
         self._play_memo: tuple[rules.DicebergState, int, np.ndarray] | None = None
 
+    def _caches(self) -> dict[str, Any]:
+        """The base class's caches, the encoder's and the observation memo (:attr:`_play_memo`)."""
+        return {
+            **super()._caches(),
+            "_slot_cache": {},
+            "_base_cache": {},
+            "_misc_cache": {},
+            "_removed_cache": {},
+            "_past_cache": {},
+            "_play_memo": None,
+        }
+
     def _init_encoder_tables(self, lay: ObservationLayout) -> None:
         """Offsets and per-seat index tables of :meth:`_encode`, read from the layout once."""
         n = self.num_players
