@@ -370,9 +370,7 @@ class TipOfTheDicebergEnv(IceAECEnv):
         #: The observation layout; the encoder's offsets below are read from it once.
         self.obs_layout = lay = layout_for(self.config)
         super().__init__(n, **common)
-        self._obs_size = lay.size
-        self._slots_slice = lay.slice("slots")
-        self._init_encoder_tables(lay)
+        self._init_encoder(lay)
         #: The deciding seat's last observation while it plays: ``(state, step, private copy)`` (the seat is
         #: that state's deciding seat at that step); a select (an item added to the meld being composed)
         #: patches it instead of a new encoding. Read it through :meth:`_kept_observation`.
@@ -389,6 +387,20 @@ class TipOfTheDicebergEnv(IceAECEnv):
             "_past_cache": {},
             "_play_memo": None,
         }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore a pickled or checkpointed env (see the base class), then lay the encoder out again from
+        its configuration as this version of the code does: a checkpoint written by other code may hold
+        tables laid out for that code's encoder."""
+        super().__setstate__(state)
+        self.obs_layout = layout_for(self.config)
+        self._init_encoder(self.obs_layout)
+
+    def _init_encoder(self, lay: ObservationLayout) -> None:
+        """The observation size, the static slot block's place and the encoder's tables (:meth:`_init_encoder_tables`)."""
+        self._obs_size = lay.size
+        self._slots_slice = lay.slice("slots")
+        self._init_encoder_tables(lay)
 
     def _init_encoder_tables(self, lay: ObservationLayout) -> None:
         """Offsets and per-seat index tables of :meth:`_encode`, read from the layout once."""

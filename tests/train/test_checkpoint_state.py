@@ -82,6 +82,17 @@ def test_a_checkpoint_with_an_older_cache_layout_still_resumes():
     assert _continue_alike(env, back) == 300
 
 
+def test_a_checkpoint_with_other_encoder_tables_is_encoded_by_this_code():
+    """The encoder's index tables are laid out again on restore: a checkpoint written by code whose
+    tables differ (here: the per-seat places of the counts and values, reversed) observes as this code does."""
+    env = _tip_mid_game()
+    state = encode_state(env)
+    for name in ("_misc_at", "_count_at"):
+        state["attrs"][name] = encode_state([a[::-1].copy() for a in getattr(env, name)])
+    back = decode_state(json.loads(json.dumps(state)), source="old.state.json", where="envs[0]")
+    assert _continue_alike(env, back) == 300
+
+
 def test_a_batched_engine_keeps_its_track_views_through_a_checkpoint():
     """CubeMelt's batched engine rebuilds its love / adventure / melt views of ``tracks`` on restore
     (its ``__setstate__``): saved as arrays of their own, they would stop following the tracks."""
