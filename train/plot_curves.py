@@ -18,7 +18,13 @@ import argparse
 from pathlib import Path
 
 Scalars = dict[str, list[tuple[int, float]]]
-COLOURS = {"random": "#3b7dd8", "heuristic": "#d8843b", "self_play": "#4caf50", "mixed": "#8e59c4"}
+COLOURS = {
+    "random": "#3b7dd8",
+    "heuristic": "#d8843b",
+    "self_play": "#4caf50",
+    "mixed": "#8e59c4",
+    "greedy": "#c23b8e",
+}
 
 
 def read_scalars(run_dir: str | Path) -> Scalars:
@@ -71,12 +77,14 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
     xb, yb = _xy(s, "eval/random_baseline")
     if yb:
         ax.axhline(yb[-1], color="#d84b3b", linestyle="--", label="1/N")
+    if not kinds:
+        ax.text(0.5, 0.5, "no evaluations in this run", ha="center", va="center", transform=ax.transAxes)
     ax.set_title("evaluation win rate (95% Wilson band)")
     ax.set_ylim(0, 1)
     _finish(ax)
 
     ax = axes[0][1]
-    for tag in sorted(t for t in s if t.startswith("games/win_rate")):
+    for tag in sorted(t for t in s if t.startswith("games/win_rate") and _fixed_opponent(t)):
         label = tag.removeprefix("games/").replace("win_rate_vs_", "vs ").replace("win_rate", "all")
         x, y = _xy(s, tag)
         ax.plot(x, y, label=f"training games {label}", color=COLOURS.get(label.removeprefix("vs "), None), lw=1)
@@ -97,7 +105,20 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path:
     _finish(ax)
 
     ax = axes[1][1]
-    if "selfplay/pool_size" in s:
+    if "league/size" in s:
+        for tag in ("league/size", "league/gate_promotions"):
+            x, y = _xy(s, tag)
+            ax.step(x, y, where="post", label=tag.removeprefix("league/"))
+        twin = ax.twinx()
+        for tag in sorted(t for t in s if t.startswith("league/") and t.endswith("/win_rate")):
+            member = tag.removeprefix("league/").removesuffix("/win_rate")
+            if not member.startswith("snap_"):
+                x, y = _xy(s, tag)
+                twin.plot(x, y, lw=1, label=f"win rate vs {member} (PFSP estimate)", color=COLOURS.get(member))
+        twin.set_ylim(0, 1)
+        twin.legend(loc="lower right", fontsize=8)
+        ax.set_title("league: members, gate promotions")
+    elif "selfplay/pool_size" in s:
         for tag in ("selfplay/pool_size", "selfplay/promotions"):
             x, y = _xy(s, tag)
             ax.step(x, y, where="post", label=tag.removeprefix("selfplay/"))
@@ -176,6 +197,13 @@ def plot_seeds(run_dirs: list[str | Path], out: str | Path) -> Path:
     fig.savefig(out)
     plt.close(fig)
     return out
+
+
+def _fixed_opponent(tag: str) -> bool:
+    """Whether a ``games/win_rate...`` tag is drawn: all games, or games against one fixed opponent kind
+    (not the per-seat combinations of a league, nor each snapshot: a league run logs dozens of those)."""
+    opponent = tag.removeprefix("games/win_rate").removeprefix("_vs_")
+    return "|" not in opponent and not opponent.startswith("snap_")
 
 
 def _finish(ax: object) -> None:

@@ -267,3 +267,28 @@ def test_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture):
     assert yaml.safe_load(capsys.readouterr().out)["seed"] == 9
     args = build_parser().parse_args(["train", "cfg.yaml", "--set", "seed=1", "--set", "n_envs=2"])
     assert args.config == "cfg.yaml" and args.overrides == ["seed=1", "n_envs=2"]
+
+
+def test_plot_curves_of_a_league_run_draws_fixed_opponents_and_the_league(tmp_path: Path):
+    """A league run logs a win rate per seat combination and per snapshot (hundreds of tags): the training-games
+    panel keeps all games and each fixed opponent, and the fourth panel shows the league's members."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from ice_envs.train.plot_curves import _fixed_opponent, main
+
+    assert _fixed_opponent("games/win_rate") and _fixed_opponent("games/win_rate_vs_greedy")
+    assert not _fixed_opponent("games/win_rate_vs_greedy|random|snap_000000014336")
+    assert not _fixed_opponent("games/win_rate_vs_snap_000000014336")
+    writer = SummaryWriter(str(tmp_path / "run" / "tb"))
+    for step in (0, 1000, 2000):
+        writer.add_scalar("games/win_rate", 0.3, step)
+        writer.add_scalar("games/win_rate_vs_greedy", 0.2, step)
+        writer.add_scalar("games/win_rate_vs_greedy|random|snap_000000001000", 0.5, step)
+        writer.add_scalar("league/size", 3 + step // 1000, step)
+        writer.add_scalar("league/gate_promotions", step // 1000, step)
+        writer.add_scalar("league/greedy/win_rate", 0.25, step)
+        writer.add_scalar("league/snap_000000001000/win_rate", 0.5, step)
+    writer.close()
+    out = tmp_path / "curves.png"
+    assert main([str(tmp_path / "run"), "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
