@@ -4,8 +4,9 @@
     python -m ice_envs.train.plot_curves runs/train/cubemelt_ppo-seed0 runs/train/cubemelt_ppo-seed1 ... --out seeds.png
 
 Panels: evaluation win rate against each opponent kind with its 95% Wilson band and the
-1/N line; the training games' win rate and mean return; game length; and either the
-self-play pool (size, promotions) or the policy entropy. Needs matplotlib (``eval`` extra).
+1/N line; the training games' win rate (all games and each fixed opponent) and mean return; game
+length; and the league (members, gate promotions, PFSP win-rate estimates of its fixed members), or the
+self-play pool (size, promotions), or else the policy entropy. Needs matplotlib (``eval`` extra).
 
 With several run directories (the seeds of one config) it draws :func:`plot_seeds` instead: per opponent
 kind, each seed's evaluation win rate and their mean with a 95% interval over the seeds
