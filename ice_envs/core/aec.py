@@ -129,6 +129,8 @@ class IceAECEnv(AECEnv):
     reset_option_keys: ClassVar[tuple[str, ...]] = ()
     #: Default maximum episode length in decisions (game hook; or override :meth:`_default_max_decisions`).
     default_max_decisions: ClassVar[int] = 100_000
+    #: The masks shared by every env with this many actions (a cache, :meth:`_caches`).
+    _mask_cache: dict[tuple[Any, ...], np.ndarray] | None
 
     def __init__(
         self,
@@ -173,7 +175,7 @@ class IceAECEnv(AECEnv):
         }
         self._zero_mask = np.zeros(n_actions, dtype=np.int8)
         self._n_actions = n_actions
-        self._mask_cache = self._shared_mask_cache()
+        self.__dict__.update(self._caches())  # every cache the env keeps, empty (a game adds its own)
         self._rng: np.random.Generator | None = None
         self.game_state: Any = None
         self._mask: np.ndarray | None = None

@@ -316,6 +316,17 @@ class TipOfTheDicebergEnv(IceAECEnv):
     #: (docs/rules/tip_of_the_diceberg.md).
     default_max_decisions = 60_000
 
+    # The caches (:meth:`_caches`: created empty by the base class, left out of the saved state).
+    _slot_cache: dict[tuple[int, ...], np.ndarray]
+    _base_cache: dict[tuple[int, ...], np.ndarray]
+    _misc_cache: dict[tuple[int, ...], np.ndarray]
+    _removed_cache: dict[tuple[int, ...], np.ndarray]
+    _past_cache: dict[tuple, list[int]]
+    #: The deciding seat's last observation while it plays: ``(state, step, private copy)`` (the seat is
+    #: that state's deciding seat at that step); a select (an item added to the meld being composed)
+    #: patches it instead of a new encoding. Read it through :meth:`_kept_observation`.
+    _play_memo: tuple[rules.DicebergState, int, np.ndarray] | None
+
     def _default_max_decisions(self) -> int:
         return 20_000 * self.config.num_rounds
 
@@ -365,16 +376,10 @@ class TipOfTheDicebergEnv(IceAECEnv):
             check_playable(cat, n, ids)
         except ValueError as exc:
             raise OptionError(f"{name}: catalog: {exc}") from None
-        self._slot_cache: dict[tuple[int, ...], np.ndarray] = {}
-        self._base_cache: dict[tuple[int, ...], np.ndarray] = {}
         #: The observation layout; the encoder's offsets below are read from it once.
         self.obs_layout = lay = layout_for(self.config)
         super().__init__(n, **common)
         self._init_encoder(lay)
-        #: The deciding seat's last observation while it plays: ``(state, step, private copy)`` (the seat is
-        #: that state's deciding seat at that step); a select (an item added to the meld being composed)
-        #: patches it instead of a new encoding. Read it through :meth:`_kept_observation`.
-        self._play_memo: tuple[rules.DicebergState, int, np.ndarray] | None = None
 
     def _caches(self) -> dict[str, Any]:
         """The base class's caches, the encoder's and the observation memo (:attr:`_play_memo`)."""
@@ -428,11 +433,8 @@ class TipOfTheDicebergEnv(IceAECEnv):
         self._count_at: list[np.ndarray] = []
         #: ``[seat]``: where the other values besides 0 / 1 go (:meth:`_misc_values` order).
         self._misc_at: list[np.ndarray] = []
-        self._misc_cache: dict[tuple[int, ...], np.ndarray] = {}
         #: The locations whose dice the encoder counts (``_count_at`` order): each seat, then the pool.
         self._count_locs = (*range(n), rules.POOL)
-        self._removed_cache: dict[tuple[int, ...], np.ndarray] = {}
-        self._past_cache: dict[tuple, list[int]] = {}
         for seat in range(n):
             codes = _loc_codes(seat, n)
             order = [*range(n), rules.UNUSED, rules.PLAYED, rules.POOL]  # negative locations from the end
