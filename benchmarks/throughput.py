@@ -377,8 +377,12 @@ def run(
     seed: int = 0,
     with_peers: bool = True,
     with_memory: bool = True,
+    openspiel: tuple[peers.OpenSpielRandomPlay | None, str] | None = None,
 ) -> tuple[list[Measurement], list[str]]:
-    """Measure the floor env, every requested game and the peers; returns (rows, skipped peers)."""
+    """Measure the floor env, every requested game and the peers; returns (rows, skipped peers).
+
+    ``openspiel``: what :func:`peers.openspiel_peer` returned, if the caller built it already
+    (the paired measurement plays the same player); built here otherwise."""
     rows = _aec_rows("floor", "default", 2, {"env": floor.env, "raw_env": floor.raw_env}, seconds, seed, with_memory)
     for name, vname, n, module, options in measured_cases(games, all_variants):
         factories = {
@@ -397,7 +401,7 @@ def run(
                 label, "pettingzoo", 2, {"env": module.env, "raw_env": module.raw_env}, seconds, seed, with_memory
             )
             rows += [_as_peer(r) for r in peer_rows]
-        player, why = peers.openspiel_peer()
+        player, why = peers.openspiel_peer() if openspiel is None else openspiel
         if player is None:
             skipped.append(why)
         else:
@@ -607,9 +611,12 @@ def main(argv: list[str] | None = None) -> int:
         batched = batched_rows(games, args.seconds, args.seed)
     if args.batched_only:
         return _write_batched(args.out, info, command.strip(), batched)
-    rows, skipped = run(games, args.seconds, args.all_variants, args.seed, not args.no_peers, not args.no_memory)
+    openspiel = None if args.no_peers else peers.openspiel_peer()
+    rows, skipped = run(
+        games, args.seconds, args.all_variants, args.seed, not args.no_peers, not args.no_memory, openspiel
+    )
     paired: list[PairedRatio] = []
-    player = peers.openspiel_peer()[0] if args.paired_rounds and not args.no_peers else None
+    player = openspiel[0] if args.paired_rounds and openspiel is not None else None
     if player is not None:
         paired = paired_rows(
             games, player, args.seconds / args.paired_rounds, args.paired_rounds, args.all_variants, args.seed
