@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,8 @@ class TrainingCallback(BaseCallback):
         resume_info: from :func:`train.checkpoints.restore_state` when resuming: the SB3 logger
             values not yet written and the last step whose events had run.
         league: the league of league self-play, or ``None``.
+        on_checkpoint: called with the step after each scheduled checkpoint is written (the run
+            records its session's progress there, so that a session stopped after it still counts).
     """
 
     def __init__(
@@ -146,12 +149,14 @@ class TrainingCallback(BaseCallback):
         echo: bool = True,
         resume_info: dict[str, Any] | None = None,
         league: League | None = None,
+        on_checkpoint: Callable[[int], None] | None = None,
     ) -> None:
         super().__init__(verbose=0)
         self.cfg = cfg
         self.run_dir = run_dir
         self.pool = pool
         self.league = league
+        self.on_checkpoint = on_checkpoint
         self._pushed: Any = None
         #: With ``eval.background`` (off by default: on 2 busy cores it measured no faster) the
         #: evaluations during training run in a worker process while training goes on, with
@@ -220,6 +225,8 @@ class TrainingCallback(BaseCallback):
             self.league_events(step, previous)
         if crossed(previous, step, self.cfg.checkpoint_every):
             save_checkpoint(self.model, self.run_dir, self.pool, league=self.league, pending_evals=self._pending)
+            if self.on_checkpoint is not None:
+                self.on_checkpoint(step)
         self._last_event = step
 
     def evaluate(self, step: int, games: int, path: Path | None = None) -> dict[str, Any] | None:

@@ -206,6 +206,20 @@ def _imitation_lines(imitation: dict[str, Any] | None) -> list[str]:
     ]
 
 
+def _session_lines(earlier: dict[str, Any] | None, train_seconds: float) -> list[str]:
+    """For a resumed run: the training time of every session, not only the last one's."""
+    if not earlier:
+        return []
+    total = train_seconds + earlier["wall_seconds"] - earlier["eval_seconds"]
+    line = (
+        f"A resumed run: the figures above are of its last session; with the {earlier['sessions']} before it, "
+        f"{total:.0f} s of training in all"
+    )
+    if earlier["unknown"]:
+        line += f" ({earlier['unknown']} earlier session(s) stopped before their first checkpoint recorded no time)"
+    return ["", line + "."]
+
+
 def write_final_report(run_dir: Path, report: dict[str, Any]) -> None:
     """``evaluation.json`` and a short ``evaluation.md`` in the run directory."""
     (run_dir / "evaluation.json").write_text(json.dumps(report, indent=2))
@@ -214,6 +228,7 @@ def write_final_report(run_dir: Path, report: dict[str, Any]) -> None:
         "",
         f"{report['timesteps']:,} training steps, {report['train_seconds']:.0f} s of training "
         f"({report['steps_per_second']:.0f} steps/s), seed {report['seed']}.",
+        *_session_lines(report.get("earlier_sessions"), report["train_seconds"]),
         *_imitation_lines(report.get("imitation")),
         "",
         "| opponents | games | win rate | 95% CI | 1/N | mean score | mean decisions/game |",

@@ -358,6 +358,13 @@ def _run(
     else:
         venv, model, resume_info = _restart(cfg, run_dir, pool, resume_from, echo, league)
     callback = TrainingCallback(cfg, run_dir, pool, notes, echo=echo, resume_info=resume_info, league=league)
+
+    def record_progress(step: int) -> None:
+        # what this session has done up to its latest checkpoint: a session stopped later still counts to here
+        session["last_checkpoint"] = _session_figures(step, time.perf_counter() - t_start, callback)
+        _write_json(run_dir / "meta.json", meta)
+
+    callback.on_checkpoint = record_progress
     try:
         model.learn(
             cfg.total_timesteps - model.num_timesteps,
@@ -371,7 +378,18 @@ def _run(
         final = run_dir / "final.zip"
         shutil.copyfile(last, final)
         policy_net(model, cfg).save_npz(run_dir / "final.npz")
-        report = _final_report(cfg, run_dir, model, callback, final, notes, train_rate, t_start, meta.get("imitation"))
+        report = _final_report(
+            cfg,
+            run_dir,
+            model,
+            callback,
+            final,
+            notes,
+            train_rate,
+            t_start,
+            meta.get("imitation"),
+            meta["sessions"][:-1],
+        )
     except KeyboardInterrupt:
         print(f"\n[train] interrupted; continue from the last checkpoint with --resume {run_dir}", flush=True)
         raise
@@ -383,9 +401,7 @@ def _run(
     session.update(
         {
             "finished": _now(),
-            "timesteps": model.num_timesteps,
-            "wall_seconds": time.perf_counter() - t_start,
-            "eval_seconds": callback.eval_seconds,
+            **_session_figures(model.num_timesteps, time.perf_counter() - t_start, callback),
             "steps_per_second": report["steps_per_second"],
         }
     )
@@ -473,6 +489,42 @@ def _restart(
     return venv, model, resume_info
 
 
+def _session_figures(step: int, wall_seconds: float, callback: Any) -> dict[str, Any]:
+    """A session's progress for ``meta.json``: steps reached, wall and evaluation seconds, steps/s."""
+    return {
+        "timesteps": step,
+        "wall_seconds": wall_seconds,
+        "eval_seconds": callback.eval_seconds,
+        "steps_per_second": callback.steps_per_second(),
+    }
+
+
+def earlier_sessions(sessions: list[dict[str, Any]]) -> dict[str, Any]:
+    """The training time of a run's earlier sessions (``meta.json``'s ``sessions`` before this one).
+
+    A finished session counts whole; one stopped before it finished counts to its last checkpoint
+    (``last_checkpoint``: the work after it was lost and done again by the next session); one
+    stopped before its first checkpoint recorded nothing and counts as unknown.
+    """
+    counted = unknown = 0
+    wall = evals = 0.0
+    for s in sessions:
+        figures = s if "finished" in s else s.get("last_checkpoint")
+        if not figures or "wall_seconds" not in figures:
+            unknown += 1
+            continue
+        counted += 1
+        wall += figures["wall_seconds"]
+        evals += figures.get("eval_seconds", 0.0)
+    return {
+        "sessions": len(sessions),
+        "counted": counted,
+        "unknown": unknown,
+        "wall_seconds": wall,
+        "eval_seconds": evals,
+    }
+
+
 def _final_report(
     cfg: TrainConfig,
     run_dir: Path,
@@ -483,6 +535,7 @@ def _final_report(
     train_rate: float,
     t_start: float,
     imitation: dict[str, Any] | None = None,
+    previous_sessions: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     from ice_envs.train.callbacks import result_scalars, write_scalars
     from ice_envs.train.evaluation import evaluate_checkpoint, write_final_report
@@ -515,6 +568,7 @@ def _final_report(
         "train_seconds": wall - callback.eval_seconds,
         "eval_seconds": callback.eval_seconds,
         "steps_per_second": train_rate,
+        "earlier_sessions": earlier_sessions(previous_sessions) if previous_sessions else None,
         "imitation": imitation,
         "results": results,
         "self_play": callback.pool.state_dict() if callback.pool is not None else None,

@@ -165,6 +165,35 @@ def test_resume_continues_exactly(tiny_run: Path, tmp_path: Path):
         resume(tmp_path / "nowhere", echo=False)
 
 
+def test_a_resumed_run_reports_the_training_time_of_every_session(tiny_run: Path, tmp_path: Path):
+    """A session stopped after a checkpoint counts to that checkpoint; the final report adds it to the last one's."""
+    import shutil
+
+    meta = json.loads((tiny_run / "meta.json").read_text())
+    first = meta["sessions"][0]
+    assert first["last_checkpoint"]["timesteps"] == 128  # recorded when the scheduled checkpoint was written
+    assert 0 < first["last_checkpoint"]["wall_seconds"] < first["wall_seconds"]
+    run = Path(shutil.copytree(tiny_run, tmp_path / "run"))
+    # make the session look stopped after its checkpoint at 128 steps
+    for key in ("finished", "timesteps", "wall_seconds", "eval_seconds", "steps_per_second"):
+        del first[key]
+    (run / "meta.json").write_text(json.dumps(meta))
+    resume(run / "checkpoints" / "step_000000000128.zip", command="resume", echo=False)
+    report = json.loads((run / "evaluation.json").read_text())
+    earlier = report["earlier_sessions"]
+    assert earlier["sessions"] == earlier["counted"] == 1 and earlier["unknown"] == 0
+    assert earlier["wall_seconds"] == first["last_checkpoint"]["wall_seconds"]
+    total = report["train_seconds"] + earlier["wall_seconds"] - earlier["eval_seconds"]
+    assert f"with the 1 before it, {total:.0f} s of training in all." in (run / "evaluation.md").read_text()
+    # a session that recorded nothing is named as unknown
+    from ice_envs.train.run import earlier_sessions
+
+    assert earlier_sessions([{"command": "x"}])["unknown"] == 1
+    # a run of one session says nothing of the kind
+    assert json.loads((tiny_run / "evaluation.json").read_text())["earlier_sessions"] is None
+    assert "A resumed run" not in (tiny_run / "evaluation.md").read_text()
+
+
 def test_final_evaluation_command_reproduces_the_report(tiny_run: Path, tmp_path: Path, capsys):
     import shlex
 
