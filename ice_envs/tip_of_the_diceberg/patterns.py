@@ -109,6 +109,11 @@ class Pattern:
     def __deepcopy__(self, memo: dict) -> Pattern:
         return self  # immutable
 
+    def __getstate__(self) -> dict[str, Any]:
+        # the fields only: the cached tables (``allowed``, ``search_bounds``, the companion tables, the
+        # hash) follow from them and are rebuilt on first use (a pickle or a training checkpoint stays small)
+        return {f: self.__dict__[f] for f in self.__dataclass_fields__}
+
     def __hash__(self) -> int:
         return self._hash
 

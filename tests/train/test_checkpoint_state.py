@@ -58,6 +58,23 @@ def test_an_env_in_a_checkpoint_leaves_out_its_caches():
     assert "game_state" in attrs and "_num_steps" in attrs
 
 
+def test_meld_patterns_are_saved_without_their_cached_tables():
+    """A pattern's companion tables and other cached values (about 400 KB of JSON per env after some play)
+    follow from its fields: a checkpoint and a pickle hold the fields only, and a restored pattern is equal."""
+    import pickle
+
+    env = _tip_mid_game()
+    patterns = [card.pattern for card in env.game_state.config.catalog.cards]
+    assert any("_companion_tables" in p.__dict__ for p in patterns)  # filled by play
+    cards = encode_state(env)["attrs"]["config"]["attrs"]["catalog"]["attrs"]["cards"]["$tuple"]
+    for card in cards:
+        assert set(card["attrs"]["pattern"]["attrs"]) == set(type(patterns[0]).__dataclass_fields__)
+    for p in patterns:
+        q = pickle.loads(pickle.dumps(p))
+        assert q == p and hash(q) == hash(p) and q.allowed == p.allowed and q.search_bounds == p.search_bounds
+    assert len(json.dumps(encode_state(env))) < 200_000
+
+
 def test_a_restored_env_starts_with_empty_caches_and_plays_on_exactly_alike():
     env = _tip_mid_game()
     back = _round_trip(env)
