@@ -64,10 +64,12 @@ class DieFace:
     are partners (:data:`PAIRS`: the two are a meld) or companions (:data:`SEARCH`:
     :meth:`Pattern.companions`) of the die."""
 
-    __slots__ = ("mode", "alone", "need", "kinds")
+    __slots__ = ("mode", "alone", "need", "kinds", "sums")
 
     def __init__(self, p: Pattern, suit: int, number: int) -> None:
         self.alone = self.need = self.kinds = 0
+        #: :data:`SEARCH` of a pattern of at most four items bound by an exact sum alone (:func:`_sum_quads`)
+        self.sums = False
         if not p.allowed[suit * _ROW + number]:
             self.mode = NOT_ALLOWED
             return
@@ -90,6 +92,7 @@ class DieFace:
                 if _pair_rest(p, number, v, bool(d)):
                     kinds |= 1 << (d * KINDS + i)
         self.kinds = kinds
+        self.sums = not pairs and _exact_sum_only(p)
 
 
 #: Per pattern, its :class:`DieFace` by ``suit * (MAX_NUMBER + 1) + number`` (built on first use).
@@ -155,6 +158,8 @@ def melds_with_die(
                 out.append(found)
             elif p.count_max == 3:
                 out.append(found + _triples(p, [y for y, b in others if kinds & b], x))
+            elif f.sums:
+                out.append(found + _sum_quads(p, [y for y, b in others if kinds & b], x))
             else:
                 out.append(enumerate_melds(p, items, must=x))
         else:
@@ -225,4 +230,73 @@ def _triples(p: Pattern, cand: list[Item], x: Item) -> list[tuple[int, ...]]:
             if nd3 > dmax or 3 - nd3 > kmax or nd3 < dmin or 3 - nd3 < kmin or cmin > 3:
                 continue
             out.append(tuple(sorted((xid, yid, z[0]))))
+    return out
+
+
+def _exact_sum_only(p: Pattern) -> bool:
+    """Whether ``p`` holds at most four items and constrains a meld by an exact sum alone (besides the
+    items it allows): no same / distinct / run / parity rule and no dice or card count that four items
+    could break (the shipped "2-4 items summing to 20 / 30" cards)."""
+    cmin, cmax, smin, smax, same_n, same_s, dist_n, dist_s, run, same_par, dmin, kmin, dmax, kmax = p.search_bounds
+    return (
+        cmax == 4
+        and smin == smax
+        and not (same_n or same_s or dist_n or dist_s or run or same_par)
+        and p.value_min >= 1
+        and dmin == kmin == 0
+        and dmax >= cmax
+        and kmax >= cmax
+    )
+
+
+def _sum_quads(p: Pattern, cand: list[Item], x: Item) -> list[tuple[int, ...]]:
+    """The melds of two to four items with the die ``x`` for a pattern of :func:`_exact_sum_only`, from
+    ``x``'s companions ``cand`` (in item order): what ``enumerate_melds(p, items, must=x)`` finds besides
+    ``(x,)``, in its order (each ``y`` in turn: ``{x, y}``, then for each later ``z``: ``{x, y, z}``, then
+    ``{x, y, z, w}`` for each later ``w`` with the number that completes the sum). A die identical to an
+    earlier one of ``cand`` may be used only with it."""
+    cmin = p.count_min
+    xid = x[0]
+    rest = p.sum_min - x[2]  # what the other items of a meld add up to
+    n = len(cand)
+    prev = [-1] * n
+    last: dict[tuple[int, int], int] = {}
+    by_number: dict[int, list[int]] = {}
+    for i, y in enumerate(cand):
+        if y[3]:
+            key = (y[1], y[2])
+            prev[i] = last.get(key, -1)
+            last[key] = i
+        by_number.setdefault(y[2], []).append(i)
+    out: list[tuple[int, ...]] = []
+    for i, y in enumerate(cand):
+        if prev[i] >= 0:
+            continue  # an identical die comes earlier and is not chosen
+        t2 = y[2]
+        if t2 > rest:
+            continue
+        yid = y[0]
+        if t2 == rest:
+            if cmin <= 2:
+                out.append((yid, xid) if yid < xid else (xid, yid))
+            continue  # numbers are at least 1: no third item fits
+        for j in range(i + 1, n):
+            pj = prev[j]
+            if pj >= 0 and pj != i:
+                continue
+            z = cand[j]
+            t3 = t2 + z[2]
+            if t3 > rest:
+                continue
+            if t3 == rest:
+                if cmin <= 3:
+                    out.append(tuple(sorted((xid, yid, z[0]))))
+                continue  # numbers are at least 1: no fourth item fits
+            for k in by_number.get(rest - t3, ()):
+                if k <= j:
+                    continue
+                pk = prev[k]
+                if pk >= 0 and pk != i and pk != j:
+                    continue
+                out.append(tuple(sorted((xid, yid, z[0], cand[k][0]))))
     return out

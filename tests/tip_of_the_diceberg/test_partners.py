@@ -38,6 +38,7 @@ def test_melds_with_die_equal_the_constrained_search_on_random_positions(low_dic
     every held die as the new one: the same lists in the same order."""
     rng = np.random.default_rng(5 + low_dice)
     kinds = {PA.NO_COMPANY: 0, PA.PAIRS: 0, PA.SEARCH: 0}
+    sums = 0  # SEARCH faces answered by the exact-sum loop (_sum_quads) that found a meld with company
     non_empty = 0
     for trial in range(300):
         items = _random_items(rng, int(rng.integers(0, 13)), int(rng.integers(1, 8)), low_dice=low_dice)
@@ -53,4 +54,11 @@ def test_melds_with_die_equal_the_constrained_search_on_random_positions(low_dic
                 face = PA.die_faces(p)[x[1] * 21 + x[2]]
                 if face is not None and face.mode in kinds:
                     kinds[face.mode] += 1
-    assert all(kinds.values()) and non_empty > 1000
+            sums += sum(
+                1
+                for p, melds in zip(patterns, got)
+                if PA.die_faces(p)[x[1] * 21 + x[2]] is not None
+                and PA.die_faces(p)[x[1] * 21 + x[2]].sums
+                and any(len(m) > 1 for m in melds)
+            )
+    assert all(kinds.values()) and non_empty > 1000 and sums > 100
