@@ -357,14 +357,15 @@ def _run(
         venv, model, resume_info = _start(cfg, run_dir, pool, meta, echo, league)
     else:
         venv, model, resume_info = _restart(cfg, run_dir, pool, resume_from, echo, league)
-    callback = TrainingCallback(cfg, run_dir, pool, notes, echo=echo, resume_info=resume_info, league=league)
 
     def record_progress(step: int) -> None:
         # what this session has done up to its latest checkpoint: a session stopped later still counts to here
         session["last_checkpoint"] = _session_figures(step, time.perf_counter() - t_start, callback)
         _write_json(run_dir / "meta.json", meta)
 
-    callback.on_checkpoint = record_progress
+    callback = TrainingCallback(
+        cfg, run_dir, pool, notes, echo=echo, resume_info=resume_info, league=league, on_checkpoint=record_progress
+    )
     try:
         model.learn(
             cfg.total_timesteps - model.num_timesteps,
