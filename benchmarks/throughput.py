@@ -480,17 +480,11 @@ def targets(rows: list[Measurement], games: list[str], paired: list[PairedRatio]
             label = f"raw_env >= {factor:g}x gin_rummy (paired median)"
             out.append(Target.at_worst(name, label, factor, pairs, lambda p: p.median))
         elif gin and raw:
-            worst = min(raw, key=lambda r: r.steps_per_s)
-            out.append(
-                Target(name, f"raw_env >= {factor:g}x gin_rummy", factor, worst.ratio_to_gin_rummy, worst.players)
-            )
+            label = f"raw_env >= {factor:g}x gin_rummy"
+            out.append(Target.at_worst(name, label, factor, raw, lambda r: r.ratio_to_gin_rummy))
         if floor_env and env:
-            worst = min(env, key=lambda r: r.steps_per_s)
-            out.append(
-                Target(
-                    name, f"env >= {ENV_FLOOR_SHARE:g}x floor env", ENV_FLOOR_SHARE, worst.ratio_to_floor, worst.players
-                )
-            )
+            label = f"env >= {ENV_FLOOR_SHARE:g}x floor env"
+            out.append(Target.at_worst(name, label, ENV_FLOOR_SHARE, env, lambda r: r.ratio_to_floor))
     return out
 
 
