@@ -175,13 +175,9 @@ def melds_with_die(
     return out
 
 
-def _triples(p: Pattern, cand: list[Item], x: Item) -> list[tuple[int, ...]]:
-    """The melds of two or three items with the die ``x`` for a pattern of at most three items,
-    from ``x``'s companions ``cand`` (in item order): what ``enumerate_melds(p, items, must=x)``
-    finds besides ``(x,)``, in its order (each partner ``y`` in turn: ``{x, y}``, then ``{x, y, z}``
-    for each later ``z``). A die identical to an earlier one of ``cand`` may be used only with it."""
-    cmin, _, smin, smax, _, _, dist_n, dist_s, run, same_par, dmin, kmin, dmax, kmax = p.search_bounds
-    xid, xs, xv = x[0], x[1], x[2]
+def _earlier_twins(cand: list[Item]) -> list[int]:
+    """``[i]``: the index in ``cand`` of the last die before ``cand[i]`` identical to it (same suit and
+    number), or -1 (a card, or the first of its dice): a die may join a meld only with that one."""
     prev = [-1] * len(cand)
     last: dict[tuple[int, int], int] = {}
     for i, y in enumerate(cand):
@@ -189,6 +185,17 @@ def _triples(p: Pattern, cand: list[Item], x: Item) -> list[tuple[int, ...]]:
             key = (y[1], y[2])
             prev[i] = last.get(key, -1)
             last[key] = i
+    return prev
+
+
+def _triples(p: Pattern, cand: list[Item], x: Item) -> list[tuple[int, ...]]:
+    """The melds of two or three items with the die ``x`` for a pattern of at most three items,
+    from ``x``'s companions ``cand`` (in item order): what ``enumerate_melds(p, items, must=x)``
+    finds besides ``(x,)``, in its order (each partner ``y`` in turn: ``{x, y}``, then ``{x, y, z}``
+    for each later ``z``). A die identical to an earlier one of ``cand`` may be used only with it."""
+    cmin, _, smin, smax, _, _, dist_n, dist_s, run, same_par, dmin, kmin, dmax, kmax = p.search_bounds
+    xid, xs, xv = x[0], x[1], x[2]
+    prev = _earlier_twins(cand)
     # an exact sum fixes the number of the third item: where each number lies
     by_number: dict[int, list[int]] | None = None
     if smin == smax:
@@ -259,14 +266,9 @@ def _sum_quads(p: Pattern, cand: list[Item], x: Item) -> list[tuple[int, ...]]:
     xid = x[0]
     rest = p.sum_min - x[2]  # what the other items of a meld add up to
     n = len(cand)
-    prev = [-1] * n
-    last: dict[tuple[int, int], int] = {}
+    prev = _earlier_twins(cand)
     by_number: dict[int, list[int]] = {}
     for i, y in enumerate(cand):
-        if y[3]:
-            key = (y[1], y[2])
-            prev[i] = last.get(key, -1)
-            last[key] = i
         by_number.setdefault(y[2], []).append(i)
     out: list[tuple[int, ...]] = []
     for i, y in enumerate(cand):
