@@ -505,18 +505,21 @@ def earlier_sessions(sessions: list[dict[str, Any]]) -> dict[str, Any]:
 
     A finished session counts whole; one stopped before it finished counts to its last checkpoint
     (``last_checkpoint``: the work after it was lost and done again by the next session); one
-    stopped before its first checkpoint recorded nothing and counts as unknown.
+    stopped before its first checkpoint recorded nothing and counts as unknown, as does an entry that
+    is not such a record (``meta.json`` edited by hand: the end of a long run must not fail on it).
     """
     counted = unknown = 0
     wall = evals = 0.0
     for s in sessions:
-        figures = s if "finished" in s else s.get("last_checkpoint")
-        if not figures or "wall_seconds" not in figures:
+        figures = (s if "finished" in s else s.get("last_checkpoint")) if isinstance(s, dict) else None
+        seconds = figures.get("wall_seconds") if isinstance(figures, dict) else None
+        spent = figures.get("eval_seconds", 0.0) if isinstance(figures, dict) else None
+        if not _is_number(seconds) or not _is_number(spent):
             unknown += 1
             continue
         counted += 1
-        wall += figures["wall_seconds"]
-        evals += figures.get("eval_seconds", 0.0)
+        wall += seconds
+        evals += spent
     return {
         "sessions": len(sessions),
         "counted": counted,
@@ -524,6 +527,10 @@ def earlier_sessions(sessions: list[dict[str, Any]]) -> dict[str, Any]:
         "wall_seconds": wall,
         "eval_seconds": evals,
     }
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _final_report(

@@ -189,6 +189,20 @@ def test_a_resumed_run_reports_the_training_time_of_every_session(tiny_run: Path
     from ice_envs.train.run import earlier_sessions
 
     assert earlier_sessions([{"command": "x"}])["unknown"] == 1
+    # and so does an entry edited into something else, instead of failing the end of the run
+    bad = [
+        3,
+        {"finished": "x", "wall_seconds": "long"},
+        {"last_checkpoint": [1]},
+        {"finished": "x", "wall_seconds": 2.0},
+    ]
+    assert earlier_sessions(bad) == {
+        "sessions": 4,
+        "counted": 1,
+        "unknown": 3,
+        "wall_seconds": 2.0,
+        "eval_seconds": 0.0,
+    }
     # a run of one session says nothing of the kind
     assert json.loads((tiny_run / "evaluation.json").read_text())["earlier_sessions"] is None
     assert "A resumed run" not in (tiny_run / "evaluation.md").read_text()
