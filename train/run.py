@@ -35,6 +35,7 @@ from typing import Any
 import ice_envs
 from ice_envs.agents.ppo_agent import observation_pieces
 from ice_envs.core.machine import machine_info, package_versions
+from ice_envs.core.threads import one_blas_thread
 from ice_envs.train.config import ConfigError, RLlibTrainConfig, TrainConfig, config_from_dict, dump_config
 
 #: Keys that ``--set`` may change when resuming (the rest would change what the checkpoint means).
@@ -130,6 +131,9 @@ class EnvFactory:
     def __call__(self) -> Any:
         from ice_envs.wrappers.opponents import LeagueOpponents, OpponentMix
         from ice_envs.wrappers.single_agent import SingleAgentEnv
+
+        # for the rest of a SubprocVecEnv worker (in the training process, train() restores the limit)
+        one_blas_thread()
 
         opponents: Any
         if self.league is not None:
@@ -298,7 +302,8 @@ def train(
         "machine": machine_info(),
         "sessions": [],
     }
-    return _run(cfg, run_dir, meta, command, resume_from=None, echo=echo)
+    with one_blas_thread():  # the snapshot opponents' numpy products (ice_envs.core.threads)
+        return _run(cfg, run_dir, meta, command, resume_from=None, echo=echo)
 
 
 def resume(
@@ -325,7 +330,8 @@ def resume(
         )
     (run_dir / "config.yaml").write_text(dump_config(cfg))
     meta = json.loads((run_dir / "meta.json").read_text())
-    return _run(cfg, run_dir, meta, command, resume_from=checkpoint, echo=echo)
+    with one_blas_thread():
+        return _run(cfg, run_dir, meta, command, resume_from=checkpoint, echo=echo)
 
 
 def _run(

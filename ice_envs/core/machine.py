@@ -29,6 +29,7 @@ PACKAGES = (
     "sb3-contrib",
     "tensorboard",
     "PyYAML",
+    "threadpoolctl",
 )
 #: Environment variables that change numeric code paths.
 NUMERIC_ENVIRONMENT = ("NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES", "OPENBLAS_CORETYPE", "OMP_NUM_THREADS")

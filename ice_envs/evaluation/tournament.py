@@ -36,6 +36,7 @@ import ice_envs
 from ice_envs.agents.spec import AgentSpec, is_agent, load_agent, parse_agent_list, parse_agent_spec
 from ice_envs.core.agent import Agent, make_view
 from ice_envs.core.errors import AgentSpecError, OptionError
+from ice_envs.core.threads import one_blas_thread
 from ice_envs.evaluation.record import GameRecorder, take
 from ice_envs.evaluation.stats import bootstrap_interval, wilson_interval
 
@@ -139,8 +140,9 @@ def _agent_seed(seed: int, game_index: int, k: int) -> int:
 
 def _play_batch(args: tuple[Match, list[int]]) -> list[dict[str, Any]]:
     match, indices = args
-    agents = [load_agent(spec, match.game, num_players=match.num_players) for spec in match.agents]
-    return [play_game(match, i, agents) for i in indices]
+    with one_blas_thread():  # PPO agents' one-observation products (ice_envs.core.threads)
+        agents = [load_agent(spec, match.game, num_players=match.num_players) for spec in match.agents]
+        return [play_game(match, i, agents) for i in indices]
 
 
 def check_backend(backend: str, address: str | None) -> None:
