@@ -62,3 +62,12 @@ def test_evaluation_games_run_with_one_blas_thread(monkeypatch) -> None:
         tournament._play_batch((match, [0, 1]))
         assert blas_threads() == 2
     assert seen == [1, 1]
+
+
+def test_a_training_env_worker_runs_with_one_blas_thread() -> None:
+    from ice_envs.train.run import EnvFactory
+
+    factory = EnvFactory("cardiceo", 2, {"hand_size": 5}, {"random": 1.0}, True, (), 0.5, False, None)
+    with threadpool_limits(limits=2, user_api="blas"):
+        factory()  # as a SubprocVecEnv worker builds its env
+        assert blas_threads() == 1
