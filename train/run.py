@@ -27,6 +27,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -80,6 +82,27 @@ def new_run_dir(cfg: TrainConfig) -> Path:
         k += 1
         path = base.with_name(f"{base.name}-{k}")
     return path
+
+
+@contextmanager
+def unchecked_distributions() -> Iterator[None]:
+    """torch.distributions without their argument checks, for the length of a run.
+
+    MaskablePPO builds a masked categorical distribution for every batch of actions it samples and
+    every minibatch it trains on; torch checks each one's logits and every sampled action against the
+    distribution's support, about a third of a policy forward pass (4 Cardiceo observations: 1.5 ms
+    checked, 1.0 ms not). The checks compute nothing the run uses, so the values, the actions drawn
+    and the weights are the same (docs/training.md, "Distribution checks"). A NaN in the logits still
+    fails the run, at ``torch.multinomial``.
+    """
+    import torch
+
+    checked = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(False)
+    try:
+        yield
+    finally:
+        torch.distributions.Distribution.set_default_validate_args(checked)
 
 
 def set_torch_threads(n: int) -> None:
@@ -302,7 +325,7 @@ def train(
         "machine": machine_info(),
         "sessions": [],
     }
-    with one_blas_thread():  # the snapshot opponents' numpy products (ice_envs.core.threads)
+    with one_blas_thread(), unchecked_distributions():  # the snapshots' numpy products (ice_envs.core.threads)
         return _run(cfg, run_dir, meta, command, resume_from=None, echo=echo)
 
 
@@ -330,7 +353,7 @@ def resume(
         )
     (run_dir / "config.yaml").write_text(dump_config(cfg))
     meta = json.loads((run_dir / "meta.json").read_text())
-    with one_blas_thread():
+    with one_blas_thread(), unchecked_distributions():
         return _run(cfg, run_dir, meta, command, resume_from=checkpoint, echo=echo)
 
 

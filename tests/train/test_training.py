@@ -128,6 +128,27 @@ def test_same_config_and_seed_give_identical_weights_and_metrics(tiny_run: Path,
         assert_same_params(tiny_run / "final.zip", other / "final.zip")
 
 
+def test_torch_distribution_checks_change_nothing_but_the_time(tiny_run: Path, tmp_path: Path, monkeypatch):
+    """A run trains without torch.distributions' argument checks (train.run.unchecked_distributions);
+    with them it trains the same weights, metrics and evaluations, and the checks are back afterwards."""
+    import contextlib
+
+    import torch
+
+    from ice_envs.train import run as run_module
+
+    unchecked = run_module.unchecked_distributions
+    assert torch.distributions.Distribution._validate_args  # checked outside a run (torch's default)
+    monkeypatch.setattr(run_module, "unchecked_distributions", contextlib.nullcontext)
+    checked = train(config_from_dict(tiny_config_dict()), tmp_path / "checked", echo=False).run_dir
+    assert_same_params(tiny_run / "final.zip", checked / "final.zip")
+    assert metrics(tiny_run) == metrics(checked)
+    assert evaluations(tiny_run) == evaluations(checked)
+    with unchecked():
+        assert not torch.distributions.Distribution._validate_args
+    assert torch.distributions.Distribution._validate_args
+
+
 def test_subproc_workers_train_the_same_weights_as_dummy(tiny_run: Path, tmp_path: Path):
     """Two SubprocVecEnv workers: the same weights, metrics and evaluations run after run, and as the
     in-process DummyVecEnv with the same config (so a config may pick either for speed)."""
