@@ -155,7 +155,7 @@ class EnvFactory:
         from ice_envs.wrappers.opponents import LeagueOpponents, OpponentMix
         from ice_envs.wrappers.single_agent import SingleAgentEnv
 
-        # for the rest of a SubprocVecEnv worker (in the training process, train() restores the limit)
+        # for the rest of a SubprocVecEnv worker (in the training process, _run restores the limit)
         one_blas_thread()
 
         opponents: Any
@@ -325,8 +325,7 @@ def train(
         "machine": machine_info(),
         "sessions": [],
     }
-    with one_blas_thread(), unchecked_distributions():  # the snapshots' numpy products (ice_envs.core.threads)
-        return _run(cfg, run_dir, meta, command, resume_from=None, echo=echo)
+    return _run(cfg, run_dir, meta, command, resume_from=None, echo=echo)
 
 
 def resume(
@@ -353,11 +352,19 @@ def resume(
         )
     (run_dir / "config.yaml").write_text(dump_config(cfg))
     meta = json.loads((run_dir / "meta.json").read_text())
-    with one_blas_thread(), unchecked_distributions():
-        return _run(cfg, run_dir, meta, command, resume_from=checkpoint, echo=echo)
+    return _run(cfg, run_dir, meta, command, resume_from=checkpoint, echo=echo)
 
 
 def _run(
+    cfg: TrainConfig, run_dir: Path, meta: dict[str, Any], command: str | None, resume_from: Path | None, echo: bool
+) -> RunResult:
+    """One session of a run (new or resumed), with one BLAS thread for the snapshot opponents' numpy
+    products (ice_envs.core.threads) and without torch's distribution checks; both are restored after."""
+    with one_blas_thread(), unchecked_distributions():
+        return _run_session(cfg, run_dir, meta, command, resume_from, echo)
+
+
+def _run_session(
     cfg: TrainConfig, run_dir: Path, meta: dict[str, Any], command: str | None, resume_from: Path | None, echo: bool
 ) -> RunResult:
     from ice_envs.train.callbacks import TrainingCallback, policy_net

@@ -6,7 +6,7 @@ every core (Tip of the Diceberg's first layer is 256 x 3023), and handing the ro
 threads and waiting for them costs more than the product itself; when the other cores are busy
 (a second training run, the workers of an evaluation) the wait grows to milliseconds. Measured on
 the project's 2-core machine with other work running: a Tip of the Diceberg league run's
-snapshot opponents 7 ms a decision, the run 175 PPO steps/s with OpenBLAS's two threads and 340
+snapshot opponents 7 ms a decision, the run 175 PPO steps/s with OpenBLAS's two threads and 351
 with one (docs/training.md, "One BLAS thread").
 
 The bits do not change: with one thread or several, every output of a matrix-vector product is the
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import threadpool_info, threadpool_limits
 
 
 def one_blas_thread() -> Any:
@@ -34,7 +34,5 @@ def one_blas_thread() -> Any:
 
 def blas_threads() -> int | None:
     """The thread count of the first BLAS library loaded (``None`` if there is none)."""
-    from threadpoolctl import threadpool_info
-
     counts = [lib["num_threads"] for lib in threadpool_info() if lib.get("user_api") == "blas"]
     return counts[0] if counts else None
