@@ -202,6 +202,14 @@ class ImitationConfig:
     #: Held-out teacher decisions (whole games, worker ``i`` seeded ``eval.seed + i``) the clone is
     #: scored on after every epoch; never trained on, and the weights do not depend on it (0: none).
     holdout_steps: int = 0
+    #: DAgger rounds after the first fit (0: plain behaviour cloning): in each, the policy plays
+    #: ``dagger_steps`` decisions, the teacher labels the states it reached, and the policy is fitted
+    #: again on every labelled decision so far for ``dagger_epochs`` epochs.
+    dagger_rounds: int = 0
+    #: Decisions the policy plays per DAgger round (``null``: ``steps``).
+    dagger_steps: int | None = None
+    #: Epochs of each DAgger round's fit (``null``: ``epochs``).
+    dagger_epochs: int | None = None
 
 
 @dataclass
@@ -645,6 +653,13 @@ def _validate_imitation(cfg: TrainConfig) -> None:
     _require(im.learning_rate > 0, "imitation.learning_rate", "must be > 0", im.learning_rate)
     _require(im.value_coef >= 0, "imitation.value_coef", "must be >= 0", im.value_coef)
     _require(im.holdout_steps >= 0, "imitation.holdout_steps", "must be >= 0", im.holdout_steps)
+    _require(im.dagger_rounds >= 0, "imitation.dagger_rounds", "must be >= 0", im.dagger_rounds)
+    if im.dagger_steps is None:
+        im.dagger_steps = im.steps
+    if im.dagger_epochs is None:
+        im.dagger_epochs = im.epochs
+    _require(im.dagger_steps >= 1, "imitation.dagger_steps", "must be >= 1", im.dagger_steps)
+    _require(im.dagger_epochs >= 1, "imitation.dagger_epochs", "must be >= 1", im.dagger_epochs)
     if im.holdout_steps > 0:  # held-out worker i: eval.seed + i; training worker i: seed + i
         _require(
             cfg.eval.seed + cfg.n_envs <= VALIDATION_SEEDS.stop and cfg.seed + cfg.n_envs <= cfg.eval.seed,
@@ -652,6 +667,14 @@ def _validate_imitation(cfg: TrainConfig) -> None:
             "needs the held-out worker seeds eval.seed + i (i < n_envs) inside the validation seeds "
             "[2**63, 2**63 + 2**40) and apart from the training collection's seed + i",
             im.holdout_steps,
+        )
+    if im.dagger_rounds > 0:  # round r's collection worker i: seed + r * n_envs + i
+        _require(
+            cfg.seed + (im.dagger_rounds + 1) * cfg.n_envs <= min(cfg.eval.seed, TRAINING_SEEDS.stop),
+            "imitation.dagger_rounds",
+            "needs every round's collection seeds seed + round * n_envs + i inside the training seeds "
+            "and below eval.seed",
+            im.dagger_rounds,
         )
 
 

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from ice_envs.agents.ppo_agent import PolicyNet, PPOAgent
 from ice_envs.agents.spec import load_agent
 from ice_envs.core.agent import make_view
 
@@ -76,11 +77,20 @@ class Demonstrations:
         )
 
 
-def collect(env_factory: Any, teacher: str, steps: int, gamma: float, seed: int) -> Demonstrations:
-    """At least ``steps`` teacher decisions in the env that ``env_factory()`` builds (whole games)."""
+def collect(
+    env_factory: Any, teacher: str, steps: int, gamma: float, seed: int, learner: PolicyNet | None = None
+) -> Demonstrations:
+    """At least ``steps`` teacher decisions in the env that ``env_factory()`` builds (whole games).
+
+    With ``learner`` (a DAgger round, :func:`dagger_round`), the ``learner`` network plays the seat,
+    sampling from its masked distribution with a generator of its own (seeded from ``seed``), and the
+    teacher only labels: each row is a state the learner reached, with the action the teacher would
+    take there; ``returns`` and ``wins`` are then the learner's.
+    """
     env = env_factory()
     agent = load_agent(teacher, env.game, seed=seed, num_players=env.num_players)
     rng = np.random.default_rng(seed)
+    actor = None if learner is None else PPOAgent(learner, seed=_learner_seed(seed), deterministic=False)
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
     actions: list[int] = []
@@ -95,10 +105,13 @@ def collect(env_factory: Any, teacher: str, steps: int, gamma: float, seed: int)
         while not done:
             mask = env.action_masks()
             view = make_view(env.raw, env.seat, rng) if agent.needs_view else None
-            action = int(agent.act({"observation": obs, "action_mask": mask.astype(np.int8)}, view))
+            observation = {"observation": obs, "action_mask": mask.astype(np.int8)}
+            action = int(agent.act(observation, view))
             obs_rows.append(np.array(obs, dtype=np.float32))  # the env may reuse its buffers
             mask_rows.append(np.array(mask, dtype=bool))
             actions.append(action)
+            if actor is not None:  # DAgger: the teacher's action is the label, the learner's is played
+                action = actor.act(observation)
             obs, reward, terminated, truncated, info = env.step(action)
             rewards.append(float(reward))
             done = terminated or truncated
@@ -130,16 +143,27 @@ def discounted(rewards: np.ndarray, gamma: float) -> np.ndarray:
     return out
 
 
+def _learner_seed(seed: int) -> int:
+    """The seed of a DAgger round's learner draws in the collection worker seeded ``seed``."""
+    return int(np.random.SeedSequence([seed, 0x44414747]).generate_state(2, np.uint64)[0] >> np.uint64(1))
+
+
 def collect_parallel(
-    env_factory: Any, teacher: str, steps: int, gamma: float, seed: int, workers: int
+    env_factory: Any,
+    teacher: str,
+    steps: int,
+    gamma: float,
+    seed: int,
+    workers: int,
+    learner: PolicyNet | None = None,
 ) -> Demonstrations:
     """:func:`collect` split over ``workers`` processes (worker ``i``: seed ``seed + i``), in worker order."""
     share = [steps // workers + (1 if i < steps % workers else 0) for i in range(workers)]
     if workers == 1:
-        return collect(env_factory, teacher, steps, gamma, seed)
+        return collect(env_factory, teacher, steps, gamma, seed, learner)
     context = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = [pool.submit(collect, env_factory, teacher, n, gamma, seed + i) for i, n in enumerate(share)]
+        futures = [pool.submit(collect, env_factory, teacher, n, gamma, seed + i, learner) for i, n in enumerate(share)]
         return Demonstrations.concatenate([f.result() for f in futures])
 
 
@@ -304,19 +328,14 @@ def warm_start(model: Any, cfg: Any, factory: Any, run_dir: Path, echo: bool = T
     t2 = time.perf_counter()
     history = fit(model.policy, demos, im.epochs, im.batch_size, im.learning_rate, im.value_coef, cfg.seed, holdout)
     t_fit = time.perf_counter() - t2
-    _log_tensorboard(run_dir / "tb" / "imitation", history, demos)
-    last = history[-1]
     if echo:
-        held_out = (
-            f", held-out accuracy {last['holdout_accuracy']:.3f}, held-out loss {last['holdout_loss']:.3f}"
-            if holdout is not None
-            else ""
-        )
-        print(
-            f"[train] imitation: {im.epochs} epochs in {t_fit:.0f}s, accuracy {last['accuracy']:.3f}, "
-            f"policy loss {last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}{held_out}",
-            flush=True,
-        )
+        _echo_fit(im.epochs, t_fit, history[-1])
+    rounds: list[dict[str, Any]] = []
+    aggregate = demos
+    for r in range(1, im.dagger_rounds + 1):
+        aggregate, row = dagger_round(model, cfg, collection, aggregate, r, holdout, echo)
+        rounds.append(row)
+    _log_tensorboard(run_dir / "tb" / "imitation", history, demos, rounds)
     report: dict[str, Any] = {
         "teacher": im.teacher,
         "decisions": int(len(demos.actions)),
@@ -329,18 +348,108 @@ def warm_start(model: Any, cfg: Any, factory: Any, run_dir: Path, echo: bool = T
     if holdout_meta is not None:  # absent without a held-out set: meta.json as before
         report["holdout"] = holdout_meta
     report["epochs"] = history
+    if rounds:  # absent without DAgger rounds: meta.json as before
+        report["dagger"] = rounds
     return report
 
 
-def _log_tensorboard(log_dir: Path, history: list[dict[str, float]], demos: Demonstrations) -> None:
+def dagger_seed(seed: int, n_envs: int, round_index: int) -> int:
+    """The first collection worker seed of DAgger round ``round_index`` (>= 1): ``seed + round_index * n_envs``.
+
+    Round 0 (the teacher's own decisions) uses ``seed + i``; each round gets the next ``n_envs`` seeds, all
+    in the training seeds (the config check keeps ``seed + (dagger_rounds + 1) * n_envs`` below ``eval.seed``).
+    """
+    return seed + round_index * n_envs
+
+
+def dagger_round(
+    model: Any,
+    cfg: Any,
+    collection: Any,
+    demos: Demonstrations,
+    round_index: int,
+    holdout: Demonstrations | None,
+    echo: bool,
+) -> tuple[Demonstrations, dict[str, Any]]:
+    """One DAgger round (Ross, Gordon and Bagnell, AISTATS 2011): the current policy plays
+    ``imitation.dagger_steps`` decisions (sampling, as PPO will), the teacher labels every state it reached,
+    the labelled states join ``demos``, and the policy is fitted again on all of them for
+    ``imitation.dagger_epochs`` epochs (minibatch order from ``seed + round_index``).
+
+    Returns the aggregate and the round's figures; ``on_policy_accuracy`` is the policy's agreement with
+    the teacher on the states it reached itself, measured before the refit (what behaviour cloning's
+    held-out accuracy, on the teacher's own states, does not show).
+    """
+    im = cfg.imitation
+    net = PolicyNet.from_state_dict(model.policy.state_dict(), cfg.ppo.activation)
+    t0 = time.perf_counter()
+    first = dagger_seed(cfg.seed, cfg.n_envs, round_index)
+    visited = collect_parallel(collection, im.teacher, im.dagger_steps, cfg.ppo.gamma, first, cfg.n_envs, net)
+    t_collect = time.perf_counter() - t0
+    with _rng_untouched():
+        on_policy = score(model.policy, visited)
+    demos = Demonstrations.concatenate([demos, visited])
+    t1 = time.perf_counter()
+    epochs = im.dagger_epochs
+    history = fit(
+        model.policy, demos, epochs, im.batch_size, im.learning_rate, im.value_coef, cfg.seed + round_index, holdout
+    )
+    t_fit = time.perf_counter() - t1
+    row: dict[str, Any] = {
+        "round": round_index,
+        "decisions": int(len(visited.actions)),
+        "games": visited.games,
+        "learner_wins": visited.wins,
+        "worker_seeds": [first + i for i in range(cfg.n_envs)],
+        "on_policy_accuracy": on_policy["holdout_accuracy"],
+        "on_policy_loss": on_policy["holdout_loss"],
+        "aggregate_decisions": int(len(demos.actions)),
+        "collect_seconds": t_collect,
+        "fit_seconds": t_fit,
+        "epochs": history,
+    }
+    if echo:
+        print(
+            f"[train] imitation: DAgger round {round_index}: {len(visited.actions):,} states the policy reached in "
+            f"{visited.games} games (it won {visited.wins}), its agreement with {im.teacher} there "
+            f"{on_policy['holdout_accuracy']:.3f}, in {t_collect:.0f}s",
+            flush=True,
+        )
+        _echo_fit(epochs, t_fit, history[-1])
+    return demos, row
+
+
+def _echo_fit(epochs: int, seconds: float, last: dict[str, float]) -> None:
+    held_out = (
+        f", held-out accuracy {last['holdout_accuracy']:.3f}, held-out loss {last['holdout_loss']:.3f}"
+        if "holdout_accuracy" in last
+        else ""
+    )
+    print(
+        f"[train] imitation: {epochs} epochs in {seconds:.0f}s, accuracy {last['accuracy']:.3f}, "
+        f"policy loss {last['policy_loss']:.3f}, value loss {last['value_loss']:.3f}{held_out}",
+        flush=True,
+    )
+
+
+def _log_tensorboard(
+    log_dir: Path, history: list[dict[str, float]], demos: Demonstrations, rounds: list[dict[str, Any]]
+) -> None:
+    """The epochs' scalars (DAgger rounds' epochs continue the count) and each round's on-policy agreement."""
     from torch.utils.tensorboard import SummaryWriter
 
     writer = SummaryWriter(str(log_dir))
     try:
-        for row in history:
-            for key in ("loss", "policy_loss", "value_loss", "accuracy", "holdout_accuracy", "holdout_loss"):
-                if key in row:
-                    writer.add_scalar(f"imitation/{key}", row[key], row["epoch"])
+        epoch = 0
+        for rows in [history, *(r["epochs"] for r in rounds)]:
+            for row in rows:
+                epoch += 1
+                for key in ("loss", "policy_loss", "value_loss", "accuracy", "holdout_accuracy", "holdout_loss"):
+                    if key in row:
+                        writer.add_scalar(f"imitation/{key}", row[key], epoch)
+        for r in rounds:
+            writer.add_scalar("imitation/dagger_on_policy_accuracy", r["on_policy_accuracy"], r["round"])
+            writer.add_scalar("imitation/dagger_learner_win_rate", r["learner_wins"] / max(r["games"], 1), r["round"])
         writer.add_scalar("imitation/teacher_win_rate", demos.wins / max(demos.games, 1), 0)
         writer.add_scalar("imitation/teacher_mean_return", float(np.mean(demos.game_returns)), 0)
     finally:

@@ -250,3 +250,95 @@ def test_holdout_steps_default_and_seed_range_checks():
     # without a held-out set those seeds are fine
     config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic"}, seed=TRAINING_SEEDS.stop - 2048, **many))
     config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic"}, eval=near_end, **many))
+
+
+def test_a_dagger_round_plays_the_learner_and_records_the_teachers_labels():
+    """``collect`` with a learner network: the learner's actions are played, the teacher's are recorded."""
+    from ice_envs.agents.ppo_agent import PolicyNet
+    from ice_envs.agents.spec import load_agent
+    from ice_envs.core.agent import make_view
+
+    factory = cardiceo_factory()
+    env = factory()
+    n_obs, n_actions = env.observation_space.shape[0], env.action_space.n
+    # a learner that plays the lowest legal action (a bias falling by 60 per id: the rest has p < e**-60)
+    lowest = PolicyNet(
+        (np.zeros((n_actions, n_obs), dtype=np.float32),),
+        (np.arange(n_actions, dtype=np.float32) * -60.0,),
+    )
+    demos = collect(factory, "heuristic", 120, 0.99, seed=6, learner=lowest)
+    again = collect(factory, "heuristic", 120, 0.99, seed=6, learner=lowest)
+    np.testing.assert_array_equal(demos.observations, again.observations)
+    np.testing.assert_array_equal(demos.actions, again.actions)
+    # replay: the env follows the lowest legal action, and each row's label is the teacher's choice there
+    teacher = load_agent("heuristic", env.game, seed=6, num_players=env.num_players)
+    rng = np.random.default_rng(6)
+    obs, _ = env.reset(seed=6)
+    row = differs = 0
+    while row < len(demos.actions):
+        teacher.reset(int(rng.integers(2**63 - 1)))
+        done = False
+        while not done:
+            mask = env.action_masks()
+            np.testing.assert_array_equal(demos.observations[row], obs)
+            np.testing.assert_array_equal(demos.masks[row], mask)
+            view = make_view(env.raw, env.seat, rng)
+            label = int(teacher.act({"observation": obs, "action_mask": mask.astype(np.int8)}, view))
+            assert demos.actions[row] == label
+            played = int(np.flatnonzero(mask)[0])
+            differs += played != label
+            obs, _, terminated, truncated, _ = env.step(played)
+            done = terminated or truncated
+            row += 1
+        if row < len(demos.actions):
+            obs, _ = env.reset()
+    assert row == len(demos.actions) and differs > 0
+
+
+def test_dagger_rounds_aggregate_and_refit_reproducibly(tmp_path: Path):
+    import torch
+
+    keys = {"dagger_rounds": 2, "dagger_steps": 120, "dagger_epochs": 2, "holdout_steps": 80}
+    policy_a, report_a, _ = tiny_warm_start(tmp_path / "a", **keys)
+    policy_b, report_b, _ = tiny_warm_start(tmp_path / "b", **keys)
+    a, b = policy_a.state_dict(), policy_b.state_dict()
+    assert all(torch.equal(a[key], b[key]) for key in a), "the same config and seed give the same weights"
+    cfg = config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic", "steps": 200, "epochs": 2, **keys}))
+    rounds = report_a["dagger"]
+    assert [r["round"] for r in rounds] == [1, 2]
+    total = report_a["decisions"]
+    seeds = {cfg.seed + i for i in range(cfg.n_envs)}
+    for r, r_b in zip(rounds, report_b["dagger"], strict=True):
+        assert r["decisions"] >= 120 and 0 <= r["learner_wins"] <= r["games"]
+        assert 0.0 <= r["on_policy_accuracy"] <= 1.0 and r["on_policy_loss"] >= 0.0
+        total += r["decisions"]
+        assert r["aggregate_decisions"] == total
+        assert len(r["epochs"]) == 2 and all("holdout_accuracy" in e for e in r["epochs"])
+        round_seeds = set(r["worker_seeds"])
+        assert round_seeds == {cfg.seed + r["round"] * cfg.n_envs + i for i in range(cfg.n_envs)}
+        assert round_seeds.isdisjoint(seeds) and all(s in TRAINING_SEEDS for s in round_seeds)
+        seeds |= round_seeds
+        assert {k: v for k, v in r.items() if not k.endswith("_seconds")} == {
+            k: v for k, v in r_b.items() if not k.endswith("_seconds")
+        }
+    # without rounds the report has no DAgger entry
+    _, plain, _ = tiny_warm_start(tmp_path / "c")
+    assert "dagger" not in plain
+
+
+def test_dagger_settings_resolve_and_are_checked():
+    im = config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic", "steps": 300, "epochs": 4})).imitation
+    assert (im.dagger_rounds, im.dagger_steps, im.dagger_epochs) == (0, 300, 4)
+    for bad, key in (
+        ({"dagger_rounds": -1}, "imitation.dagger_rounds"),
+        ({"dagger_rounds": 1.5}, "imitation.dagger_rounds"),
+        ({"dagger_steps": 0}, "imitation.dagger_steps"),
+        ({"dagger_epochs": 0}, "imitation.dagger_epochs"),
+    ):
+        with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+            config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic", **bad}))
+    # round 1's workers (seed + 4096 + i) would leave the training seeds; without rounds the same seeds are fine
+    many = {"n_envs": 4096, "vec_env": "subproc", "seed": TRAINING_SEEDS.stop - 6144}
+    with pytest.raises(ConfigError, match=r"imitation\.dagger_rounds: .*training seeds"):
+        config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic", "dagger_rounds": 1}, **many))
+    config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic"}, **many))
