@@ -197,13 +197,21 @@ def _imitation_lines(imitation: dict[str, Any] | None) -> list[str]:
     if not imitation:
         return []
     last = imitation["epochs"][-1]
+    rounds = imitation.get("dagger", [])
     seconds = imitation["collect_seconds"] + imitation["fit_seconds"]
-    return [
-        "",
+    seconds += sum(r["collect_seconds"] + r["fit_seconds"] for r in rounds)
+    line = (
         f"Imitation warm start ({seconds:.0f} s of the training time): {imitation['decisions']:,} "
         f"{imitation['teacher']} decisions from {imitation['games']} games, {len(imitation['epochs'])} epochs, "
-        f"accuracy {last['accuracy']:.3f}.",
-    ]
+        f"accuracy {last['accuracy']:.3f}."
+    )
+    if rounds:
+        agreement = ", ".join(f"{r['on_policy_accuracy']:.3f}" for r in rounds)
+        line += (
+            f" Then {len(rounds)} DAgger rounds ({sum(r['decisions'] for r in rounds):,} states the policy reached, "
+            f"labelled by the {imitation['teacher']}; its agreement with it there before each refit: {agreement})."
+        )
+    return ["", line]
 
 
 def _session_lines(earlier: dict[str, Any] | None, train_seconds: float) -> list[str]:

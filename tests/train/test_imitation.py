@@ -342,3 +342,17 @@ def test_dagger_settings_resolve_and_are_checked():
     with pytest.raises(ConfigError, match=r"imitation\.dagger_rounds: .*training seeds"):
         config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic", "dagger_rounds": 1}, **many))
     config_from_dict(tiny_config_dict(imitation={"teacher": "heuristic"}, **many))
+
+
+def test_a_run_with_dagger_rounds_records_them(tmp_path: Path):
+    from ice_envs.train.plot_curves import read_scalars
+
+    keys = {"teacher": "heuristic", "steps": 200, "epochs": 2, "dagger_rounds": 2, "dagger_steps": 100}
+    run = train(config_from_dict(tiny_config_dict(imitation=keys)), tmp_path, echo=False).run_dir
+    im = json.loads((run / "meta.json").read_text())["imitation"]
+    assert [r["round"] for r in im["dagger"]] == [1, 2] and all(len(r["epochs"]) == 2 for r in im["dagger"])
+    scalars = read_scalars(run / "tb" / "imitation")
+    agreement = [v for _, v in scalars["imitation/dagger_on_policy_accuracy"]]
+    assert agreement == pytest.approx([r["on_policy_accuracy"] for r in im["dagger"]])
+    assert [step for step, _ in scalars["imitation/accuracy"]] == [1, 2, 3, 4, 5, 6], "the rounds' epochs continue"
+    assert "2 DAgger rounds" in (run / "evaluation.md").read_text()
