@@ -28,9 +28,14 @@ gradients, in eval mode, by argmax (no sampling), and the global python, numpy a
 generators are restored around both (:func:`_rng_untouched`), so the weights and everything
 PPO does afterwards are bit-identical to a run without it.
 
-Collection runs ``n_envs`` worker processes, worker ``i`` seeded with ``seed + i``; the
-minibatch order is drawn from ``seed``. The same config, seed and thread count give the
-same weights.
+With ``imitation.dagger_rounds`` > 0 the first fit is followed by DAgger rounds
+(:func:`dagger_round`): the policy plays, the teacher labels the states it reaches, and the policy
+is fitted again on every labelled decision so far, so that it learns what the teacher would do in
+the states its own mistakes lead to, which the teacher's games never show.
+
+Collection runs ``n_envs`` worker processes, worker ``i`` seeded with ``seed + i`` (DAgger round
+``r``: ``seed + r * n_envs + i``); the minibatch order is drawn from ``seed`` (round ``r``:
+``seed + r``). The same config, seed and thread count give the same weights.
 """
 
 from __future__ import annotations
