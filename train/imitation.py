@@ -385,8 +385,10 @@ def dagger_round(
     the teacher on the states it reached itself, measured before the refit (what behaviour cloning's
     held-out accuracy, on the teacher's own states, does not show).
     """
+    from ice_envs.train.callbacks import policy_net  # here: callbacks loads stable-baselines3 and the run machinery
+
     im = cfg.imitation
-    net = PolicyNet.from_state_dict(model.policy.state_dict(), cfg.ppo.activation)
+    net = policy_net(model, cfg)
     t0 = time.perf_counter()
     first = dagger_seed(cfg.seed, cfg.n_envs, round_index)
     visited = collect_parallel(collection, im.teacher, im.dagger_steps, cfg.ppo.gamma, first, cfg.n_envs, net)
