@@ -232,6 +232,10 @@ class TrainConfig:
     #: How SubprocVecEnv starts its workers: ``auto`` is ``fork`` on Linux (workers start in a
     #: fraction of a second; they use numpy only) and ``forkserver`` elsewhere.
     start_method: Literal["auto", "fork", "forkserver", "spawn"] = "auto"
+    #: With ``vec_env: subproc``: how many worker processes run the envs, each stepping
+    #: ``n_envs / env_processes`` of them in turn (:mod:`ice_envs.train.grouped_vec_env`); ``null``:
+    #: one process per env (stable-baselines3's SubprocVecEnv). The same weights either way.
+    env_processes: int | None = None
     total_timesteps: int = 100_000
     eval: EvalConfig = field(default_factory=EvalConfig)
     #: Steps between resumable checkpoints (0: only the final one).
@@ -567,6 +571,14 @@ def _require(ok: bool, key: str, message: str, value: Any) -> None:
 def _validate(cfg: TrainConfig) -> None:
     _validate_game(cfg)
     _require(cfg.n_envs >= 1, "n_envs", "must be >= 1", cfg.n_envs)
+    if cfg.env_processes is not None:
+        _require(
+            1 <= cfg.env_processes <= cfg.n_envs,
+            "env_processes",
+            f"must be in 1..n_envs ({cfg.n_envs})",
+            cfg.env_processes,
+        )
+        _require(cfg.vec_env == "subproc", "env_processes", "needs vec_env: subproc", cfg.vec_env)
     _validate_opponents(cfg)
     _validate_ppo(cfg)
     e = cfg.eval

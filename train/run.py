@@ -204,7 +204,9 @@ def env_factory(cfg: TrainConfig, pool_paths: list[str]) -> EnvFactory:
 
 
 def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
-    """``n_envs`` training envs in a DummyVecEnv or SubprocVecEnv, or ``n_envs`` games of one batched engine."""
+    """``n_envs`` training envs in a DummyVecEnv, a SubprocVecEnv (one process per env), a
+    :class:`~ice_envs.train.grouped_vec_env.GroupedSubprocVecEnv` (``env_processes`` processes), or
+    ``n_envs`` games of one batched engine."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     if cfg.vec_env == "batched":  # every game in one batched numpy engine, in this process
@@ -227,6 +229,10 @@ def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
     method = cfg.start_method
     if method == "auto":
         method = "fork" if sys.platform.startswith("linux") else "forkserver"
+    if cfg.env_processes is not None:  # several envs per worker process
+        from ice_envs.train.grouped_vec_env import GroupedSubprocVecEnv
+
+        return GroupedSubprocVecEnv(fns, cfg.env_processes, start_method=method)
     return SubprocVecEnv(fns, start_method=method)
 
 
