@@ -6,7 +6,9 @@ trip per env and step, more than the second core gives back (docs/training.md). 
 :class:`GroupedSubprocVecEnv` splits the envs into ``processes`` contiguous groups; each worker
 process holds one group in a ``DummyVecEnv`` and steps it in turn, so the learner's process
 exchanges one message per group and step (RLlib's ``num_envs_per_env_runner`` and
-sample-factory's envs per worker do the same).
+sample-factory's envs per worker do the same). It pays where cores are to spare: on the project's
+2-core machine two processes were slower than one with the shipped 4 envs and 8% faster with 16
+(docs/training.md, "Several envs per worker process").
 
 **The same run as a ``DummyVecEnv``.** Each worker's ``DummyVecEnv`` steps, auto-resets and
 reports its envs exactly as one ``DummyVecEnv`` over all of them would (env ``i`` gets seed
