@@ -208,11 +208,11 @@ class GroupedSubprocVecEnv(VecEnv):
             per_process.setdefault(process, []).append(local)
         for process, local in per_process.items():
             self.remotes[process].send(message(local))
-        answers = {process: self.remotes[process].recv() for process in per_process}
+        answers = {process: iter(self.remotes[process].recv() or ()) for process in per_process}
         if not results:
             return None
-        position = {p: {local: k for k, local in enumerate(locs)} for p, locs in per_process.items()}
-        return [answers[self._where[i][0]][position[self._where[i][0]][self._where[i][1]]] for i in order]
+        # each process answers for its local indices in the order they were sent, i.e. the order of ``indices``
+        return [next(answers[self._where[i][0]]) for i in order]
 
 
 __all__ = ["GroupedSubprocVecEnv", "MASK_METHOD", "split_envs"]
