@@ -15,7 +15,8 @@ A run directory (``<out_dir>/<name>-seed<seed>``, suffixed ``-2``, ``-3`` ... if
 
 Reproducibility: the seed seeds python, numpy and torch (``MaskablePPO(seed=...)``) and
 env ``i`` with ``seed + i``; torch runs with ``torch_threads`` threads on the CPU. The same
-config, seed and thread count on the same machine give identical weights and metrics.
+config, seed and thread count on the same machine give identical weights and metrics; on a CPU whose
+torch kernels are of another instruction set (``torch_cpu_kernels`` in ``meta.json``) the weights differ.
 """
 
 from __future__ import annotations
@@ -113,6 +114,18 @@ def set_torch_threads(n: int) -> None:
         torch.set_num_interop_threads(1)
     except RuntimeError:  # may only be set once per process, before any parallel work
         pass
+
+
+def torch_cpu_kernels() -> str:
+    """The instruction set of torch's CPU kernels here (``AVX512``, ``AVX2``, ``DEFAULT``, ...).
+
+    Torch picks its float kernels by the CPU (or ``ATEN_CPU_CAPABILITY``); kernels of another width add in
+    another order, so the same config and seed train other weights on a CPU of another kind
+    (docs/training.md, "Reproducibility"). Recorded in each session of ``meta.json``.
+    """
+    import torch
+
+    return str(torch.backends.cpu.get_cpu_capability())
 
 
 def model_meta(cfg: TrainConfig | RLlibTrainConfig) -> dict[str, Any]:
@@ -385,6 +398,7 @@ def _run_session(
         "git": git_info(),
         # a resume loads the checkpoint on the CPU (train.checkpoints.load_model)
         "device": resolve_device(cfg.device, cfg.imitation.teacher is not None) if resume_from is None else "cpu",
+        "torch_cpu_kernels": torch_cpu_kernels(),
     }
     meta["sessions"].append(session)
     _write_json(run_dir / "meta.json", meta)

@@ -32,7 +32,14 @@ PACKAGES = (
     "threadpoolctl",
 )
 #: Environment variables that change numeric code paths.
-NUMERIC_ENVIRONMENT = ("NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES", "OPENBLAS_CORETYPE", "OMP_NUM_THREADS")
+NUMERIC_ENVIRONMENT = (
+    "NPY_DISABLE_CPU_FEATURES",
+    "NPY_ENABLE_CPU_FEATURES",
+    "OPENBLAS_CORETYPE",
+    "OMP_NUM_THREADS",
+    "ATEN_CPU_CAPABILITY",  # torch's CPU kernels (training)
+    "MKL_CBWR",  # MKL's code path (torch's BLAS)
+)
 
 
 def cpu_model() -> str:

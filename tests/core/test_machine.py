@@ -14,3 +14,8 @@ def test_machine_info_names_cpu_simd_blas_and_versions(monkeypatch) -> None:
     assert {"baseline", "dispatch_available", "dispatch_missing"} <= set(info["numpy_simd"])
     assert info["versions"]["numpy"] and info["versions"]["ice-envs"]
     assert info["numeric_environment"] == {"OPENBLAS_CORETYPE": "Haswell"}
+
+
+def test_torch_kernel_choice_is_recorded(monkeypatch) -> None:
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
+    assert machine_info()["numeric_environment"]["ATEN_CPU_CAPABILITY"] == "default"

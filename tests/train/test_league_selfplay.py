@@ -11,6 +11,7 @@ import pytest
 
 from ice_envs.train.config import ConfigError, LeagueConfig, config_from_dict
 from ice_envs.train.league import QUANTUM, League, pfsp_weights
+from ice_envs.train.run import torch_cpu_kernels
 from ice_envs.wrappers.opponents import LeagueOpponents
 from tests.train.conftest import tiny_config_dict
 
@@ -252,6 +253,7 @@ def test_a_league_run_promotes_on_the_schedule_and_logs_the_league(league_run: P
     assert max(v for _, v in scalars["league/size"]) == 5  # random, greedy and three snapshots
     meta = json.loads((league_run / "meta.json").read_text())
     assert meta["sessions"][0]["device"] == "cpu"
+    assert meta["sessions"][0]["torch_cpu_kernels"] == torch_cpu_kernels()  # what the trained weights depend on
 
 
 def test_a_gate_run_promotes(tmp_path: Path) -> None:

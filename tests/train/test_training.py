@@ -356,3 +356,15 @@ def test_plot_curves_of_a_league_run_draws_fixed_opponents_and_the_league(tmp_pa
     out = tmp_path / "curves.png"
     assert main([str(tmp_path / "run"), "--out", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_recorded_torch_kernels_follow_aten_cpu_capability() -> None:
+    """``meta.json`` names the kernels torch really uses: forced to the portable ones, it says so."""
+    import os
+    import subprocess
+    import sys
+
+    code = "from ice_envs.train.run import torch_cpu_kernels; print(torch_cpu_kernels())"
+    env = {**os.environ, "ATEN_CPU_CAPABILITY": "default"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "DEFAULT"
