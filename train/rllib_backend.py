@@ -160,7 +160,7 @@ def train(
     import torch
 
     from ice_envs.train.config import dump_config
-    from ice_envs.train.run import git_info, new_run_dir
+    from ice_envs.train.run import git_info, new_run_dir, torch_cpu_kernels
 
     run_dir = Path(run_dir) if run_dir is not None else new_run_dir(cfg)  # type: ignore[arg-type]
     if run_dir.exists() and any(run_dir.iterdir()):
@@ -168,7 +168,12 @@ def train(
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(dump_config(cfg))  # type: ignore[arg-type]
     torch.set_num_threads(cfg.torch_threads)
-    session = {"command": command or shlex.join(sys.argv), "started": _now(), "git": git_info()}
+    session = {
+        "command": command or shlex.join(sys.argv),
+        "started": _now(),
+        "git": git_info(),
+        "torch_cpu_kernels": torch_cpu_kernels(),
+    }
     meta = {
         "backend": "rllib",
         "name": cfg.name,

@@ -19,6 +19,7 @@ from ice_envs.agents.spec import AgentSpecError, load_agent, parse_agent_spec  #
 from ice_envs.cli import main as cli_main  # noqa: E402
 from ice_envs.core.errors import OptionError  # noqa: E402
 from ice_envs.train.config import ConfigError, RLlibTrainConfig, TrainConfig, load_config  # noqa: E402
+from ice_envs.train.run import torch_cpu_kernels  # noqa: E402
 from ice_envs.wrappers.rllib import IceMultiAgentEnv, RLlibObservationKeys  # noqa: E402
 
 SMOKE = Path(__file__).resolve().parents[2] / "train" / "configs" / "cardiceo_rllib_smoke_ppo.yaml"
@@ -210,6 +211,7 @@ def test_train_two_games_then_evaluate_the_checkpoint(local_ray, tmp_path, game,
     assert (run_dir / "checkpoints" / "iter_2" / "rllib_checkpoint.json").is_file()
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["backend"] == "rllib" and meta["versions"]["ray"] == ray.__version__ and meta["machine"]
+    assert meta["sessions"][0]["torch_cpu_kernels"] == torch_cpu_kernels()
     rows = [json.loads(line) for line in (run_dir / "progress.jsonl").read_text().splitlines()]
     assert [r["iteration"] for r in rows] == [1, 2] and rows[-1]["timesteps"] >= 800
     assert cli_main(["train", "--resume", str(run_dir)]) == 2  # --resume is for SB3 runs, and says so
