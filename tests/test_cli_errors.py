@@ -22,6 +22,7 @@ from ice_envs.train.cli import main as train_main
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = str(ROOT / "ice_envs" / "cardiceo" / "smoke.yaml")
 EVAL = ["evaluate", "cardiceo", "--players", "2", "--agents", "random,random", "--games", "1", "--no-progress"]
+CMP = ["compare", "cardiceo", "random", "greedy", "--players", "2", "--opponents", "random", "--no-progress"]
 
 #: (id, argv with {tmp} for the folder of bad files, a piece of the expected message)
 CASES = [
@@ -72,6 +73,15 @@ CASES = [
     ("replay-max-frames-zero", ["replay", "{tmp}/bad.jsonl", "--out", "{tmp}/o", "--max-frames", "0"], "--max-frames"),
     ("replay-fps-zero", ["replay", "{tmp}/bad.jsonl", "--out", "{tmp}/out", "--fps", "0"], "--fps: must be a number"),
     ("replay-negative-viewer", ["replay", "{tmp}/bad.jsonl", "--out", "{tmp}/out", "--viewer", "-1"], "--viewer"),
+    # compare
+    ("compare-unknown-agent", [*CMP[:3], "alphazero", *CMP[4:]], "unknown agent 'alphazero'"),
+    ("compare-missing-checkpoint", [*CMP[:3], "ppo:{tmp}/none.zip", *CMP[4:]], "checkpoint not found"),
+    ("compare-bad-checkpoint", [*CMP[:3], "ppo:{tmp}/bad.zip", *CMP[4:]], "not a MaskablePPO checkpoint"),
+    ("compare-no-opponents", CMP[:6], "the following arguments are required: --opponents"),
+    ("compare-too-many-opponents", [*CMP[:7], "random,random"], "one agent for every other seat"),
+    ("compare-games-zero", [*CMP, "--games", "0"], "--games: must be at least 1, got 0"),
+    ("compare-unknown-option", [*CMP, "--option", "foo=1"], "unknown option 'foo'"),
+    ("compare-suite-and-players", ["compare", "cardiceo", "random", "random", "--suite", "v1", *CMP[4:]], "--suite"),
     # play
     ("play-unknown-game", ["play", "nope"], "unknown game 'nope'"),
     ("play-unknown-variant", ["play", "cardiceo", "--variant", "nope"], "unknown variant 'nope'"),

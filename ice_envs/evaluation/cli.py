@@ -4,6 +4,8 @@ ice-envs evaluate GAME --players N --agents heuristic,random,random --games 2000
                   [--max-decisions M]
 ice-envs evaluate --suite v1 [GAME] AGENT [--workers K]      (the held-out suite, :mod:`.suite`)
 ice-envs league CONFIG.yaml [--out DIR] [--workers K]         (every agent on one scale, :mod:`.league`)
+ice-envs compare GAME A B --players N --opponents SPEC [--games G] [--seed S]   (paired, :mod:`.compare`)
+ice-envs compare GAME A B --suite v1 --opponents heuristic [--games G]  (on the suite's deals of that table)
 ice-envs evaluate|league ... --backend ray [--address ADDR]    (games as Ray tasks, :mod:`.ray_backend`)
 ice-envs replay RECORD --out DIR [--viewer K] [--every N] [--max-frames M] [--fps F] [--no-gif]
 
@@ -308,6 +310,69 @@ def cmd_league(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``ice-envs compare GAME A B``: both agents against the same opponents on identical deals, paired."""
+    require_extra("eval", "ice-envs compare", "openskill")
+    from ice_envs.evaluation import compare
+
+    players, seed, games, options = args.players, args.seed, args.games, dict(parse_option(o) for o in args.option)
+    if args.suite is not None:
+        if args.players is not None or args.seed is not None or args.option:
+            raise UsageError(
+                "ice-envs compare", "--suite fixes the players, deals and options: drop --players/--seed/--option"
+            )
+        from ice_envs.evaluation.suite import get_suite
+
+        suite = get_suite(args.suite)
+        tables = suite.tables_of(spec_of_game(args.game))
+        if not tables:
+            raise OptionError(f"suite {suite.version} has no table of {args.game}")
+        # the game's deals, players and options; the game count of the table against these opponents, if any
+        kinds = sorted({o.strip() for o in args.opponents.split(",")})
+        table = next((t for t in tables if sorted(set(t.opponents)) == kinds), tables[0])
+        players, seed, options = table.players, suite.seed_of(table), dict(table.options)
+        games = table.games if games is None else games
+    elif players is None:
+        raise UsageError("ice-envs compare", "--players is required (or --suite VERSION)")
+    seed = 0 if seed is None else seed
+    games = 2000 if games is None else games
+    try:
+        report = compare.compare(
+            args.game,
+            players,
+            args.a,
+            args.b,
+            args.opponents,
+            games,
+            seed,
+            args.workers,
+            options,
+            max_decisions=args.max_decisions,
+            progress=not args.no_progress,
+        )
+    except AgentSpecError as exc:
+        raise OptionError(str(exc)) from None
+    command = compare.canonical_command(report, args.workers, args.max_decisions)
+    safe = "-vs-".join(x.replace(":", "_").replace("/", "_").replace(",", "_") for x in (args.a, args.b))
+    out = args.out or Path("runs/compare") / f"{report['game']}-{players}p-{safe}"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "compare.json").write_text(
+        json.dumps({**report, "command": command, "machine": machine_info()}, indent=1) + "\n"
+    )
+    text = compare.to_markdown(report, command)
+    (out / "compare.md").write_text(text)
+    print(text)
+    print(f"report in {out}/")
+    return 0
+
+
+def spec_of_game(name: str) -> str:
+    """The registered name of game ``name`` (``OptionError`` for an unknown one)."""
+    import ice_envs
+
+    return ice_envs.get_spec(name).name
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a record; a bad record raises ``RecordError`` (one line and status 2 through ``ice-envs``)."""
     from ice_envs.evaluation.replay import replay
@@ -344,6 +409,31 @@ def add_subcommand(sub: Any) -> None:
     add_backend_arguments(lg)
     lg.add_argument("--no-progress", action="store_true")
     lg.set_defaults(func=cmd_league)
+
+    c = sub.add_parser(
+        "compare", help="compare two agents, each against the same opponents on identical deals (paired tests)"
+    )
+    c.add_argument("game", help="the game")
+    c.add_argument("a", metavar="A", help="the first agent's spec (random, greedy, heuristic, mcts:..., ppo:PATH)")
+    c.add_argument("b", metavar="B", help="the second agent's spec")
+    c.add_argument(
+        "--opponents", required=True, help="the other seats: one spec for all of them, or one per seat, comma-separated"
+    )
+    c.add_argument("--players", type=at_least(1), default=None, help="seats at the table (not with --suite)")
+    c.add_argument(
+        "--suite",
+        default=None,
+        metavar="VERSION",
+        help="the deals, players and options of the game's tables in that suite (any opponents)",
+    )
+    c.add_argument("--games", type=at_least(1), default=None, help="games per agent (default 2000; the suite's count)")
+    c.add_argument("--seed", type=at_least(0), default=None, help="the first deal (default 0; not with --suite)")
+    c.add_argument("--workers", type=at_least(1), default=1)
+    c.add_argument("--option", type=option_text, action="append", default=[], help="game option key=value (repeatable)")
+    c.add_argument("--max-decisions", type=at_least(1), default=None, metavar="N", help="as in evaluate")
+    c.add_argument("--out", type=Path, default=None, help="report folder (default runs/compare/<game>-<N>p-<a>-vs-<b>)")
+    c.add_argument("--no-progress", action="store_true")
+    c.set_defaults(func=cmd_compare)
 
     r = sub.add_parser("replay", help="replay a game record to PNG frames and an animated GIF")
     r.add_argument("record", type=Path, help="a game record (JSON lines) from play, demo or evaluate --record")
