@@ -29,7 +29,7 @@ from typing import Any
 from ice_envs.core.errors import AgentSpecError, IllegalActionError, MissingExtraError, OptionError, require_extra
 from ice_envs.core.machine import machine_info
 from ice_envs.core.options import parse_option
-from ice_envs.core.registry import spec_of
+from ice_envs.core.registry import get_spec, spec_of
 from ice_envs.evaluation.record import RecordError
 from ice_envs.evaluation.report import to_markdown, write_report
 from ice_envs.evaluation.tournament import evaluate
@@ -324,7 +324,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from ice_envs.evaluation.suite import get_suite
 
         suite = get_suite(args.suite)
-        tables = suite.tables_of(spec_of_game(args.game))
+        tables = suite.tables_of(get_spec(args.game).name)
         if not tables:
             raise OptionError(f"suite {suite.version} has no table of {args.game}")
         # the game's deals, players and options; the game count of the table against these opponents, if any
@@ -364,13 +364,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(text)
     print(f"report in {out}/")
     return 0
-
-
-def spec_of_game(name: str) -> str:
-    """The registered name of game ``name`` (``OptionError`` for an unknown one)."""
-    import ice_envs
-
-    return ice_envs.get_spec(name).name
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

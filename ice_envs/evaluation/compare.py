@@ -31,7 +31,6 @@ import numpy as np
 
 from ice_envs.core.agent import Agent
 from ice_envs.core.errors import OptionError
-from ice_envs.evaluation.stats import wilson_interval
 from ice_envs.evaluation.tournament import entry_label, evaluate
 
 #: Bootstrap resamples of the paired differences.
@@ -51,11 +50,11 @@ def sign_test_p(only_a: int, only_b: int) -> float:
 
 def paired_bootstrap(diff: np.ndarray, groups: np.ndarray, seed: int) -> tuple[float, float]:
     """95% percentile interval of the mean of ``diff``, resampling whole groups (deals) with replacement."""
-    ids = np.unique(groups)
-    sums = np.array([diff[groups == g].sum() for g in ids], dtype=np.float64)
-    sizes = np.array([(groups == g).sum() for g in ids], dtype=np.float64)
+    _, group_of = np.unique(groups, return_inverse=True)
+    sums = np.bincount(group_of, weights=np.asarray(diff, dtype=np.float64))
+    sizes = np.bincount(group_of).astype(np.float64)
     rng = np.random.default_rng(seed)
-    pick = rng.integers(0, ids.size, size=(RESAMPLES, ids.size))
+    pick = rng.integers(0, sums.size, size=(RESAMPLES, sums.size))
     means = sums[pick].sum(axis=1) / sizes[pick].sum(axis=1)
     lo, hi = np.quantile(means, [0.025, 0.975])
     return float(lo), float(hi)
@@ -76,19 +75,11 @@ def _opponent_list(opponents: str | Sequence[str | Agent], num_players: int) -> 
     return parts
 
 
-def _agent_row(label: str, spec: str, results: list[dict[str, Any]]) -> dict[str, Any]:
-    games = len(results)
-    wins = sum(bool(r["win"][0]) for r in results)
-    return {
-        "agent": label,
-        "spec": spec,
-        "games": games,
-        "wins": wins,
-        "win_rate": wins / games,
-        "win_rate_ci95": list(wilson_interval(wins, games)),
-        "win_share": float(np.mean([r["win_share"][0] for r in results])),
-        "mean_score": float(np.mean([r["score"][0] for r in results])),
-    }
+def _agent_row(label: str, spec: str, summary: dict[str, Any]) -> dict[str, Any]:
+    """The agent under test's row of its tournament's summary (entry 0)."""
+    row = summary["per_agent"][0]
+    keys = ("games", "wins", "win_rate", "win_rate_ci95", "win_share", "mean_score")
+    return {"agent": label, "spec": spec, **{key: row[key] for key in keys}}
 
 
 def compare(
@@ -126,7 +117,6 @@ def compare(
         )
         runs.append((summary, results))
     (summary_a, res_a), (summary_b, res_b) = runs
-    label_a, label_b = entry_label_of(agent_a), entry_label_of(agent_b)
     win_a = np.array([bool(r["win"][0]) for r in res_a])
     win_b = np.array([bool(r["win"][0]) for r in res_b])
     score_a = np.array([r["score"][0] for r in res_a], dtype=np.float64)
@@ -139,13 +129,13 @@ def compare(
         "game": summary_a["game"],
         "num_players": num_players,
         "options": summary_a["options"],
-        "opponents": [entry_label(o) if isinstance(o, Agent) else str(o) for o in others],
+        "opponents": [entry_label_of(o) for o in others],
         "seed": seed,
         "games": len(res_a),
         "deals": int(np.unique(deals).size),
         "random_baseline": 1.0 / num_players,
-        "a": _agent_row("a", label_a, res_a),
-        "b": _agent_row("b", label_b, res_b),
+        "a": _agent_row("a", entry_label_of(agent_a), summary_a),
+        "b": _agent_row("b", entry_label_of(agent_b), summary_b),
         "paired": {
             "both_won": int((win_a & win_b).sum()),
             "only_a": only_a,
