@@ -5,13 +5,22 @@ directories, devices such as ``/dev/zero``, FIFOs or sockets), a size cap checke
 while reading, UTF-8 with or without a byte-order mark, and one :class:`FileFormatError`
 naming the file (and the line, where there is one) for every failure. :func:`load_json` and
 :func:`load_yaml` bound the nesting depth. Nothing read is ever unpickled or evaluated.
+
+Every file ice-envs writes for a run, a league or an evaluation goes through :func:`write_atomic`
+(or :func:`atomic_path` for a writer that needs a path of its own): the new content is written to a
+temporary file beside the target, flushed and fsynced, then moved over the target with
+:func:`os.replace`, so that a reader (or a resume after a kill) sees the old file or the new one,
+never a torn one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +146,53 @@ def load_yaml(
 ) -> Any:
     """The YAML document in the regular file ``path`` (see :func:`read_text`, :func:`parse_yaml`)."""
     return parse_yaml(read_text(path, what=what, max_bytes=max_bytes), what=what, source=str(path), limit=limit)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (a no-op where directories cannot be opened, e.g. Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to; on a clean exit it is fsynced and moved over ``path``.
+
+    On an exception the temporary file is removed and ``path`` is left as it was::
+
+        with atomic_path(run_dir / "model.zip") as tmp:
+            model.save(tmp)
+    """
+    target = Path(path)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(name)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would outlive the rename: the permissions of open()
+    try:
+        yield tmp
+        with open(tmp, "rb+") as handle:
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    _fsync_dir(target.parent)
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` atomically: the old file or the new one, never a torn one."""
+    payload = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        handle.write(payload)
