@@ -77,6 +77,8 @@ class GameSpec:
             (the package of ``env_module``; ``""``: none).
         vector: ``"module:Class"`` of the game's batched engine (many games per numpy call,
             see :mod:`ice_envs.core.vector`), or ``None``.
+        compiled: ``"module:Class"`` of the game's compiled batched engine (the same API and
+            transitions, one compiled loop per step, see :mod:`ice_envs.core.compiled`), or ``None``.
     """
 
     name: str
@@ -94,6 +96,7 @@ class GameSpec:
     potentials: dict[str, str] = field(default_factory=dict)
     smoke_config: str = ""
     vector: str | None = None
+    compiled: str | None = None
 
     @property
     def env_name(self) -> str:

@@ -52,7 +52,16 @@ import numpy as np
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.registry import get_spec, load_attribute
 
-__all__ = ["BatchedEngine", "engine_class", "make", "random_actions", "STAGE_RESET", "STAGE_STEP"]
+__all__ = [
+    "BatchedEngine",
+    "ENGINES",
+    "STAGE_RESET",
+    "STAGE_STEP",
+    "compiled_available",
+    "engine_class",
+    "make",
+    "random_actions",
+]
 
 #: ``draw_log`` stage of a draw made while applying an action.
 STAGE_STEP = 0
@@ -359,14 +368,54 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return keys.argmax(axis=1)
 
 
-def engine_class(game: str) -> type[BatchedEngine]:
-    """The batched engine class of ``game`` (its spec's ``vector``); :class:`OptionError` if it has none."""
+#: The kinds of batched engine :func:`make` builds.
+ENGINES = ("auto", "compiled", "numpy")
+
+
+def compiled_available() -> bool:
+    """Whether numba (the compiled engines' compiler, the ``fast`` extra) can be imported."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def engine_class(game: str, engine: str = "auto") -> type[BatchedEngine]:
+    """The batched engine class of ``game``.
+
+    ``engine``: ``"compiled"`` (the spec's ``compiled`` engine: one machine-code loop per step),
+    ``"numpy"`` (the spec's ``vector`` engine: numpy array operations), or ``"auto"`` (compiled when
+    the game has one and numba is installed, else numpy). :class:`OptionError` if the game has no
+    engine of that kind.
+    """
+    if engine not in ENGINES:
+        raise OptionError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     spec = get_spec(game)
+    if engine == "compiled" or (engine == "auto" and spec.compiled and compiled_available()):
+        if not spec.compiled:
+            raise OptionError(f"{spec.name}: this game has no compiled engine (GameSpec.compiled is not set)")
+        if not compiled_available():
+            raise OptionError(
+                f"{spec.name}: the compiled engine needs numba: pip install 'ice-envs[fast]' (or engine='numpy')"
+            )
+        return load_attribute(spec.compiled)
     if not spec.vector:
+        if spec.compiled:
+            raise OptionError(f"{spec.name}: this game has only a compiled engine: pip install 'ice-envs[fast]'")
         raise OptionError(f"{spec.name}: this game has no batched engine (GameSpec.vector is not set)")
     return load_attribute(spec.vector)
 
 
-def make(game: str, num_envs: int, num_players: int | None = None, **options: Any) -> BatchedEngine:
-    """The batched engine of ``game`` with ``num_envs`` games; ``options``: ``seed``, ``copy`` and the env's options."""
-    return engine_class(game)(num_envs, num_players, **options)
+def make(
+    game: str, num_envs: int, num_players: int | None = None, *, engine: str = "auto", **options: Any
+) -> BatchedEngine:
+    """The batched engine of ``game`` with ``num_envs`` games.
+
+    ``engine``: ``"auto"`` (default: the compiled engine where the game has one and numba is
+    installed, else the numpy one), ``"compiled"`` or ``"numpy"`` (:func:`engine_class`);
+    ``options``: ``seed``, ``copy`` and the env's options. Every kind makes the scalar env's
+    transitions; the kinds differ in speed and in how a batch seed becomes each game's chance
+    (the compiled engines give each game its own stream, so a game does not depend on the batch size).
+    """
+    return engine_class(game, engine)(num_envs, num_players, **options)

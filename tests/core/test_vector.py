@@ -7,24 +7,35 @@ import pytest
 
 import ice_envs
 from ice_envs import vector
+from ice_envs.core.compiled import CompiledEngine
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.vector import BatchedEngine
 
 GAMES = ("cardiceo", "cubemelt")
+#: (game, engine kind) of every batched engine: the compiled and the numpy engines keep one API.
+KINDS = [("cardiceo", "compiled"), ("cardiceo", "numpy"), ("cubemelt", "numpy")]
+KIND_IDS = [f"{g}-{k}" for g, k in KINDS]
 
 
 def test_specs_name_their_batched_engines_and_ice_envs_vector_re_exports():
-    for game in GAMES:
-        cls = vector.engine_class(game)
+    for game, kind in KINDS:
+        cls = vector.engine_class(game, kind)
         assert issubclass(cls, BatchedEngine) and cls.game == game
+        assert issubclass(cls, CompiledEngine) == (kind == "compiled")
+    assert vector.engine_class("cardiceo") is vector.engine_class("cardiceo", "compiled")  # auto: compiled first
+    assert vector.engine_class("cubemelt") is vector.engine_class("cubemelt", "numpy")
+    with pytest.raises(OptionError, match="engine must be one of"):
+        vector.make("cardiceo", 4, engine="cuda")
+    with pytest.raises(OptionError, match="no compiled engine"):
+        vector.make("cubemelt", 4, engine="compiled")
     assert vector.make is ice_envs.core.vector.make
     with pytest.raises(OptionError, match="no batched engine"):
         vector.make("icebergs", 4)
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_arrays_have_the_documented_shapes_and_match_the_scalar_spaces(game):
-    engine = vector.make(game, 8, 3, seed=0)
+@pytest.mark.parametrize(("game", "kind"), KINDS, ids=KIND_IDS)
+def test_arrays_have_the_documented_shapes_and_match_the_scalar_spaces(game, kind):
+    engine = vector.make(game, 8, 3, seed=0, engine=kind)
     scalar = ice_envs.make(game, raw=True, num_players=3)
     obs, mask, seat = engine.reset()
     box = scalar.observation_space("player_0")["observation"]
@@ -41,19 +52,19 @@ def test_arrays_have_the_documented_shapes_and_match_the_scalar_spaces(game):
     assert info["final_obs"].shape[1:] == (3, box.shape[0])
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_options_are_validated_as_the_scalar_env_does(game):
+@pytest.mark.parametrize(("game", "kind"), KINDS, ids=KIND_IDS)
+def test_options_are_validated_as_the_scalar_env_does(game, kind):
     with pytest.raises(OptionError):
-        vector.make(game, 4, 9)
+        vector.make(game, 4, 9, engine=kind)
     with pytest.raises(OptionError):
-        vector.make(game, 4, 2, no_such_option=1)
+        vector.make(game, 4, 2, no_such_option=1, engine=kind)
     with pytest.raises(OptionError):
-        vector.make(game, 0, 2)
+        vector.make(game, 0, 2, engine=kind)
     with pytest.raises(OptionError):
-        vector.make(game, 4, 2, reward_mode="points")
+        vector.make(game, 4, 2, reward_mode="points", engine=kind)
     with pytest.raises(OptionError, match="render"):
-        vector.make(game, 4, 2, render_mode="ansi")
-    engine = vector.make(game, 4, 2, max_decisions=7)
+        vector.make(game, 4, 2, render_mode="ansi", engine=kind)
+    engine = vector.make(game, 4, 2, max_decisions=7, engine=kind)
     assert engine.max_game_length == 7
 
 
@@ -67,18 +78,18 @@ def _play(engine: BatchedEngine, steps: int, seed: int) -> list[np.ndarray]:
     return trace
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_same_seed_and_actions_give_the_same_batch_trajectory(game):
-    a = _play(vector.make(game, 16, 4), 60, seed=5)
-    b = _play(vector.make(game, 16, 4), 60, seed=5)
-    c = _play(vector.make(game, 16, 4), 60, seed=6)
+@pytest.mark.parametrize(("game", "kind"), KINDS, ids=KIND_IDS)
+def test_same_seed_and_actions_give_the_same_batch_trajectory(game, kind):
+    a = _play(vector.make(game, 16, 4, engine=kind), 60, seed=5)
+    b = _play(vector.make(game, 16, 4, engine=kind), 60, seed=5)
+    c = _play(vector.make(game, 16, 4, engine=kind), 60, seed=6)
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_finished_games_restart_and_keep_their_final_info(game):
-    engine = vector.make(game, 32, 2, seed=1)
+@pytest.mark.parametrize(("game", "kind"), KINDS, ids=KIND_IDS)
+def test_finished_games_restart_and_keep_their_final_info(game, kind):
+    engine = vector.make(game, 32, 2, seed=1, engine=kind)
     rng = np.random.default_rng(1)
     _, mask, _ = engine.reset()
     finished = 0
@@ -100,8 +111,11 @@ def test_finished_games_restart_and_keep_their_final_info(game):
     assert finished >= 32
 
 
-def test_where_steps_only_the_chosen_games():
-    engine = vector.make("cubemelt", 6, 3, seed=2, expansion=True)
+@pytest.mark.parametrize(
+    ("game", "kind", "options"), [("cubemelt", "numpy", {"expansion": True}), ("cardiceo", "compiled", {})]
+)
+def test_where_steps_only_the_chosen_games(game, kind, options):
+    engine = vector.make(game, 6, 3, seed=2, engine=kind, **options)
     obs, mask, seat = engine.reset()
     before = {name: a.copy() for name, a in engine.state_arrays().items()}
     where = np.array([True, False, True, False, False, False])
@@ -113,8 +127,9 @@ def test_where_steps_only_the_chosen_games():
     assert not rewards[~where].any()
 
 
-def test_an_illegal_action_raises_and_changes_nothing_or_is_penalized():
-    engine = vector.make("cardiceo", 4, 2, seed=3)
+@pytest.mark.parametrize("kind", ["compiled", "numpy"])
+def test_an_illegal_action_raises_and_changes_nothing_or_is_penalized(kind):
+    engine = vector.make("cardiceo", 4, 2, seed=3, engine=kind)
     _, mask, seat = engine.reset()
     actions = vector.random_actions(mask, np.random.default_rng(0))
     illegal = int(np.flatnonzero(mask[1] == 0)[0])
@@ -129,7 +144,7 @@ def test_an_illegal_action_raises_and_changes_nothing_or_is_penalized():
         engine.step(actions.astype(float))
     assert all(np.array_equal(a, before[n]) for n, a in engine.state_arrays().items())
 
-    engine = vector.make("cardiceo", 4, 2, seed=3, illegal_action="penalize", illegal_reward=-3.0)
+    engine = vector.make("cardiceo", 4, 2, seed=3, illegal_action="penalize", illegal_reward=-3.0, engine=kind)
     _, mask, seat = engine.reset()
     _, _, _, rewards, terminated, _, info = engine.step(bad)
     assert terminated[1] and info["illegal"][1] and not info["illegal"][[0, 2, 3]].any()
@@ -138,9 +153,9 @@ def test_an_illegal_action_raises_and_changes_nothing_or_is_penalized():
     assert np.array_equal(rewards[1], expected)
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_observe_any_seat_and_state_of_are_the_scalar_views(game):
-    engine = vector.make(game, 5, 3, seed=4)
+@pytest.mark.parametrize(("game", "kind"), KINDS, ids=KIND_IDS)
+def test_observe_any_seat_and_state_of_are_the_scalar_views(game, kind):
+    engine = vector.make(game, 5, 3, seed=4, engine=kind)
     engine.reset()
     scalar = ice_envs.make(game, raw=True, num_players=3)
     for seat in range(3):
@@ -150,9 +165,9 @@ def test_observe_any_seat_and_state_of_are_the_scalar_views(game):
             assert np.array_equal(obs[i], scalar.observe(f"player_{seat}")["observation"])
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_memory_is_a_few_hundred_bytes_per_game(game):
-    engine = vector.make(game, 1000, 4)
+@pytest.mark.parametrize(("game", "kind"), KINDS, ids=KIND_IDS)
+def test_memory_is_a_few_hundred_bytes_per_game(game, kind):
+    engine = vector.make(game, 1000, 4, engine=kind)
     assert engine.state_nbytes == sum(a.nbytes for a in engine.state_arrays().values())
     assert 50 <= engine.bytes_per_game <= 400
     assert all(a.shape[0] == 1000 for a in engine.state_arrays().values())
@@ -169,8 +184,9 @@ def test_random_actions_are_legal_and_uniform():
     assert np.allclose(share, 1 / 3, atol=0.02)
 
 
-def test_step_before_reset_and_bad_shapes_are_refused():
-    engine = vector.make("cardiceo", 3, 2)
+@pytest.mark.parametrize("kind", ["compiled", "numpy"])
+def test_step_before_reset_and_bad_shapes_are_refused(kind):
+    engine = vector.make("cardiceo", 3, 2, engine=kind)
     with pytest.raises(RuntimeError, match="reset"):
         engine.step(np.zeros(3, dtype=np.int64))
     engine.reset(seed=0)
@@ -178,3 +194,25 @@ def test_step_before_reset_and_bad_shapes_are_refused():
         engine.step(np.zeros(4, dtype=np.int64))
     with pytest.raises(OptionError):
         engine.reset(seed=-1)
+
+
+def test_a_compiled_game_does_not_depend_on_the_batch_size_or_the_other_games():
+    """Each compiled game has its own stream: game i of a batch of 4 plays as game i of a batch of 16."""
+    small = vector.make("cardiceo", 4, 3, seed=9, engine="compiled")
+    large = vector.make("cardiceo", 16, 3, seed=9, engine="compiled")
+    _, mask_s, _ = small.reset()
+    _, mask_l, _ = large.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        assert np.array_equal(small.state, large.state[:4]) and np.array_equal(mask_s, mask_l[:4])
+        actions = vector.random_actions(mask_l, rng)
+        _, mask_s, _, rewards_s, *_ = small.step(actions[:4])
+        _, mask_l, _, rewards_l, *_ = large.step(actions)
+        assert np.array_equal(rewards_s, rewards_l[:4])
+
+
+def test_the_compiled_engine_without_numba_is_one_clear_error(monkeypatch):
+    monkeypatch.setattr(ice_envs.core.vector, "compiled_available", lambda: False)
+    assert vector.engine_class("cardiceo") is vector.engine_class("cardiceo", "numpy")
+    with pytest.raises(OptionError, match=r"pip install 'ice-envs\[fast\]'"):
+        vector.make("cardiceo", 4, engine="compiled")

@@ -8,9 +8,11 @@ observation and mask, the deciding seat, the rewards of the step and the end fla
 at each game end, every seat's final observation, the scores and the outcome; a scalar roll that
 the batched engine did not make (or the reverse) fails on the script. Every player count and
 every variant of the two spec's ``variants`` is covered, plus score rewards, a short episode cap
-and the ``penalize`` policy with illegal actions.
+and the ``penalize`` policy with illegal actions, for the numpy engines and for the compiled ones
+(:mod:`ice_envs.core.compiled`).
 
-``ICE_VECTOR_PARITY_TRANSITIONS`` (default 110,000) sets the number of transitions in all.
+``ICE_VECTOR_PARITY_TRANSITIONS`` (default 110,000) sets the number of transitions of the numpy
+engines in all, and again of each compiled engine.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ TOTAL_TRANSITIONS = int(os.environ.get("ICE_VECTOR_PARITY_TRANSITIONS", "110000"
 NUM_ENVS = 16
 #: Fields of the scalar state the batched engines do not keep (text rendering only).
 NOT_KEPT = {"cubemelt": {"events", "last_events"}}
+
+
+#: Games with a compiled engine (each gets the whole transition budget of its own).
+COMPILED = ("cardiceo",)
 
 
 def _cases() -> list[tuple[str, str, int, dict[str, Any]]]:
@@ -54,8 +60,12 @@ def _cases() -> list[tuple[str, str, int, dict[str, Any]]]:
     return cases
 
 
-CASES = _cases()
-STEPS = max(8, TOTAL_TRANSITIONS // (NUM_ENVS * len(CASES)))
+NUMPY_CASES = _cases()
+COMPILED_CASES = [case for case in NUMPY_CASES if case[0] in COMPILED]
+#: (engine kind, game, variant, players, options, steps)
+CASES = [("numpy", *case, max(8, TOTAL_TRANSITIONS // (NUM_ENVS * len(NUMPY_CASES)))) for case in NUMPY_CASES] + [
+    ("compiled", *case, max(8, TOTAL_TRANSITIONS // (NUM_ENVS * len(COMPILED_CASES)))) for case in COMPILED_CASES
+]
 
 
 def _start_options(game: str, state: Any, config: Any) -> dict[str, Any]:
@@ -81,9 +91,11 @@ def _start(env: Any, engine: Any, i: int, draws: list[int]) -> None:
     assert not env._rng.remaining, "the scalar deal drew fewer dice than the batched one"
 
 
-def run_parity(game: str, num_players: int, options: dict[str, Any], steps: int, seed: int) -> tuple[int, int]:
+def run_parity(
+    game: str, num_players: int, options: dict[str, Any], steps: int, seed: int, kind: str = "numpy"
+) -> tuple[int, int]:
     """Drive ``NUM_ENVS`` batched games and their scalar shadows ``steps`` steps; returns (transitions, games)."""
-    engine = vector.make(game, NUM_ENVS, num_players, seed=seed, **options)
+    engine = vector.make(game, NUM_ENVS, num_players, seed=seed, engine=kind, **options)
     engine.draw_log = []
     obs, mask, seat = engine.reset()
     reset_draws = draws_by_game(engine.draw_log, STAGE_RESET)
@@ -143,22 +155,29 @@ def run_parity(game: str, num_players: int, options: dict[str, Any], steps: int,
 
 
 @pytest.mark.parametrize(
-    ("game", "variant", "num_players", "options"), CASES, ids=[f"{c[0]}-{c[1]}-{c[2]}p" for c in CASES]
+    ("kind", "game", "variant", "num_players", "options", "steps"),
+    CASES,
+    ids=[f"{c[0]}-{c[1]}-{c[2]}-{c[3]}p" for c in CASES],
 )
-def test_batched_transitions_equal_the_scalar_engine(game, variant, num_players, options):
-    transitions, games = run_parity(game, num_players, options, STEPS, seed=len(variant) * 7 + num_players)
-    assert transitions == NUM_ENVS * STEPS
-    if STEPS >= 150:  # the default count: every case plays its games to their ends, many times over
+def test_batched_transitions_equal_the_scalar_engine(kind, game, variant, num_players, options, steps):
+    transitions, games = run_parity(game, num_players, options, steps, seed=len(variant) * 7 + num_players, kind=kind)
+    assert transitions == NUM_ENVS * steps
+    if steps >= 150:  # the default count: every case plays its games to their ends, many times over
         assert games >= NUM_ENVS, f"only {games} games finished: the run did not reach game ends"
 
 
 def test_the_parity_run_covers_enough_transitions():
-    assert NUM_ENVS * STEPS * len(CASES) >= min(TOTAL_TRANSITIONS, 100_000) * 0.99
-    assert {(g, n) for g, _, n, _ in CASES} >= {
+    for kind in ("numpy", "compiled"):
+        cases = [c for c in CASES if c[0] == kind]
+        assert sum(NUM_ENVS * c[-1] for c in cases) >= min(TOTAL_TRANSITIONS, 100_000) * 0.99
+    assert {(g, n) for _, g, _, n, _, _ in CASES} >= {
         (g, n) for g in ("cardiceo", "cubemelt") for n in ice_envs.get_spec(g).players
     }
-    assert {v for g, v, _, _ in CASES if g == "cardiceo"} >= {"default", "short", "forced_discard"}
-    assert {v for g, v, _, _ in CASES if g == "cubemelt"} >= {
+    for game in COMPILED:
+        numpy_cases = {(v, n) for k, g, v, n, _, _ in CASES if (k, g) == ("numpy", game)}
+        assert {(v, n) for k, g, v, n, _, _ in CASES if (k, g) == ("compiled", game)} == numpy_cases
+    assert {v for _, g, v, _, _, _ in CASES if g == "cardiceo"} >= {"default", "short", "forced_discard"}
+    assert {v for _, g, v, _, _, _ in CASES if g == "cubemelt"} >= {
         "default",
         "expansion",
         "uniform_faces",

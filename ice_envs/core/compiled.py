@@ -1,0 +1,518 @@
+"""Compiled batched engines: a game's rules as numba functions on one game's state row, batched by one shared loop.
+
+A compiled engine is a :class:`~ice_envs.core.vector.BatchedEngine` (same API, same transitions as the
+scalar env, same auto-reset and ``info``) whose whole step runs as machine code: one call of a
+numba-compiled loop advances every game of the batch by one decision, applies the action, settles
+the chance that follows, pays the rewards, ends and re-deals finished games, and writes the next
+mask, deciding seat and observation. No Python runs per game.
+
+A game provides eight small ``numba.njit`` functions on **one game's state row** (a 1-D integer
+array of :attr:`CompiledEngine.state_width` entries of :attr:`CompiledEngine.state_dtype`, laid out
+by the game) and one ``int64`` config
+row ``cfg`` (player count, options and observation offsets, laid out by the game):
+
+========================================  ====================================================================
+``new_game(s, rng, cfg)``                 deal a fresh game into ``s`` (shuffles with :func:`below`, dice with :func:`draw`)
+``legal(s, cfg, mask)``                   write the deciding seat's legal actions into ``mask`` (int8, every entry)
+``apply(s, action, rng, cfg)``            apply one legal action, chance included
+``deciding(s, cfg) -> int``               the seat that must decide (the scalar env's ``current_seat``)
+``is_over(s, cfg) -> bool``               the game has ended (not a truncation)
+``scores(s, cfg, out)``                   running scores of every seat into ``out`` (float64)
+``outcome(s, cfg, out)``                  outcome rewards into ``out`` (float64; zeros while the game goes on)
+``encode(s, seat, cfg, obs)``             ``seat``'s observation into ``obs`` (float32, zeroed by the caller)
+========================================  ====================================================================
+
+:func:`build_kernels` closes the shared loop over them (:class:`GameKernels`); the Python side is a
+:class:`CompiledEngine` subclass that names the kernels, the state width and the config row, and
+turns a state row back into the scalar engine's state (``state_of``, for tests and inspection).
+Because the rules are plain Python in numba's subset, ``NUMBA_DISABLE_JIT=1`` runs the very same
+code as Python (breakpoints and tracebacks work), and a plug-in game can ship a compiled engine
+with no compiler of its own: numba (from PyPI) compiles it on first use and caches the machine
+code beside the module.
+
+Randomness: each game has its own SplitMix64 stream (``rng[i, 0]``), seeded from the batch seed and
+the game's index, so a game's deals and dice do not depend on the batch size or on the other
+games. :func:`draw` returns ``low + uniform(high - low)`` as the scalar engine's
+``rng.integers(low, high)`` would be asked (dice); with a draw log (``engine.draw_log = []``) every
+such draw is recorded in order, which is how the parity tests replay them into the scalar env.
+:func:`below` draws without logging (a deal's shuffle, which the parity tests pass as a position).
+Integers only: results are bit-identical on every CPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numba
+import numpy as np
+
+from ice_envs.core.errors import IllegalActionError, OptionError
+from ice_envs.core.vector import STAGE_RESET, STAGE_STEP, BatchedEngine
+
+__all__ = ["CompiledEngine", "GameKernels", "below", "build_kernels", "draw", "seed_streams"]
+
+#: Where numba caches compiled machine code: beside each module (``__pycache__``), reused across processes.
+njit = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+#: Log slots per game and step (a Cardiceo step draws at most a few dice; a re-deal adds a few).
+LOG_CAPACITY = 256
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
+
+
+@njit
+def _next64(rng: np.ndarray) -> np.uint64:
+    """SplitMix64: the next 64 random bits of the stream ``rng[0]``."""
+    s = rng[0] + _GOLDEN
+    rng[0] = s
+    z = (s ^ (s >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit
+def below(rng: np.ndarray, n: int) -> int:
+    """A uniform integer in ``[0, n)`` (``1 <= n < 2**32``; Lemire's multiply-shift, unbiased); not logged."""
+    bound = np.uint64(n)
+    m = (_next64(rng) >> np.uint64(32)) * bound
+    low = m & _LOW32
+    if low < bound:
+        threshold = (_TWO32 - bound) % bound
+        while low < threshold:
+            m = (_next64(rng) >> np.uint64(32)) * bound
+            low = m & _LOW32
+    return int(m >> np.uint64(32))
+
+
+@njit
+def draw(rng: np.ndarray, low: int, high: int) -> int:
+    """A uniform integer in ``[low, high)``, recorded in the game's draw log when it has one."""
+    value = low + below(rng, high - low)
+    if rng.shape[0] > 2:
+        at = int(rng[1])
+        if at + 2 >= rng.shape[0]:
+            raise IndexError("compiled engine: draw log full")
+        rng[2 + at] = np.uint64(value)
+        rng[1] = np.uint64(at + 1)
+    return value
+
+
+def seed_streams(seed: int | None, num_envs: int) -> np.ndarray:
+    """``(num_envs,)`` uint64 stream states: game ``i``'s depends only on ``seed`` and ``i``."""
+    if seed is None:
+        key = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+    else:
+        key = int(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
+    index = np.arange(num_envs, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = np.uint64(key) ^ (index * _MIX2 + _GOLDEN)
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        return z ^ (z >> np.uint64(31))
+
+
+@dataclass(frozen=True)
+class GameKernels:
+    """A game's compiled rules (see the module docstring) and the batch loops built over them."""
+
+    new_game: Any
+    legal: Any
+    apply: Any
+    deciding: Any
+    is_over: Any
+    scores: Any
+    outcome: Any
+    encode: Any
+    #: built by :func:`build_kernels`
+    loops: Any = None
+
+
+class _Loops:
+    """The batch loops of one game (numba functions closed over its :class:`GameKernels`)."""
+
+    def __init__(self, restart: Any, step: Any, observe: Any, scores: Any) -> None:
+        self.restart, self.step, self.observe, self.scores = restart, step, observe, scores
+
+
+def build_kernels(kernels: GameKernels) -> GameKernels:
+    """``kernels`` with its batch loops compiled (once per game; the first call compiles, later calls reuse)."""
+    new_game, legal, apply_action = kernels.new_game, kernels.legal, kernels.apply
+    deciding, is_over, scores, outcome, encode = (
+        kernels.deciding,
+        kernels.is_over,
+        kernels.scores,
+        kernels.outcome,
+        kernels.encode,
+    )
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def refresh(i, state, cfg, mask, seat, obs):
+        s = state[i]
+        legal(s, cfg, mask[i])
+        who = deciding(s, cfg)
+        seat[i] = who
+        row = obs[i]
+        row[:] = 0.0
+        encode(s, who, cfg, row)
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def deal(i, state, rng, cfg, mark, num_steps, last_scores, mask, seat, obs):
+        r = rng[i]
+        mark[i] = r[1]
+        new_game(state[i], r, cfg)
+        num_steps[i] = 0
+        scores(state[i], cfg, last_scores[i])
+        refresh(i, state, cfg, mask, seat, obs)
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def restart(rows, state, rng, cfg, mark, num_steps, last_scores, mask, seat, obs):
+        for j in range(rows.shape[0]):
+            i = rows[j]
+            rng[i, 1] = 0
+            deal(i, state, rng, cfg, mark, num_steps, last_scores, mask, seat, obs)
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def step(
+        actions,
+        active,
+        state,
+        rng,
+        cfg,
+        score_mode,
+        max_length,
+        illegal_reward,
+        mark,
+        num_steps,
+        last_scores,
+        mask,
+        seat,
+        obs,
+        rewards,
+        terminated,
+        truncated,
+        illegal,
+        fin_index,
+        fin_obs,
+        fin_rewards,
+        fin_scores,
+        fin_outcome,
+        fin_length,
+        scratch,
+    ):
+        n = state.shape[0]
+        players = rewards.shape[1]
+        k = 0
+        for i in range(n):
+            rewards[i, :] = 0.0
+            terminated[i] = False
+            truncated[i] = False
+            illegal[i] = False
+            if not active[i]:
+                continue
+            s = state[i]
+            r = rng[i]
+            r[1] = 0
+            mark[i] = -1
+            a = actions[i]
+            if mask[i, a] == 0:
+                rewards[i, seat[i]] = illegal_reward
+                terminated[i] = True
+                illegal[i] = True
+            else:
+                apply_action(s, a, r, cfg)
+                num_steps[i] += 1
+                if score_mode:
+                    scores(s, cfg, scratch)
+                    for p in range(players):
+                        rewards[i, p] = scratch[p] - last_scores[i, p]
+                        last_scores[i, p] = scratch[p]
+                if is_over(s, cfg):
+                    terminated[i] = True
+                    if not score_mode:
+                        outcome(s, cfg, scratch)
+                        for p in range(players):
+                            rewards[i, p] += scratch[p]
+                elif num_steps[i] >= max_length:
+                    truncated[i] = True
+            if terminated[i] or truncated[i]:
+                fin_index[k] = i
+                for p in range(players):
+                    row = fin_obs[k, p]
+                    row[:] = 0.0
+                    encode(s, p, cfg, row)
+                    fin_rewards[k, p] = rewards[i, p]
+                scores(s, cfg, fin_scores[k])
+                fin_outcome[k, :] = 0.0
+                if terminated[i] and not illegal[i]:
+                    outcome(s, cfg, fin_outcome[k])
+                fin_length[k] = num_steps[i]
+                k += 1
+                deal(i, state, rng, cfg, mark, num_steps, last_scores, mask, seat, obs)
+            else:
+                refresh(i, state, cfg, mask, seat, obs)
+        return k
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def observe(state, cfg, seats, out):
+        for i in range(state.shape[0]):
+            row = out[i]
+            row[:] = 0.0
+            encode(state[i], seats[i], cfg, row)
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def all_scores(state, cfg, out):
+        for i in range(state.shape[0]):
+            scores(state[i], cfg, out[i])
+
+    return GameKernels(
+        new_game,
+        legal,
+        apply_action,
+        deciding,
+        is_over,
+        scores,
+        outcome,
+        encode,
+        loops=_Loops(restart, step, observe, all_scores),
+    )
+
+
+class CompiledEngine(BatchedEngine):
+    """A batched engine whose step is one compiled loop (see the module docstring).
+
+    A game's subclass sets :attr:`game`, :attr:`state_width` and :attr:`kernels` (its
+    :class:`GameKernels`, compiled lazily by :func:`build_kernels`) and implements
+    :meth:`config_row` and :meth:`state_of`.
+    """
+
+    #: Entries of one game's state row (game hook).
+    state_width: ClassVar[int] = 0
+    #: Integer type of the state row (game hook): the smallest that holds every value keeps a batch in cache.
+    state_dtype: ClassVar[type] = np.int32
+    #: The game's compiled rules (game hook).
+    kernels: ClassVar[GameKernels]
+    #: Compiled loops per engine class (built on first use).
+    _built: ClassVar[dict[type, GameKernels]] = {}
+    state_names = ("state",)
+
+    def config_row(self) -> np.ndarray:  # game hook
+        """The ``int64`` config row the kernels read (player count, options, observation offsets)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ set-up
+    def _setup(self) -> None:
+        cls = type(self)
+        if cls not in CompiledEngine._built:
+            CompiledEngine._built[cls] = build_kernels(cls.kernels)
+        self._loops = CompiledEngine._built[cls].loops
+        n, p = self.num_envs, self.num_players
+        self.state = np.zeros((n, self.state_width), dtype=self.state_dtype)
+        self._cfg = np.ascontiguousarray(self.config_row(), dtype=np.int64)
+        self._streams = seed_streams(self._seed, n)
+        self._rng = np.zeros((n, 2), dtype=np.uint64)
+        self._rng[:, 0] = self._streams
+        self._mark = np.full(n, -1, dtype=np.int64)
+        self._rewards = np.zeros((n, p), dtype=np.float64)
+        self._terminated = np.zeros(n, dtype=bool)
+        self._truncated = np.zeros(n, dtype=bool)
+        self._illegal = np.zeros(n, dtype=bool)
+        self._fin_index = np.zeros(n, dtype=np.int64)
+        self._fin_obs = np.zeros((n, p, self.obs_dim), dtype=np.float32)
+        self._fin_rewards = np.zeros((n, p), dtype=np.float64)
+        self._fin_scores = np.zeros((n, p), dtype=np.float64)
+        self._fin_outcome = np.zeros((n, p), dtype=np.float64)
+        self._fin_length = np.zeros(n, dtype=np.int64)
+        self._scratch = np.zeros(p, dtype=np.float64)
+        self._score_mode = self.reward_mode == "score"
+        self._draw_log: list[tuple[int, np.ndarray, np.ndarray]] | None = None
+
+    def __init__(self, num_envs: int, num_players: int | None = None, *, seed: int | None = None, **options: Any):
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise OptionError(f"{self.game}: seed must be an integer >= 0, got {seed!r}")
+        self._seed = seed
+        super().__init__(num_envs, num_players, seed=seed, **options)
+
+    # ------------------------------------------------------------------ draw log
+    @property
+    def draw_log(self) -> list[tuple[int, np.ndarray, np.ndarray]] | None:
+        """``None``, or a list every chance draw is appended to as ``(stage, games, values)`` (slower)."""
+        return self._draw_log
+
+    @draw_log.setter
+    def draw_log(self, log: list[tuple[int, np.ndarray, np.ndarray]] | None) -> None:
+        self._draw_log = log
+        if not hasattr(self, "_rng"):
+            return
+        width = 2 + LOG_CAPACITY if log is not None else 2
+        if self._rng.shape[1] != width:
+            rng = np.zeros((self.num_envs, width), dtype=np.uint64)
+            rng[:, 0] = self._rng[:, 0]
+            self._rng = rng
+
+    def _collect_draws(self, games: np.ndarray, restarted_only: bool) -> None:
+        if self._draw_log is None:
+            return
+        for i in games.tolist():
+            count = int(self._rng[i, 1])
+            values = self._rng[i, 2 : 2 + count].astype(np.int64)
+            mark = int(self._mark[i])
+            cut = 0 if restarted_only else (mark if mark >= 0 else count)
+            if cut:
+                self._draw_log.append((STAGE_STEP, np.full(cut, i), values[:cut]))
+            if count > cut:
+                self._draw_log.append((STAGE_RESET, np.full(count - cut, i), values[cut:]))
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal every game anew (``seed`` re-seeds every game's stream); returns ``(obs, mask, seat)``."""
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise OptionError(f"{self.game}: seed must be an integer >= 0, got {seed!r}")
+            self._rng[:, 0] = seed_streams(int(seed), self.num_envs)
+        self._deal(self._all)
+        self._started = True
+        return self._out()
+
+    def _deal(self, idx: np.ndarray) -> None:
+        rows = np.ascontiguousarray(idx, dtype=np.int64)
+        self._loops.restart(
+            rows,
+            self.state,
+            self._rng,
+            self._cfg,
+            self._mark,
+            self.num_steps,
+            self.last_scores,
+            self.mask,
+            self.seat,
+            self.obs,
+        )
+        self._collect_draws(rows, restarted_only=True)
+
+    def restart(self, where: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        idx = np.flatnonzero(np.asarray(where, dtype=bool))
+        if idx.size:
+            self._deal(idx)
+        return self._out()
+
+    def step(
+        self, actions: np.ndarray, where: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One decision in every game (or where ``where`` is true); see :meth:`BatchedEngine.step`."""
+        if not self._started:
+            raise RuntimeError(f"{self.game}: call reset() before step()")
+        n = self.num_envs
+        actions = np.asarray(actions)
+        if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
+            raise IllegalActionError(
+                f"{self.game}: actions must be an integer array of shape ({n},), got {actions.dtype} {actions.shape}"
+            )
+        if where is None:
+            active = np.ones(n, dtype=bool)
+        else:
+            active = np.asarray(where, dtype=bool)
+            if active.shape != (n,):
+                raise ValueError(f"{self.game}: where must have shape ({n},), got {active.shape}")
+        act = actions.astype(np.int64)
+        out_of_space = active & ((act < 0) | (act >= self.n_actions))
+        if out_of_space.any():
+            i = int(np.flatnonzero(out_of_space)[0])
+            raise IllegalActionError(
+                f"{self.game}: game {i}: action {int(act[i])} is outside the action space 0..{self.n_actions - 1}"
+            )
+        safe = np.where(active, act, 0)
+        if self.illegal_action == "raise":
+            bad = active & (self.mask[np.arange(n), safe] == 0)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise IllegalActionError(
+                    f"{self.game}: game {i}: action {int(actions[i])} is illegal for player_{int(self.seat[i])}; "
+                    f"legal actions: {np.flatnonzero(self.mask[i]).tolist()}"
+                )
+        k = self._loops.step(
+            safe,
+            active,
+            self.state,
+            self._rng,
+            self._cfg,
+            self._score_mode,
+            self.max_game_length,
+            self.illegal_reward,
+            self._mark,
+            self.num_steps,
+            self.last_scores,
+            self.mask,
+            self.seat,
+            self.obs,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._illegal,
+            self._fin_index,
+            self._fin_obs,
+            self._fin_rewards,
+            self._fin_scores,
+            self._fin_outcome,
+            self._fin_length,
+            self._scratch,
+        )
+        if self._draw_log is not None:
+            self._collect_draws(np.flatnonzero(active), restarted_only=False)
+        final = self._terminated | self._truncated
+        info: dict[str, Any] = {
+            "_final": final,
+            "final_index": self._fin_index[:k].copy(),
+            "illegal": self._illegal.copy(),
+            "final_obs": self._fin_obs[:k].copy(),
+            "final_rewards": self._fin_rewards[:k].copy(),
+            "final_scores": self._fin_scores[:k].copy(),
+            "final_outcome": self._fin_outcome[:k].copy(),
+            "final_length": self._fin_length[:k].copy(),
+        }
+        obs, mask, seat = self._out()
+        return obs, mask, seat, self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
+
+    def observe(self, seats: np.ndarray | int) -> np.ndarray:
+        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.num_envs,)))
+        if (seats < 0).any() or (seats >= self.num_players).any():
+            raise ValueError(f"{self.game}: seats must lie in 0..{self.num_players - 1}")
+        out = np.zeros((self.num_envs, self.obs_dim), dtype=np.float32)
+        self._loops.observe(self.state, self._cfg, seats, out)
+        return out
+
+    def scores(self) -> np.ndarray:
+        out = np.zeros((self.num_envs, self.num_players), dtype=np.float64)
+        self._loops.scores(self.state, self._cfg, out)
+        return out
+
+    def _scores(self, idx: np.ndarray) -> np.ndarray:
+        return self.scores()[idx]
+
+    def _encode(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        full = np.zeros(self.num_envs, dtype=np.int64)
+        full[idx] = seats
+        return self.observe(full)[idx]
+
+    # the numpy hooks of BatchedEngine are not used: the compiled loop does all of it
+    def _new_games(self, idx: np.ndarray) -> None:  # pragma: no cover - never called
+        raise NotImplementedError
+
+    def _legal(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - never called
+        raise NotImplementedError
+
+    def _apply(self, idx: np.ndarray, actions: np.ndarray) -> None:  # pragma: no cover - never called
+        raise NotImplementedError
+
+    def _deciding(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - never called
+        raise NotImplementedError
+
+    def _is_over(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - never called
+        raise NotImplementedError
+
+    def _outcome(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - never called
+        raise NotImplementedError
