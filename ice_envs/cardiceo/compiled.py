@@ -292,9 +292,9 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
             for d in range(3):
                 obs[cfg[O_STUCK_DICE] + 36 * r + 12 * d + s[STUCK_DICE + q * 3 + d] - 1] = 1.0
             obs[cfg[O_STUCK] + r] = 1.0
-        for v in range(NV):
-            if s[KNOWN_MISSING + q * NV + v]:
-                obs[cfg[O_KNOWN_MISSING] + r * NV + v] = 1.0
+        at, src = cfg[O_KNOWN_MISSING] + r * NV, KNOWN_MISSING + q * NV
+        for v in range(NV):  # 0 or 1: copied without a branch
+            obs[at + v] = s[src + v]
 
 
 KERNELS = GameKernels(new_game, legal, apply, deciding, is_over, scores, outcome, encode)
@@ -330,3 +330,25 @@ class CardiceoCompiled(CompiledEngine):
             stuck_dice=s[STUCK_DICE : STUCK_DICE + p * 3].reshape(p, 3).copy(),
             known_missing=s[KNOWN_MISSING : KNOWN_MISSING + p * NV].reshape(p, NV).astype(bool),
         )
+
+    # views of the state rows under the numpy engine's array names (vectorised opponents read them)
+    @property
+    def hands(self) -> np.ndarray:
+        """``(N, P, 15)`` view: cards of each value per seat."""
+        n, p = self.num_envs, self.num_players
+        return self.state[:, HANDS : HANDS + MAX_SEATS * NV].reshape(n, MAX_SEATS, NV)[:, :p]
+
+    @property
+    def dice(self) -> np.ndarray:
+        """``(N, 3)`` view: the d4, d8 and d12."""
+        return self.state[:, DICE : DICE + 3]
+
+    @property
+    def current(self) -> np.ndarray:
+        """``(N,)`` view: the seat whose turn it is."""
+        return self.state[:, CURRENT]
+
+    @property
+    def phase(self) -> np.ndarray:
+        """``(N,)`` view: ``rules.PHASE_*``."""
+        return self.state[:, PHASE]

@@ -135,8 +135,8 @@ class GameKernels:
 class _Loops:
     """The batch loops of one game (numba functions closed over its :class:`GameKernels`)."""
 
-    def __init__(self, restart: Any, step: Any, observe: Any, scores: Any) -> None:
-        self.restart, self.step, self.observe, self.scores = restart, step, observe, scores
+    def __init__(self, restart: Any, step: Any, observe: Any, scores: Any, first_bad: Any) -> None:
+        self.restart, self.step, self.observe, self.scores, self.first_bad = restart, step, observe, scores, first_bad
 
 
 def build_kernels(kernels: GameKernels) -> GameKernels:
@@ -258,6 +258,19 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
         return k
 
     @numba.njit(nogil=True, error_model="numpy")
+    def first_bad(actions, active, mask, n_actions, check_legal):
+        """The first active game whose action is outside the action space (``-2 - i``) or, with
+        ``check_legal``, illegal (``i``); ``-1`` when every action may be applied."""
+        for i in range(actions.shape[0]):
+            if active[i]:
+                a = actions[i]
+                if a < 0 or a >= n_actions:
+                    return -2 - i
+                if check_legal and mask[i, a] == 0:
+                    return i
+        return -1
+
+    @numba.njit(nogil=True, error_model="numpy")
     def observe(state, cfg, seats, out):
         for i in range(state.shape[0]):
             row = out[i]
@@ -278,7 +291,7 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
         scores,
         outcome,
         encode,
-        loops=_Loops(restart, step, observe, all_scores),
+        loops=_Loops(restart, step, observe, all_scores, first_bad),
     )
 
 
@@ -328,6 +341,7 @@ class CompiledEngine(BatchedEngine):
         self._fin_outcome = np.zeros((n, p), dtype=np.float64)
         self._fin_length = np.zeros(n, dtype=np.int64)
         self._scratch = np.zeros(p, dtype=np.float64)
+        self._everywhere = np.ones(n, dtype=bool)
         self._score_mode = self.reward_mode == "score"
         self._draw_log: list[tuple[int, np.ndarray, np.ndarray]] | None = None
 
@@ -413,29 +427,25 @@ class CompiledEngine(BatchedEngine):
                 f"{self.game}: actions must be an integer array of shape ({n},), got {actions.dtype} {actions.shape}"
             )
         if where is None:
-            active = np.ones(n, dtype=bool)
+            active = self._everywhere
         else:
             active = np.asarray(where, dtype=bool)
             if active.shape != (n,):
                 raise ValueError(f"{self.game}: where must have shape ({n},), got {active.shape}")
-        act = actions.astype(np.int64)
-        out_of_space = active & ((act < 0) | (act >= self.n_actions))
-        if out_of_space.any():
-            i = int(np.flatnonzero(out_of_space)[0])
+        act = actions if actions.dtype == np.int64 else actions.astype(np.int64)
+        bad = self._loops.first_bad(act, active, self.mask, self.n_actions, self.illegal_action == "raise")
+        if bad <= -2:
+            i = -2 - bad
             raise IllegalActionError(
                 f"{self.game}: game {i}: action {int(act[i])} is outside the action space 0..{self.n_actions - 1}"
             )
-        safe = np.where(active, act, 0)
-        if self.illegal_action == "raise":
-            bad = active & (self.mask[np.arange(n), safe] == 0)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise IllegalActionError(
-                    f"{self.game}: game {i}: action {int(actions[i])} is illegal for player_{int(self.seat[i])}; "
-                    f"legal actions: {np.flatnonzero(self.mask[i]).tolist()}"
-                )
+        if bad >= 0:
+            raise IllegalActionError(
+                f"{self.game}: game {bad}: action {int(act[bad])} is illegal for player_{int(self.seat[bad])}; "
+                f"legal actions: {np.flatnonzero(self.mask[bad]).tolist()}"
+            )
         k = self._loops.step(
-            safe,
+            act,
             active,
             self.state,
             self._rng,
