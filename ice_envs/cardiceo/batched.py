@@ -17,6 +17,8 @@ engine unchanged.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ice_envs.cardiceo import rules
@@ -28,6 +30,13 @@ _FACES = np.array(rules.DIE_FACES, dtype=np.int64)
 _SUBSETS = np.array([[i in s for i in range(rules.NUM_DICE)] for s in rules.SUBSETS], dtype=bool)
 _SUBSETS_INT = _SUBSETS.astype(np.int64)
 _ALL3 = np.ones(rules.NUM_DICE, dtype=bool)
+
+
+def scalar_deal(state: rules.CardiceoState) -> tuple[dict[str, Any], bool]:
+    """The scalar env's reset options dealing ``state``'s hands with seat 0 to start; its first roll
+    is replayed from the batched engine's draws (:meth:`BatchedEngine.scalar_start`)."""
+    hands = [[v + 1 for v, c in enumerate(counts.tolist()) for _ in range(c)] for counts in state.hands]
+    return {"hands": hands, "start_player": 0}, True
 
 
 class CardiceoBatched(BatchedEngine):
@@ -108,6 +117,9 @@ class CardiceoBatched(BatchedEngine):
             stuck_dice=self.stuck_dice[i].astype(np.int64),
             known_missing=self.known_missing[i].copy(),
         )
+
+    def scalar_start(self, i: int) -> tuple[dict[str, Any], bool]:
+        return scalar_deal(self.state_of(i))
 
     # ------------------------------------------------------------------ rules
     def _discards(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -12,9 +12,12 @@ is a loop here where ``rules.py`` recurses. The observation is the env's (``env.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ice_envs.cardiceo import rules
+from ice_envs.cardiceo.batched import scalar_deal
 from ice_envs.core.compiled import CompiledEngine, GameKernels, below, draw, njit
 
 MAX_SEATS = 6
@@ -330,6 +333,9 @@ class CardiceoCompiled(CompiledEngine):
             stuck_dice=s[STUCK_DICE : STUCK_DICE + p * 3].reshape(p, 3).copy(),
             known_missing=s[KNOWN_MISSING : KNOWN_MISSING + p * NV].reshape(p, NV).astype(bool),
         )
+
+    def scalar_start(self, i: int) -> tuple[dict[str, Any], bool]:
+        return scalar_deal(self.state_of(i))
 
     # views of the state rows under the numpy engine's array names (vectorised opponents read them)
     @property

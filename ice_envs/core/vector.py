@@ -85,6 +85,8 @@ class BatchedEngine:
     game: ClassVar[str] = ""
     #: Names of the state arrays (game hook): ``state_arrays()`` and the memory figure use them.
     state_names: ClassVar[tuple[str, ...]] = ()
+    #: Fields of the scalar state dataclass the engine does not keep (game hook; e.g. text for rendering).
+    unkept_state_fields: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
         self,
@@ -178,6 +180,16 @@ class BatchedEngine:
     def state_of(self, i: int) -> Any:  # game hook
         """Game ``i`` as the scalar engine's state dataclass (for tests and inspection)."""
         raise NotImplementedError
+
+    def scalar_start(self, i: int) -> tuple[dict[str, Any], bool]:  # game hook
+        """How a scalar env starts game ``i`` as dealt (:mod:`ice_envs.core.engine_parity`): its reset
+        options, and whether the draws this engine made while dealing are replayed into the scalar deal.
+
+        The default starts from the whole state as dealt (nothing replayed); a game whose scalar env
+        can deal given cards (and then roll its dice itself) overrides it, so that the deal's own
+        chance and its consequences are compared as well.
+        """
+        return {"state": self.state_of(i)}, False
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -29,6 +29,7 @@ draws, their order and every result are those of the direct computation.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -134,6 +135,9 @@ def _plan_table(num_players: int, ninja_all: bool) -> np.ndarray:
 
 class CubeMeltBatched(BatchedEngine):
     """Batched CubeMelt (see the module docstring and :class:`ice_envs.core.vector.BatchedEngine`)."""
+
+    #: The text of the last events (rendering only) is not kept.
+    unkept_state_fields = frozenset({"events", "last_events"})
 
     game = "cubemelt"
     state_names = (
@@ -286,6 +290,13 @@ class CubeMeltBatched(BatchedEngine):
         self.melted[idx] = False
         self.turn[idx] = 0
         self._roll_all(idx)
+
+    def scalar_start(self, i: int) -> tuple[dict[str, Any], bool]:
+        """The dealt abilities (when drawn at random) as reset options; the opening roll is replayed."""
+        state = self.state_of(i)
+        return (
+            {"abilities": list(state.abilities)} if self.config.expansion and self.config.abilities is None else {}
+        ), True
 
     def state_of(self, i: int) -> rules.CubeMeltState:
         n_q = int(self.queue_n[i])
