@@ -7,7 +7,7 @@ Subjects, each a loop of random legal play that counts decisions:
 
 * every game's batched engines (:mod:`ice_envs.core.vector`), each kind it has (``compiled``:
   :mod:`ice_envs.core.compiled`; ``numpy``), at each batch size: a uniformly random legal action per
-  game chosen from the mask (:func:`ice_envs.core.vector.random_actions`, inside the timed loop),
+  game chosen from the mask (:func:`ice_envs.core.vector.sample_legal`, inside the timed loop),
   then ``step`` (finished games restart inside it; observations, masks and ``info`` built every step);
 * every game's scalar ``raw_env()`` (``env.last()``, a random legal action, ``env.step``), and the
   floor env (the API's own cost: one legal action, nothing else);
@@ -68,18 +68,18 @@ class Row:
 
 def batched_slice(game: str, kind: str, players: int, batch: int, seed: int) -> tuple[Slice, dict[str, Any]]:
     """A batched engine of ``kind`` playing random legal actions."""
-    from ice_envs.core.vector import make, random_actions
+    from ice_envs.core.vector import make, sample_legal
 
     engine = make(game, batch, players, seed=seed, copy=False, engine=kind)
     rng = np.random.default_rng(seed)
     engine.reset()
-    engine.step(random_actions(engine.mask, rng))  # compile / warm up outside the clock
+    engine.step(sample_legal(engine.mask, rng))  # compile / warm up outside the clock
 
     def run(seconds: float) -> int:
         done = 0
         end = time.process_time() + seconds
         while True:
-            engine.step(random_actions(engine.mask, rng))
+            engine.step(sample_legal(engine.mask, rng))
             done += batch
             if time.process_time() >= end:
                 return done
@@ -199,7 +199,11 @@ def markdown(rows: list[Row], info: dict[str, Any]) -> str:
     ]
     for r in rows:
         x_raw = f"{r.per_cpu_second / raw[r.game]:.1f}" if r.game in raw and r.kind not in ("raw_env",) else ""
-        x_leduc = f"{r.per_cpu_second / leduc[r.batch]:.2f}" if r.batch in leduc and r.kind != "raw_env" else ""
+        x_leduc = (
+            f"{r.per_cpu_second / leduc[r.batch]:.2f}"
+            if r.batch in leduc and r.kind in ("compiled", "numpy", "pgx")
+            else ""
+        )
         lines.append(
             f"| {r.subject} | {r.players} | {r.batch} | {r.per_cpu_second:,.0f} | {x_raw} | {x_leduc} | "
             f"{r.cpu_seconds:.1f} | {r.slices} |"

@@ -9,6 +9,7 @@ from ice_envs.core.vector import (
     engine_class,
     make,
     random_actions,
+    sample_legal,
 )
 
 __all__ = [
@@ -20,4 +21,5 @@ __all__ = [
     "engine_class",
     "make",
     "random_actions",
+    "sample_legal",
 ]

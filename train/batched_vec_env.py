@@ -132,7 +132,8 @@ class BatchedVecEnv(VecEnv):
             raise OptionError("BatchedVecEnv: the learner's illegal actions are handled by illegal_action=")
         if illegal_action not in ("penalize", "raise"):
             raise OptionError(f"BatchedVecEnv: illegal_action={illegal_action!r} is not 'penalize' or 'raise'")
-        self.engine = make_batched(game, num_envs, num_players, seed=seed, copy=False, **options)
+        # the numpy engine: the vectorised greedy opponents read its arrays
+        self.engine = make_batched(game, num_envs, num_players, seed=seed, copy=False, engine="numpy", **options)
         self.game = game
         self.num_players = self.engine.num_players
         if learner_seat is not None and not 0 <= learner_seat < self.num_players:

@@ -34,4 +34,5 @@ SPEC = GameSpec(
     ui="ice_envs.cubemelt.ui",
     smoke_config="smoke.yaml",
     vector="ice_envs.cubemelt.batched:CubeMeltBatched",
+    compiled="ice_envs.cubemelt.compiled:CubeMeltCompiled",
 )

@@ -13,7 +13,7 @@ from ice_envs.core.vector import BatchedEngine
 
 GAMES = ("cardiceo", "cubemelt")
 #: (game, engine kind) of every batched engine: the compiled and the numpy engines keep one API.
-KINDS = [("cardiceo", "compiled"), ("cardiceo", "numpy"), ("cubemelt", "numpy")]
+KINDS = [("cardiceo", "compiled"), ("cardiceo", "numpy"), ("cubemelt", "compiled"), ("cubemelt", "numpy")]
 KIND_IDS = [f"{g}-{k}" for g, k in KINDS]
 
 
@@ -23,11 +23,8 @@ def test_specs_name_their_batched_engines_and_ice_envs_vector_re_exports():
         assert issubclass(cls, BatchedEngine) and cls.game == game
         assert issubclass(cls, CompiledEngine) == (kind == "compiled")
     assert vector.engine_class("cardiceo") is vector.engine_class("cardiceo", "compiled")  # auto: compiled first
-    assert vector.engine_class("cubemelt") is vector.engine_class("cubemelt", "numpy")
     with pytest.raises(OptionError, match="engine must be one of"):
         vector.make("cardiceo", 4, engine="cuda")
-    with pytest.raises(OptionError, match="no compiled engine"):
-        vector.make("cubemelt", 4, engine="compiled")
     assert vector.make is ice_envs.core.vector.make
     with pytest.raises(OptionError, match="no batched engine"):
         vector.make("icebergs", 4)
@@ -112,7 +109,12 @@ def test_finished_games_restart_and_keep_their_final_info(game, kind):
 
 
 @pytest.mark.parametrize(
-    ("game", "kind", "options"), [("cubemelt", "numpy", {"expansion": True}), ("cardiceo", "compiled", {})]
+    ("game", "kind", "options"),
+    [
+        ("cubemelt", "numpy", {"expansion": True}),
+        ("cubemelt", "compiled", {"expansion": True}),
+        ("cardiceo", "compiled", {}),
+    ],
 )
 def test_where_steps_only_the_chosen_games(game, kind, options):
     engine = vector.make(game, 6, 3, seed=2, engine=kind, **options)
@@ -216,3 +218,18 @@ def test_the_compiled_engine_without_numba_is_one_clear_error(monkeypatch):
     assert vector.engine_class("cardiceo") is vector.engine_class("cardiceo", "numpy")
     with pytest.raises(OptionError, match=r"pip install 'ice-envs\[fast\]'"):
         vector.make("cardiceo", 4, engine="compiled")
+
+
+def test_sample_legal_is_uniform_over_legal_actions_and_the_same_compiled_or_not(monkeypatch):
+    mask = np.zeros((20000, 6), dtype=np.int8)
+    mask[:, [1, 3, 4]] = 1
+    mask[0] = 0
+    mask[0, 5] = 1
+    mask[1] = 0  # no legal action: 0
+    compiled = vector.sample_legal(mask, np.random.default_rng(3))
+    monkeypatch.setattr(ice_envs.core.vector, "compiled_available", lambda: False)
+    plain = vector.sample_legal(mask, np.random.default_rng(3))
+    assert np.array_equal(compiled, plain)
+    assert compiled[0] == 5 and compiled[1] == 0 and mask[np.arange(2, 20000), compiled[2:]].all()
+    share = np.bincount(compiled[2:], minlength=6)[[1, 3, 4]] / 19998
+    assert np.allclose(share, 1 / 3, atol=0.02)

@@ -26,7 +26,7 @@ NUM_ENVS = 16
 
 
 #: Games with a compiled engine (each gets the whole transition budget of its own).
-COMPILED = ("cardiceo",)
+COMPILED = ("cardiceo", "cubemelt")
 
 
 def _cases() -> list[tuple[str, str, int, dict[str, Any]]]:

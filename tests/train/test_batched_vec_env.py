@@ -115,7 +115,11 @@ def test_illegal_learner_actions_are_penalized_or_raise():
 def test_greedy_opponents_play_legal_moves(game):
     from ice_envs import vector
 
-    engine = vector.make(game, 64, 3, seed=2, expansion=True) if game == "cubemelt" else vector.make(game, 64, 3)
+    engine = (
+        vector.make(game, 64, 3, seed=2, expansion=True, engine="numpy")
+        if game == "cubemelt"
+        else vector.make(game, 64, 3, engine="numpy")
+    )
     _, mask, _ = engine.reset(seed=2)
     rng = np.random.default_rng(0)
     for _ in range(200):
