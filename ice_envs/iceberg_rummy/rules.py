@@ -453,7 +453,8 @@ def _commit(state: IcebergRummyState, p: int, target: int, rng: np.random.Genera
 
 
 def _discard(state: IcebergRummyState, card: int, rng: np.random.Generator) -> None:
-    """Pass ``card`` face down to the left (R3.6); the last card goes out (R5.1, I9)."""
+    """Pass ``card`` face down to the left (R3.6); the last card goes out (R5.1, I9), and so does the
+    discard that ends the ace holder's turn (R7.2, I21): nobody picks it up or knows where it is (I23)."""
     p = state.current
     n = state.num_players
     right = (p - 1) % n
@@ -466,17 +467,16 @@ def _discard(state: IcebergRummyState, card: int, rng: np.random.Generator) -> N
     goes_on = bool(state.hands[p].any()) and not state.end_after_turn
     if not (n == 2 and goes_on and card != state.still_left[right]):
         state.still_left[right] = -1
-    if not state.hands[p].any():
-        _end_hand(state, END_OUT, rng)
+    if not goes_on:  # the hand ends with this discard: the card goes to nobody (I9, I21, I23)
+        state.known_left[p] = -1
+        state.still_left[p] = -1
+        _end_hand(state, END_LAST_ACE if state.hands[p].any() else END_OUT, rng)
         return
     left = (p + 1) % n
     state.pending = card
     state.pending_to = left
     state.known_left[p] = card
     state.still_left[p] = card
-    if state.end_after_turn:
-        _end_hand(state, END_LAST_ACE, rng)
-        return
     state.current = left
     state.turn += 1
     _begin_turn(state, rng)
