@@ -538,30 +538,24 @@ def hand_penalty(state: IcebergRummyState, p: int) -> tuple[int, int, int]:
     (only a player who has not had a turn yet can hold one) costs 10 under the
     multiplier rule and the value it would have added under the ace-scoring variants.
     """
-    return _hand_penalty(state, p)[:3]
-
-
-def _hand_penalty(state: IcebergRummyState, p: int) -> tuple[int, int, int, bool]:
-    """:func:`hand_penalty` and whether its play-out search was exact (``False``: the guard fired, greedy charged)."""
     hand = state.hands[p].copy()
     aces = int(hand[_ACE_IDX].sum())
     hand[_ACE_IDX] = 0
-    points, played, exact = M.best_playout_exact(hand, state.table())
+    points, played = M.best_playout(hand, state.table())
     dead = int(hand.sum()) - played
     cfg = state.config
     if cfg.ace_scoring == "multiplier":
         ace_pen = 10 * aces
     else:
         ace_pen = ace_bonus_total(cfg, int(state.aces[p]) + aces) - ace_bonus_total(cfg, int(state.aces[p]))
-    return points + 10 * dead + ace_pen, points, dead + aces, bool(exact)
+    return points + 10 * dead + ace_pen, points, dead + aces
 
 
 def _end_hand(state: IcebergRummyState, reason: int, rng: np.random.Generator) -> None:
     """Settle the hand (R5.4: R4.6-R4.8), then end the game (R5.6, R6) or deal the next hand (R5.5)."""
     n = state.num_players
     cfg = state.config
-    settled = [_hand_penalty(state, p) for p in range(n)]
-    penalties = [r[0] for r in settled]
+    penalties = [hand_penalty(state, p)[0] for p in range(n)]
     results = []
     for p in range(n):
         raw = int(state.hand_points[p]) - penalties[p]
@@ -581,9 +575,6 @@ def _end_hand(state: IcebergRummyState, reason: int, rng: np.random.Generator) -
         "penalties": penalties,
         "scores": results,
     }
-    inexact = [p for p in range(n) if not settled[p][3]]
-    if inexact:  # the play-out search hit its guard and the greedy play-out was charged (never seen in play)
-        state.last_hand["penalty_inexact"] = inexact
     state.hand_points[:] = 0
     state.ace_bonus[:] = 0
     state.selection = []
