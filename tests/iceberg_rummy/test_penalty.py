@@ -358,11 +358,11 @@ HAND_241 = (
 
 
 def test_a_hand_past_the_old_guard_is_charged_its_best_play_out():
-    """I12: the old engine stopped its search at 100,000 states and charged a greedy play-out of 1,850
-    points for this hand; the best play-out, by the search without any limit, is charged."""
+    """I12: a search capped at 100,000 states with the greedy play-out beyond would charge 1,850 points of
+    play-out for this hand; the best play-out, by the search without any limit, is charged."""
     counts = M.counts_of(M.parse_cards(HAND_241))
     plays = M.enumerate_plays(counts, ())
-    assert M._search_playout(counts, (), plays, OLD_GUARD) is None
+    assert M._search_playout(counts, (), plays, LONG_SEARCH) is None
     best = divmod(M._search_playout(counts, (), plays, None), 128)
     assert M.best_playout(counts, ()) == best and best[0] > 1850
 
@@ -370,8 +370,8 @@ def test_a_hand_past_the_old_guard_is_charged_its_best_play_out():
 #: Hand ends checked by the next test: 300 in the suite; ``ICE_RUMMY_PENALTY_HAND_ENDS=2000``
 #: is the full check of docs/rules/iceberg_rummy.md I12 (a few minutes).
 HAND_ENDS = int(os.environ.get("ICE_RUMMY_PENALTY_HAND_ENDS", "300"))
-#: The search budget of the old exact search, whose result stands where it finishes within it.
-OLD_GUARD = 100_000
+#: A long search: where the branch and bound finishes within this many states, its result stands.
+LONG_SEARCH = 100_000
 
 
 def rarely_melding_hand_ends(count: int):
@@ -397,7 +397,7 @@ def rarely_melding_hand_ends(count: int):
 
 def test_the_penalty_is_exact_on_long_two_deck_hands():
     """I12 on hand ends of 28-52 cards (2,000 for the full check): the play-out charged equals the integer program's and, where
-    it finishes within its old guard of 100,000 states, the branch-and-bound search's; a random 8-card
+    it finishes within 100,000 states, the branch-and-bound search's; a random 8-card
     part of every tenth hand equals the brute force (which plays the real game move by move)."""
     rng = np.random.default_rng(0)
     big = finished = 0
@@ -406,7 +406,7 @@ def test_the_penalty_is_exact_on_long_two_deck_hands():
         got = M.best_playout(counts, table)
         plays = M.enumerate_plays(counts, table)
         assert divmod(M._integer_program_playout(counts, len(table), plays), 128) == got, (hand, table)
-        old = M._search_playout(counts, table, plays, OLD_GUARD)
+        old = M._search_playout(counts, table, plays, LONG_SEARCH)
         if old is not None:
             finished += 1
             assert divmod(old, 128) == got, (hand, table)
