@@ -275,6 +275,15 @@ class IceAECEnv(AECEnv):
         """Running score per seat; ``reward_mode="score"`` rewards its deltas."""
         return np.asarray(self.engine.scores(self.game_state), dtype=np.float64)
 
+    def _opening_scores(self) -> np.ndarray:  # game hook
+        """The running scores a freshly dealt game's score rewards count from (default: its scores now).
+
+        A game whose automatic start scores points before the first decision returns the scores before
+        them, so that the first decision's reward pays them and the rewards sum to the final scores. A
+        game started from a saved state counts from that state's scores.
+        """
+        return self._scores()
+
     def _describe(self, action: int) -> str:  # game hook
         raise NotImplementedError
 
@@ -357,11 +366,16 @@ class IceAECEnv(AECEnv):
         self._num_steps = 0
         self._rewards_zero = True
         self._mask = None
-        self._last_scores = np.asarray(self._scores(), dtype=np.float64).copy()
+        start = self._scores() if "state" in options else self._opening_scores()
+        self._last_scores = np.asarray(start, dtype=np.float64).copy()
         self.num_forced_steps = 0
         if self._game_over():
             self.agent_selection = self.agents[0]
-            self._finish(np.zeros(self.num_players))
+            rewards = np.zeros(self.num_players)
+            if self.reward_mode == "score":  # a game over at once pays what its automatic start scored
+                scores = np.asarray(self._scores(), dtype=np.float64)
+                rewards, self._last_scores = scores - self._last_scores, scores.copy()
+            self._finish(rewards)
             return
         self.agent_selection = self.possible_agents[self._current_seat()]
         if self.skip_forced:

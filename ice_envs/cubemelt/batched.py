@@ -226,7 +226,8 @@ class CubeMeltBatched(BatchedEngine):
         dice_obs[codes, at["dice"] - self._dice_lo + 4 * np.arange(_ND) + _DICE] = 1.0
         dice_obs[:, at["face_counts"] - self._dice_lo :] = _COUNTS / _ND
         self._dice_obs = dice_obs
-        # reroll cost, paid re-rolls left and the decision per (phase, rerolls, pending + 1)
+        # reroll cost and the decision per (phase, rerolls, pending + 1); paid_left also depends on
+        # the active player's Melt (written by _encode)
         self._tail_lo = min(at["reroll_cost"], at["paid_left"], at["decision"])
         self._tail_hi = max(at["reroll_cost"] + 2, at["paid_left"] + 1, at["decision"] + 5)
         self._nr = self.paid + 2  # rerolls never exceed paid + 1
@@ -235,8 +236,6 @@ class CubeMeltBatched(BatchedEngine):
         for r in range(self._nr):
             tail[_REROLL, r, :, at["reroll_cost"] - lo + (r != 0)] = 1.0
             tail[_REROLL, r, :, at["decision"] - lo] = 1.0
-            if self.paid:
-                tail[_REROLL, r, :, at["paid_left"] - lo] = max(0, self.paid - max(0, r - 1)) / self.paid
         tail[_NINJA, :, :, at["decision"] - lo + 1] = 1.0
         for pend in range(-1, rules.NUM_ABILITIES):
             tail[_CHOOSE, :, pend + 1, at["decision"] - lo + _DECISION_SLOT[max(pend, 0)]] = 1.0
@@ -666,6 +665,13 @@ class CubeMeltBatched(BatchedEngine):
         key += self.pending if full else self.pending[idx]
         key += 1
         out[:, self._tail_lo : self._tail_hi] = self._tail[key]
+        if self.paid:
+            rr = np.flatnonzero(phase == _REROLL)
+            if rr.size:  # rules.paid_rerolls_left: the turn's allowance left, limited by the payer's Melt
+                g = idx[rr]
+                by_count = self.paid - np.maximum(self.rerolls[g].astype(np.int64) - 1, 0)
+                by_melt = self.melt[g, self.active[g].astype(np.intp)].astype(np.int64) - self.min_melt_to_pay
+                out[rr, at["paid_left"]] = np.maximum(np.minimum(by_count, by_melt), 0) / self.paid
         if self.expansion:
             dr = np.flatnonzero((phase == _NINJA) | (phase == _CHOOSE))
             if dr.size:

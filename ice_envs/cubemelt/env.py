@@ -69,7 +69,7 @@ row r of `seats` and of `plan` describes the player r seats to the observer's le
 | `dice`        | 55-78   | 24 (6x4)  | [0, 1] | the six dice, one-hot face each (Heart, Star, Sad, Drooping)                                                                                                  |
 | `face_counts` | 79-82   | 4         | [0, 1] | dice showing Heart, Star, Sad, Drooping (count / 6)                                                                                                           |
 | `reroll_cost` | 83-84   | 2         | [0, 1] | re-rolling and the next re-roll is free / costs 1 Melt                                                                                                        |
-| `paid_left`   | 85      | 1         | [0, 1] | paid re-rolls left this turn / `paid_rerolls` (0 when none are allowed)                                                                                       |
+| `paid_left`   | 85      | 1         | [0, 1] | paid re-rolls the active player can still make this turn (its Melt allowing) / `paid_rerolls`                                                                 |
 | `decision`    | 86-90   | 5         | [0, 1] | pending decision: re-roll, Ninja apply/decline, Knight, Dragon, Unicorn Love-or-Adventure                                                                     |
 | `plan`        | 91-105  | 15 (5x3)  | [0, 1] | the resolution in progress, per relative seat: Love gained, Adventure gained, Melt lost by the dice (each / 6); zero while re-rolling                         |
 | `expansion`   | 106     | 1         | [0, 1] | expansion rules in play                                                                                                                                       |
@@ -151,7 +151,13 @@ def layout_for(config: rules.CubeMeltConfig) -> ObservationLayout:
             Piece("dice", (n_dice, n_faces), 0, 1, "the six dice, one-hot face each (Heart, Star, Sad, Drooping)"),
             Piece("face_counts", n_faces, 0, 1, "dice showing Heart, Star, Sad, Drooping (count / 6)"),
             Piece("reroll_cost", 2, 0, 1, "re-rolling and the next re-roll is free / costs 1 Melt"),
-            Piece("paid_left", 1, 0, 1, "paid re-rolls left this turn / `paid_rerolls` (0 when none are allowed)"),
+            Piece(
+                "paid_left",
+                1,
+                0,
+                1,
+                "paid re-rolls the active player can still make this turn (its Melt allowing) / `paid_rerolls`",
+            ),
             Piece(
                 "decision",
                 5,
@@ -275,7 +281,7 @@ class CubeMeltEnv(IceAECEnv):
             buf[self._decision_at] = 1.0
             paid = s.config.paid_rerolls
             if paid:
-                buf[self._paid_at] = max(0, paid - max(0, rerolls - 1)) / paid
+                buf[self._paid_at] = rules.paid_rerolls_left(s) / paid
         elif phase == _NINJA or phase == _CHOOSE:
             buf[self._decision_at + (1 if phase == _NINJA else _DECISION_SLOT[s.pending])] = 1.0
             plan_love, plan_adventure, plan_melt = s.plan_love, s.plan_adventure, s.plan_melt

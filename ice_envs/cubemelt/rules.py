@@ -409,6 +409,16 @@ def can_reroll(state: CubeMeltState) -> bool:
     return state.melt[state.active] > (0 if cfg.reroll_can_melt else 1)
 
 
+def paid_rerolls_left(state: CubeMeltState) -> int:
+    """How many paid re-rolls the active player can still make this turn (R2.3, I6): what is left of
+    the turn's ``paid_rerolls``, and no more than its Melt pays for without melting (unless
+    ``reroll_can_melt``): at Melt 1 none. Only re-rolls paying changes the Melt while re-rolling."""
+    cfg = state.config
+    by_count = cfg.paid_rerolls - max(0, state.rerolls - 1)
+    by_melt = state.melt[state.active] - (0 if cfg.reroll_can_melt else 1)
+    return max(0, min(by_count, by_melt))
+
+
 def next_reroll_paid(state: CubeMeltState) -> bool:
     """Whether the next re-roll of this turn costs 1 Melt."""
     return state.rerolls >= 1

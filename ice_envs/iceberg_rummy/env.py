@@ -118,7 +118,10 @@ full game stopped at `max_hands` is truncated and pays no outcome reward (unless
 `max_hands_end="decide"`).
 `reward_mode="score"`: the change of the player's running score / `score_scale` (100):
 meld and lay-off points (and ace bonuses under the ace variants) when earned, and the
-end-of-hand settlement (penalties and the ace multiplier) when the hand ends.
+end-of-hand settlement (penalties and the ace multiplier) when the hand ends. A game
+starts from 0 points: an ace bonus scored in the automatic start of the first turn
+(before any decision) is paid with the first decision's reward, so each player's rewards
+sum to its final score / `score_scale`.
 
 ## Version History
 
@@ -407,6 +410,11 @@ class IcebergRummyEnv(IceAECEnv):
 
     def _scores(self) -> np.ndarray:
         return rules.scores(self.game_state) / self.score_scale
+
+    def _opening_scores(self) -> np.ndarray:
+        """A new game starts from 0 points: an ace placed in the automatic start of the first turn (R3.3)
+        scores its variant bonus at once (R7.1), paid with the first decision's reward."""
+        return np.zeros(self.num_players)
 
     def _undecided_stop(self) -> str | None:
         """A game stopped undecided at ``max_hands`` (``max_hands_end="truncate"``, I17) is a truncation:

@@ -12,9 +12,8 @@ A *play* is ``(cards, target, value)``: ``cards`` a sorted tuple of card ids (a 
 ``target`` ``-1`` for a new meld or the table slot ``k`` it is laid off onto, and ``value``
 the points it scores. :func:`enumerate_plays` lists every legal play of a hand against a
 table; :func:`best_playout` finds the best set of plays a hand could still make (used for
-the end-of-hand penalties), and :func:`best_playout_exact` also says whether that is
-proven (an exact branch-and-bound search, with a guard that falls back to a greedy
-play-out).
+the end-of-hand penalties), exactly for any hand: a branch-and-bound search, and an integer
+program for the hands the search would need too long for.
 
 Meld values: a meld of ``n`` cards is worth :func:`size_value` ``(n)`` — 10 for a pair and
 ``5 n (n + 1) - 30`` for ``n >= 3`` (30, 70, 120, 180, ...): the value table (R4.2) with a
@@ -428,11 +427,11 @@ def analyse(hand_bytes: bytes, table: tuple[tuple[int, ...], ...]) -> Analysis:
 
 
 # ---------------------------------------------------------------------------- best play-out
-#: Guard on the exact play-out search (:func:`best_playout_exact`): the most search states
-#: it may expand for one hand. No hand of real play comes near it (at most about 1,200
-#: states, ``docs/rules/iceberg_rummy.md`` I12); if one ever does, the search gives up and
-#: the greedy play-out is used instead, reported with ``exact=False``.
-PLAYOUT_SEARCH_BUDGET = 100_000
+#: States the branch-and-bound play-out search (:func:`best_playout`) may expand for one hand before
+#: the integer program (:func:`_integer_program_playout`) takes over; both are exact, so this only
+#: decides which of them answers. Hands of real play with the usual players need at most about 1,200
+#: states; hands of 45-52 cards (two decks, two players who rarely meld) may need 100,000 and more.
+PLAYOUT_SEARCH_BUDGET = 4_000
 
 #: A search score is ``points * _CARD_SLOTS + cards played``: comparing scores compares the
 #: points, then the cards played (R6.4); 128 exceeds the 96 non-ace cards of two decks.
@@ -447,24 +446,13 @@ def _rank_major(card: int) -> int:
 
 
 def best_playout(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> tuple[int, int]:
-    """The most points ``hand`` could still score against ``melds``, and the cards it would play.
-
-    ``(points, cards_played)`` of :func:`best_playout_exact` (which also says whether the
-    result is proven exact).
-    """
-    points, played, _ = best_playout_exact(hand, melds)
-    return points, played
-
-
-def best_playout_exact(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> tuple[int, int, bool]:
-    """The best play-out of ``hand`` against ``melds``: ``(points, cards_played, exact)``.
+    """The best play-out of ``hand`` against ``melds``: ``(points, cards_played)``, exact for any hand.
 
     The end-of-hand penalty's play-out (``docs/rules/iceberg_rummy.md`` R4.6.1, R6.4, I12):
     the most points, then the most cards, that plays from ``hand`` onto the table could
-    still score. ``exact`` is ``True`` when the result is proven optimal, always unless the
-    search exceeds the guard :data:`PLAYOUT_SEARCH_BUDGET`; then the greedy play-out (the
-    most valuable play still possible, repeatedly; a lower bound) is returned with
-    ``exact=False``.
+    still score. A memoised branch-and-bound search answers most hands in a few
+    milliseconds; a hand that needs more than :data:`PLAYOUT_SEARCH_BUDGET` search states is
+    solved as an integer program instead (:func:`_integer_program_playout`). Both are exact.
 
     **Model.** A play-out is a set of plays from :func:`enumerate_plays` (of the whole hand
     against the final table) whose cards together fit in the hand, with at most one
@@ -502,14 +490,31 @@ def best_playout_exact(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> tu
       choice that is explored is solved exactly, so each state's stored value is exact:
       the pruning never affects the memo.
 
-    In real play (hands of up to 36 cards with two decks) the search creates at most about
-    1,200 states, crafted meld-dense hands of 30 cards a few thousand; the guard (100,000
-    states) is far beyond, only to keep the end of any hand fast.
+    **Integer program.** The same model as a bounded integer program: one integer variable
+    per play (how many times it is made: a new meld up to twice with two decks, a lay-off
+    at most once), at most the hand's copies of each card, at most one lay-off per table
+    meld, the total score maximised; solved to proven optimality by HiGHS
+    (``scipy.optimize.milp``, relative gap 0). The score of an optimum is unique, and the
+    solution is checked in integers, so the result is the same on any machine.
     """
     hand = np.asarray(hand)
     plays = enumerate_plays(hand, melds)
     if not plays:
-        return 0, 0, True
+        return 0, 0
+    total = _search_playout(hand, melds, plays, PLAYOUT_SEARCH_BUDGET)
+    if total is None:
+        total = _integer_program_playout(hand, len(melds), plays)
+    if total is None:  # pragma: no cover - HiGHS proves these small programs optimal
+        total = _search_playout(hand, melds, plays, None)
+        assert total is not None
+    return total // _CARD_SLOTS, total % _CARD_SLOTS
+
+
+def _search_playout(
+    hand: np.ndarray, melds: Sequence[tuple[int, ...]], plays: list[Play], budget: int | None
+) -> int | None:
+    """The best play-out's score (``points * _CARD_SLOTS + cards``) by the branch-and-bound search of
+    :func:`best_playout`, or ``None`` if it needs more than ``budget`` states (``None``: no limit)."""
     # independent components: cards linked by a common play or a common table target
     parent = list(range(NUM_CARDS + len(melds)))
 
@@ -533,15 +538,57 @@ def best_playout_exact(hand: np.ndarray, melds: Sequence[tuple[int, ...]]) -> tu
     for c in sorted(cards_of(hand), key=_rank_major):
         if c in usable:
             components.setdefault(find(c), []).append(c)
-    budget = [PLAYOUT_SEARCH_BUDGET]
+    left = [budget if budget is not None else 1 << 62]
     try:
-        total = 0
-        for comp in components.values():
-            total += _search(comp, by_min, budget)
+        return sum(_search(comp, by_min, left) for comp in components.values())
     except _SearchTooBig:
-        points, played = _greedy_playout(hand, plays)
-        return points, played, False
-    return total // _CARD_SLOTS, total % _CARD_SLOTS, True
+        return None
+
+
+def _integer_program_playout(hand: np.ndarray, num_targets: int, plays: list[Play]) -> int | None:
+    """The best play-out's score (``points * _CARD_SLOTS + cards``) as an integer program (see
+    :func:`best_playout`), or ``None`` if the solver does not prove an optimum."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import csr_matrix
+
+    counts = np.asarray(hand, dtype=np.int64).reshape(-1)
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[int] = []
+    upper = np.zeros(len(plays))
+    score = np.zeros(len(plays), dtype=np.int64)
+    for j, (cards, target, value) in enumerate(plays):
+        need: dict[int, int] = {}
+        for x in cards:
+            need[x] = need.get(x, 0) + 1
+        for x, k in need.items():
+            rows.append(x)
+            cols.append(j)
+            vals.append(k)
+        if target >= 0:
+            rows.append(NUM_CARDS + target)
+            cols.append(j)
+            vals.append(1)
+            upper[j] = 1
+        else:
+            upper[j] = min(int(counts[x]) // k for x, k in need.items())
+        score[j] = value * _CARD_SLOTS + len(cards)
+    matrix = csr_matrix((vals, (rows, cols)), shape=(NUM_CARDS + num_targets, len(plays)), dtype=np.float64)
+    limits = np.concatenate([counts, np.ones(num_targets, dtype=np.int64)])
+    result = milp(
+        -score.astype(np.float64),
+        constraints=LinearConstraint(matrix, -np.inf, limits.astype(np.float64)),
+        integrality=np.ones(len(plays)),
+        bounds=Bounds(0, upper),
+        options={"mip_rel_gap": 0.0, "presolve": True},
+    )
+    if result.status != 0 or result.x is None:
+        return None
+    x = np.rint(result.x).astype(np.int64)
+    used = matrix.astype(np.int64) @ x
+    if (x < 0).any() or (x > upper).any() or (used > limits).any():
+        return None
+    return int(score @ x)
 
 
 def _search(cards: list[int], by_min: dict[int, list[Play]], budget: list[int]) -> int:
@@ -549,7 +596,7 @@ def _search(cards: list[int], by_min: dict[int, list[Play]], budget: list[int]) 
 
     ``cards``: the component's cards in rank-major order (duplicates repeated);
     ``by_min[c]``: the plays whose rank-major first card is ``c``; ``budget``: states left
-    (shared by the components of one hand). See :func:`best_playout_exact`.
+    (shared by the components of one hand). See :func:`best_playout`.
     """
     firsts = sorted(set(cards), key=_rank_major)
     # share[c]: the most a card can bring, its equal share of the best-per-card play it is in
@@ -619,21 +666,3 @@ def _search(cards: list[int], by_min: dict[int, list[Play]], budget: list[int]) 
 
 class _SearchTooBig(Exception):
     pass
-
-
-def _greedy_playout(hand: np.ndarray, plays: list[Play]) -> tuple[int, int]:
-    """Repeatedly the most valuable play still possible (the fallback past the guard)."""
-    left = np.asarray(hand, dtype=np.int64).copy()
-    used: set[int] = set()
-    points = played = 0
-    order = sorted(plays, key=lambda play: (-play[2], len(play[0]), play[0], play[1]))
-    # one pass suffices: a play that is impossible stays impossible as cards and targets run out
-    for cards, target, value in order:
-        need = np.bincount(cards, minlength=NUM_CARDS)
-        while target not in used and not (need > left).any():
-            left -= need
-            if target >= 0:
-                used.add(target)
-            points += value
-            played += len(cards)
-    return points, played

@@ -453,7 +453,8 @@ def _commit(state: IcebergRummyState, p: int, target: int, rng: np.random.Genera
 
 
 def _discard(state: IcebergRummyState, card: int, rng: np.random.Generator) -> None:
-    """Pass ``card`` face down to the left (R3.6); the last card goes out (R5.1, I9)."""
+    """Pass ``card`` face down to the left (R3.6); the last card goes out (R5.1, I9), and so does the
+    discard that ends the ace holder's turn (R7.2, I21): nobody picks it up or knows where it is (I23)."""
     p = state.current
     n = state.num_players
     right = (p - 1) % n
@@ -466,17 +467,16 @@ def _discard(state: IcebergRummyState, card: int, rng: np.random.Generator) -> N
     goes_on = bool(state.hands[p].any()) and not state.end_after_turn
     if not (n == 2 and goes_on and card != state.still_left[right]):
         state.still_left[right] = -1
-    if not state.hands[p].any():
-        _end_hand(state, END_OUT, rng)
+    if not goes_on:  # the hand ends with this discard: the card goes to nobody (I9, I21, I23)
+        state.known_left[p] = -1
+        state.still_left[p] = -1
+        _end_hand(state, END_LAST_ACE if state.hands[p].any() else END_OUT, rng)
         return
     left = (p + 1) % n
     state.pending = card
     state.pending_to = left
     state.known_left[p] = card
     state.still_left[p] = card
-    if state.end_after_turn:
-        _end_hand(state, END_LAST_ACE, rng)
-        return
     state.current = left
     state.turn += 1
     _begin_turn(state, rng)
@@ -538,30 +538,24 @@ def hand_penalty(state: IcebergRummyState, p: int) -> tuple[int, int, int]:
     (only a player who has not had a turn yet can hold one) costs 10 under the
     multiplier rule and the value it would have added under the ace-scoring variants.
     """
-    return _hand_penalty(state, p)[:3]
-
-
-def _hand_penalty(state: IcebergRummyState, p: int) -> tuple[int, int, int, bool]:
-    """:func:`hand_penalty` and whether its play-out search was exact (``False``: the guard fired, greedy charged)."""
     hand = state.hands[p].copy()
     aces = int(hand[_ACE_IDX].sum())
     hand[_ACE_IDX] = 0
-    points, played, exact = M.best_playout_exact(hand, state.table())
+    points, played = M.best_playout(hand, state.table())
     dead = int(hand.sum()) - played
     cfg = state.config
     if cfg.ace_scoring == "multiplier":
         ace_pen = 10 * aces
     else:
         ace_pen = ace_bonus_total(cfg, int(state.aces[p]) + aces) - ace_bonus_total(cfg, int(state.aces[p]))
-    return points + 10 * dead + ace_pen, points, dead + aces, bool(exact)
+    return points + 10 * dead + ace_pen, points, dead + aces
 
 
 def _end_hand(state: IcebergRummyState, reason: int, rng: np.random.Generator) -> None:
     """Settle the hand (R5.4: R4.6-R4.8), then end the game (R5.6, R6) or deal the next hand (R5.5)."""
     n = state.num_players
     cfg = state.config
-    settled = [_hand_penalty(state, p) for p in range(n)]
-    penalties = [r[0] for r in settled]
+    penalties = [hand_penalty(state, p)[0] for p in range(n)]
     results = []
     for p in range(n):
         raw = int(state.hand_points[p]) - penalties[p]
@@ -581,9 +575,6 @@ def _end_hand(state: IcebergRummyState, reason: int, rng: np.random.Generator) -
         "penalties": penalties,
         "scores": results,
     }
-    inexact = [p for p in range(n) if not settled[p][3]]
-    if inexact:  # the play-out search hit its guard and the greedy play-out was charged (never seen in play)
-        state.last_hand["penalty_inexact"] = inexact
     state.hand_points[:] = 0
     state.ace_bonus[:] = 0
     state.selection = []

@@ -25,7 +25,7 @@ Rules: ``docs/rules/tip_of_the_diceberg.md`` R1.7 (which cards are revealed), R7
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -170,21 +170,26 @@ def parse_catalog(data: Any, source: str = "catalog") -> Catalog:
     if len(cards) > MAX_CATALOG:
         raise ValueError(f"{source}: {len(cards)} cards; a catalog holds at most {MAX_CATALOG}")
     for card in cards:
-        _check_fillable(card, source)
+        _check_fillable(card, source, range(card.min_players, 6))
     catalog = Catalog(str(data.get("name") or source), cards)
-    n_decks = len(catalog.power_decks())
-    for n in (3, 4, 5):
-        slots = len(catalog.starters(n)) + n_decks
-        if slots == 0:
-            raise ValueError(f"{source}: no Diceberg card would be revealed with {n} players")
-        if slots > MAX_SLOTS:
-            raise ValueError(f"{source}: {slots} Diceberg slots with {n} players; at most {MAX_SLOTS}")
+    problems = [slot_count_problem(catalog, n) for n in (3, 4, 5)]
+    if all(problems):  # the env checks its own player count (check_playable)
+        raise ValueError(f"{source}: no player count can use it: " + "; ".join(problems))
     return catalog
 
 
-def _check_fillable(card: MeldCard, source: str) -> None:
-    """R7.3: a card's pattern must be fillable with some player count the card is used with."""
-    counts = range(card.min_players, 6)
+def slot_count_problem(catalog: Catalog, num_players: int) -> str:
+    """Why a ``num_players`` game of ``catalog`` has no valid set of slots (R1.7, R7.3), or ``""``."""
+    slots = len(catalog.starters(num_players)) + len(catalog.power_decks())
+    if slots == 0:
+        return f"no Diceberg card would be revealed with {num_players} players"
+    if slots > MAX_SLOTS:
+        return f"{slots} Diceberg slots with {num_players} players; at most {MAX_SLOTS}"
+    return ""
+
+
+def _check_fillable(card: MeldCard, source: str, counts: range) -> None:
+    """R7.3.1: a card's pattern must be fillable with some player count of ``counts``."""
     unproved = False
     for n in counts:
         try:
@@ -193,8 +198,9 @@ def _check_fillable(card: MeldCard, source: str) -> None:
         except WitnessBudgetExceeded:
             unproved = True
     why = "cannot be shown to be fillable (the search gave up)" if unproved else "can never be filled"
+    players = f"{counts[0]} players" if len(counts) == 1 else f"{counts[0]}-{counts[-1]} players"
     raise ValueError(
-        f"{source}: card {card.id}: pattern {card.text!r} {why} with {counts[0]}-5 players "
+        f"{source}: card {card.id}: pattern {card.text!r} {why} with {players} "
         "(not enough items of the deck and dice fit it)"
     )
 
@@ -205,6 +211,7 @@ def item_text(suit: int, number: int, is_die: bool) -> str:
 
 
 def _accepts(card: MeldCard, num_players: int, item: tuple[int, int, bool]) -> bool:
+    """Whether ``card`` takes ``item`` in a meld whose other items are dice (R7.3.2)."""
     p = card.pattern
     s, v, d = item
     if (
@@ -215,22 +222,28 @@ def _accepts(card: MeldCard, num_players: int, item: tuple[int, int, bool]) -> b
         and p.cards_min <= 1 - int(d) <= p.cards_max
     ):
         return True  # the item alone is a meld
+    # the item and dice only: no card but the item itself (a die: no card at all)
+    with_dice = replace(p, cards_max=min(p.cards_max, 0 if d else 1))
     try:
-        return find_meld(p, num_players, must=item) is not None
+        return find_meld(with_dice, num_players, must=item) is not None
     except WitnessBudgetExceeded:
         return False  # not shown playable: counts as unplayable (the check stays sound)
 
 
 @lru_cache(maxsize=64)
 def unplayable_items(catalog: Catalog, num_players: int, main_cards: tuple[str, ...] = ()) -> list[str]:
-    """The items of a ``num_players`` game that some deal of the meld cards leaves unplayable (R7.3).
+    """The items of a ``num_players`` game that some deal of the meld cards leaves unplayable (R7.3.2).
 
     An item — a card of the reduced deck (R1.3) or a die in the game (R1.5) showing any of
     its faces — is safe if a starter card revealed with ``num_players`` accepts it, or if
     every card that may be revealed from some power deck (the one named in ``main_cards``,
-    else any card of the deck) accepts it: then whatever is revealed, some slot takes it in
-    a meld the game's items can form (:func:`~ice_envs.tip_of_the_diceberg.patterns.find_meld`).
-    A player left holding an item no slot takes could never go out.
+    else any card of the deck) accepts it: then whatever is revealed, some slot takes it.
+    A card accepts an item if it takes it in a meld whose other items are dice
+    (:func:`~ice_envs.tip_of_the_diceberg.patterns.find_meld` over the item and the game's
+    dice, any faces): cards are dealt and never drawn, so the last card a player holds can
+    only go out with dice beside it, and a player left with dice only plays them with dice
+    (more can be taken from the pool). A player left holding an item no slot takes so could
+    never go out, and the round might never end.
     """
     fixed = {catalog.cards[catalog.index(cid)].power: catalog.index(cid) for cid in main_cards}
     starters = [catalog.cards[i] for i in catalog.starters(num_players)]
@@ -252,14 +265,32 @@ def unplayable_items(catalog: Catalog, num_players: int, main_cards: tuple[str, 
     return out
 
 
+def revealable_cards(catalog: Catalog, num_players: int, main_cards: tuple[str, ...] = ()) -> list[MeldCard]:
+    """Every card that may be revealed in a ``num_players`` game (R1.7): its starters and, per power
+    deck, the card named in ``main_cards`` or else every card of the deck."""
+    fixed = {catalog.cards[catalog.index(cid)].power for cid in main_cards}
+    out = [catalog.cards[i] for i in catalog.starters(num_players)]
+    out.extend(catalog.cards[catalog.index(cid)] for cid in main_cards)
+    out.extend(catalog.cards[i] for p in catalog.power_decks() if p not in fixed for i in catalog.power_deck(p))
+    return out
+
+
 def check_playable(catalog: Catalog, num_players: int, main_cards: tuple[str, ...] = ()) -> None:
-    """Raise ``ValueError`` naming the first item :func:`unplayable_items` finds (R7.3)."""
+    """Raise ``ValueError`` unless ``catalog`` suits a ``num_players`` game (R7.3): its slot count (R1.7),
+    every card that may be revealed fillable with that many players (R7.3.1), and no item that
+    :func:`unplayable_items` finds (R7.3.2, naming the first)."""
+    problem = slot_count_problem(catalog, num_players)
+    if problem:
+        raise ValueError(f"catalog {catalog.name!r}: {problem}")
+    for card in revealable_cards(catalog, num_players, tuple(main_cards)):
+        _check_fillable(card, f"catalog {catalog.name!r}", range(num_players, num_players + 1))
     bad = unplayable_items(catalog, num_players, tuple(main_cards))
     if bad:
         more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
         raise ValueError(
             f"catalog {catalog.name!r}: {bad[0]}{more} can never be played with {num_players} players "
-            "whatever meld cards are revealed; a player holding it could never go out"
+            "whatever meld cards are revealed, with only dice beside it (as the last item of a hand: cards "
+            "are never drawn); a player holding it could never go out"
         )
 
 

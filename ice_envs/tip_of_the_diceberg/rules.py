@@ -55,7 +55,7 @@ import numpy as np
 from ice_envs.core.state_copy import copy_state
 from ice_envs.core.validation import integer as _int
 from ice_envs.core.validation import integers as _ints
-from ice_envs.tip_of_the_diceberg.catalog import MAX_SLOTS, Catalog, default_catalog
+from ice_envs.tip_of_the_diceberg.catalog import MAX_SLOTS, Catalog, default_catalog, slot_count_problem
 from ice_envs.tip_of_the_diceberg.partners import die_faces, melds_with_die
 from ice_envs.tip_of_the_diceberg.patterns import (
     CARD_NUMBER,
@@ -157,6 +157,9 @@ class DicebergConfig:
             raise ValueError(f"tip_of_the_diceberg: start_player={self.start_player!r} is not a seat")
         if not isinstance(self.compulsory_powers, bool):
             raise ValueError(f"tip_of_the_diceberg: compulsory_powers={self.compulsory_powers!r} must be True or False")
+        slots = slot_count_problem(self.catalog, self.num_players)
+        if slots:
+            raise ValueError(f"tip_of_the_diceberg: catalog {self.catalog.name!r}: {slots}")
         powers = []
         for cid in self.main_cards:
             card = self.catalog.cards[self.catalog.index(cid)]
