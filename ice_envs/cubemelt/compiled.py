@@ -483,8 +483,10 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
         obs[cfg[O_REROLL] + (0 if rerolls == 0 else 1)] = 1.0
         obs[cfg[O_DECISION]] = 1.0
         paid = cfg[C_PAID]
-        if paid:
-            obs[cfg[O_PAID]] = np.float32(max(0, paid - max(0, rerolls - 1)) / paid)
+        if paid:  # rules.paid_rerolls_left: the turn's allowance left, limited by the payer's Melt
+            by_count = paid - max(0, rerolls - 1)
+            by_melt = s[MELT + s[ACTIVE]] - (0 if cfg[C_CAN_MELT] else 1)
+            obs[cfg[O_PAID]] = np.float32(max(0, min(by_count, by_melt)) / paid)
     elif phase == NINJA_PHASE or phase == CHOOSE:
         obs[cfg[O_DECISION] + (1 if phase == NINJA_PHASE else DECISION_SLOT[s[PENDING]])] = 1.0
         base = cfg[O_PLAN]

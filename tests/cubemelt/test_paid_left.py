@@ -54,7 +54,7 @@ def test_paid_left_counts_what_the_melt_allows(melt, options, expected):
 
 def test_the_batched_engine_reads_the_same():
     """The batched engine's ``paid_left`` against the rule, on random play that reaches Melt 1 and 2."""
-    engine = vector.make("cubemelt", num_envs=64, num_players=3, seed=0, paid_rerolls=2)
+    engine = vector.make("cubemelt", num_envs=64, num_players=3, seed=0, paid_rerolls=2, engine="numpy")
     obs, mask, _ = engine.reset()
     at = engine.obs_layout.offset("paid_left")
     rng = np.random.default_rng(0)
