@@ -364,6 +364,8 @@ def read_table(path: Path, key: dict[str, Any], players: int) -> dict[str, Any] 
         if isinstance(data, dict) and "results" in data and "format" not in data:
             return None  # a table of an earlier version: played again
         raise FileFormatError(f"league table {path}: not a league table of format {TABLE_FORMAT}")
+    if set(data) != TABLE_KEYS or not isinstance(data["key"], dict):
+        raise FileFormatError(f"league table {path}: its fields are {sorted(data)}, expected {sorted(TABLE_KEYS)}")
     if _canonical(data["key"]) != _canonical(key):
         return None
     check_table(data, key, players, source=str(path))
