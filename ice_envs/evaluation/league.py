@@ -250,6 +250,7 @@ def play_league(
     """
     check_league_out(out, cfg, force)
     tables_dir = out / "tables"
+    remove_temporary_files(out)
     for text in cfg.agents.values():
         load_agent(text, cfg.game, num_players=cfg.players)  # a missing checkpoint fails before any game
     prints = {name: fingerprint(text) for name, text in cfg.agents.items()}
@@ -347,6 +348,15 @@ def check_league_out(out: Path, cfg: LeagueConfig, force: bool = False) -> None:
 def _is_temporary(name: str) -> bool:
     """A temporary file of :func:`ice_envs.core.files.atomic_path` (left behind by a kill)."""
     return name.startswith(".") and name.endswith(".tmp")
+
+
+def remove_temporary_files(out: Path) -> None:
+    """Remove the temporary files that a killed league left in ``out`` and ``out/tables`` (one league per folder)."""
+    for folder in (out, out / "tables"):
+        if folder.is_dir():
+            for path in folder.iterdir():
+                if _is_temporary(path.name) and path.is_file():
+                    path.unlink(missing_ok=True)
 
 
 def read_table(path: Path, key: dict[str, Any], players: int) -> dict[str, Any] | None:
