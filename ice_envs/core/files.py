@@ -4,7 +4,11 @@ Every loader goes through :func:`read_bytes` / :func:`read_text`: regular files 
 directories, devices such as ``/dev/zero``, FIFOs or sockets), a size cap checked before and
 while reading, UTF-8 with or without a byte-order mark, and one :class:`FileFormatError`
 naming the file (and the line, where there is one) for every failure. :func:`load_json` and
-:func:`load_yaml` bound the nesting depth. Nothing read is ever unpickled or evaluated.
+:func:`load_yaml` bound the nesting depth. :func:`parse_yaml` is the one YAML loader of ice-envs
+(configs, league configs, a run's ``config.yaml``, ``--set`` values): plain data only, and the
+document is composed and measured before any object is built, so an alias bomb (a few hundred bytes
+that expand to billions of values), a recursive alias, deep nesting or too many values are refused
+at once. Nothing read is ever unpickled or evaluated.
 
 Every file ice-envs writes for a run, a league or an evaluation goes through :func:`write_atomic`
 (or :func:`atomic_path` for a writer that needs a path of its own): the new content is written to a

@@ -9,6 +9,10 @@ ice-envs compare GAME A B --suite v1 --opponents heuristic [--games G]  (on the 
 ice-envs evaluate|league ... --backend ray [--address ADDR]    (games as Ray tasks, :mod:`.ray_backend`)
 ice-envs replay RECORD --out DIR [--viewer K] [--every N] [--max-frames M] [--fps F] [--no-gif]
 
+``--out`` of ``evaluate``, ``compare`` and ``league`` is checked before any game is played
+(:func:`check_out_folder`, :func:`ice_envs.evaluation.league.check_league_out`): a file is refused,
+and a folder in use too unless ``--force``.
+
 This module also holds what every ``ice-envs`` command line shares (:class:`CommandLineParser`,
 :func:`at_least`, :func:`report_user_errors`): a user's mistake is one line on stderr and exit
 status 2, never a traceback.

@@ -1,6 +1,7 @@
 """Leagues: every agent of a list on one rating scale, from mixed tables on identical deals.
 
     ice-envs league CONFIG.yaml [--out DIR] [--workers K] [--no-progress] [--backend ray [--address ADDR]]
+                                [--force] [--allow-python]
 
 A league config (YAML; every key below, no others)::
 
@@ -26,6 +27,11 @@ table meets the same deals and every agent sits in every seat of every deal.
 version, players, options, deals, games, and per agent its spec and fingerprint (a checkpoint's
 SHA-256; a ``python:`` agent's module file's SHA-256). A table whose key is unchanged is read back, not
 played: adding an agent plays only the new tables, and a changed checkpoint replays its own tables.
+A stored table is checked against its key before any game is played (:func:`check_table`): one that
+does not match is refused with one line naming the file. Tables and reports are written atomically;
+the finished games of a table whose Ray tasks failed are kept (``<agents>.partial.json``) and only
+the rest are played next time. ``python:`` agents of a config file need ``--allow-python``
+(:func:`load_config`); ``OUT`` must be new, empty or this league's folder (:func:`check_league_out`).
 
 **Results** (``league.json``, ``league.md``, ``league.png``):
 
