@@ -93,11 +93,12 @@ def check_record_target(path: str | Path | None) -> None:
         raise OptionError(f"--record {path}: is a directory, not a file for the game record")
 
 
-def check_out_folder(out: Path, force: bool, outputs: tuple[str, ...]) -> None:
+def check_out_folder(out: Path, force: bool) -> None:
     """Refuse ``--out`` before any game is played: a file always, a non-empty folder unless ``force``.
 
-    With ``force`` the command's own ``outputs`` (file names, or folders whose files it writes) are
-    removed first, so that the folder never mixes two runs' files.
+    With ``force`` the command's files replace those of the same names in the folder (each written
+    atomically when its games are done); ``evaluate`` also empties the folder's ``records/`` just before
+    its games (:func:`clear_files`), so that the folder never mixes two runs' records.
     """
     if out.exists() and not out.is_dir():
         raise OptionError(f"--out {out}: is a file, not a folder for the report")
@@ -110,14 +111,14 @@ def check_out_folder(out: Path, force: bool, outputs: tuple[str, ...]) -> None:
             f"--out {out}: is not empty (it holds {shown}); give a new or empty folder, or --force to replace "
             "this command's files in it"
         )
-    for name in outputs:
-        target = out / name
-        if target.is_dir() and not target.is_symlink():
-            for item in target.iterdir():
-                if item.is_file() or item.is_symlink():
-                    item.unlink()
-        elif target.is_file() or target.is_symlink():
-            target.unlink()
+
+
+def clear_files(folder: Path) -> None:
+    """Remove the files (not the sub-folders) of ``folder``, if it exists."""
+    if folder.is_dir() and not folder.is_symlink():
+        for item in folder.iterdir():
+            if item.is_file() or item.is_symlink():
+                item.unlink()
 
 
 def add_force_argument(parser: argparse.ArgumentParser) -> None:
@@ -125,7 +126,7 @@ def add_force_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="write into a non-empty --out folder (this command's earlier files in it are removed first)",
+        help="write into a non-empty --out folder (this command's files replace those of the same names)",
     )
 
 
@@ -282,7 +283,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     out = (
         args.out or Path("runs/eval") / f"{args.game}-{args.players}p-{args.agents.replace(',', '_').replace('/', '_')}"
     )
-    check_out_folder(out, args.force, EVALUATE_OUTPUTS)
+    check_out_folder(out, args.force)
     start = time.perf_counter()
     try:
         summary, _ = evaluate(
@@ -299,6 +300,7 @@ def run_from_args(args: argparse.Namespace) -> int:
             record_dir=out / "records",
             backend=args.backend,
             address=args.address,
+            before_games=lambda: clear_files(out / "records"),  # --force: no records of an earlier run stay
         )
     except AgentSpecError as exc:
         raise OptionError(str(exc)) from None
@@ -307,6 +309,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - start
     command = canonical_command(args)
     write_report(summary, out, command, elapsed, args.workers)
+    (out / FINISHED_GAMES).unlink(missing_ok=True)  # an earlier run's, now superseded
     print(to_markdown(summary, command))
     print(f"wall time {elapsed:.1f} s with {args.workers} worker(s); report in {out}/")
     if args.record:
@@ -314,8 +317,6 @@ def run_from_args(args: argparse.Namespace) -> int:
     return 0
 
 
-#: What ``evaluate`` writes into ``--out`` (removed first with ``--force``).
-EVALUATE_OUTPUTS = ("evaluation.json", "evaluation.md", "evaluation.png", "records", "finished_games.json")
 #: The file that keeps the finished games of an evaluation whose Ray tasks failed.
 FINISHED_GAMES = "finished_games.json"
 
@@ -335,7 +336,7 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
 
     suite = get_suite(args.suite)
     out = args.out or Path("runs/suite") / suite.version / args.agent.replace(":", "_").replace("/", "_")
-    check_out_folder(out, args.force, ("suite.json", "suite.md"))
+    check_out_folder(out, args.force)
     try:
         report = run_suite(suite, args.agent, args.game, workers=args.workers, progress=not args.no_progress)
     except AgentSpecError as exc:
@@ -408,7 +409,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     games = 2000 if games is None else games
     safe = "-vs-".join(x.replace(":", "_").replace("/", "_").replace(",", "_") for x in (args.a, args.b))
     out = args.out or Path("runs/compare") / f"{get_spec(args.game).name}-{players}p-{safe}"
-    check_out_folder(out, args.force, ("compare.json", "compare.md"))
+    check_out_folder(out, args.force)
     try:
         report = compare.compare(
             args.game,

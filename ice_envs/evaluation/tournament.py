@@ -25,7 +25,7 @@ zero), and the summary counts it (``truncated_games``, and ``truncated`` per age
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -392,6 +392,7 @@ def evaluate(
     record_dir: Path | None = None,
     backend: str = "local",
     address: str | None = None,
+    before_games: Callable[[], None] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run a tournament; returns (summary, per-game results).
 
@@ -402,6 +403,8 @@ def evaluate(
     ``max_decisions``: the env's cap on each game (``None``: the game's own; see the module docstring).
     ``backend``: ``local`` (processes) or ``ray`` (Ray tasks on the cluster at ``address``, or on a local
     Ray with ``workers`` CPUs); the results do not depend on it.
+    ``before_games``: called once every argument is checked, just before the first game (a failed
+    check has then changed nothing).
     """
     spec = ice_envs.get_spec(game)
     options = dict(options or {})
@@ -429,6 +432,8 @@ def evaluate(
         raise OptionError(f"--games must be at least 1, got {games}")
     if record < 0 or (record and record_dir is None):
         raise OptionError(f"--record must be a number of games >= 0 (with a folder for the records), got {record}")
+    if before_games is not None:
+        before_games()
     if record:
         Path(record_dir).mkdir(parents=True, exist_ok=True)
     match = Match(

@@ -37,3 +37,13 @@ def test_compare_refuses_a_folder_in_use_before_playing(tmp_path, capsys) -> Non
     assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
     assert main([*argv, "--no-progress", "--out", str(out), "--force"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["compare.json", "compare.md", "mine.txt"]
+
+
+def test_a_failed_forced_evaluation_changes_nothing(tmp_path, capsys) -> None:
+    out = tmp_path / "eval"
+    assert _evaluate("cardiceo", 2, out) == 0
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    argv = ["evaluate", "cardiceo", "--players", "2", "--agents", "random,wizard", "--games", "3", "--no-progress"]
+    assert main([*argv, "--record", "3", "--out", str(out), "--force"]) == 2
+    assert "unknown agent 'wizard'" in capsys.readouterr().err
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
