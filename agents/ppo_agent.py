@@ -237,13 +237,10 @@ class PolicyNet:
 
     @classmethod
     def load_zip(cls, path: str | Path) -> PolicyNet:
-        """From a MaskablePPO ``.zip``: the ``data`` JSON (never unpickled) and ``policy.pth`` (weights only)."""
-        try:
-            import torch
-        except ImportError as exc:
-            raise AgentSpecError(
-                f"ppo .zip checkpoints need the train extra (pip install -e '.[train]'): {exc}"
-            ) from None
+        """From a MaskablePPO ``.zip``: the ``data`` JSON (never unpickled) and ``policy.pth`` (weights only).
+
+        The file and the archive are checked before torch is imported: a broken file is refused at once.
+        """
         data = _read_checkpoint_bytes(path)
         try:
             archive = zipfile.ZipFile(io.BytesIO(data))
@@ -271,6 +268,12 @@ class PolicyNet:
         if not isinstance(raw, dict):
             raise AgentSpecError(f"{path} is not a MaskablePPO checkpoint: its data is not a JSON object")
         activation = _zip_activation(raw.get("policy_kwargs"), path)
+        try:
+            import torch
+        except ImportError as exc:
+            raise AgentSpecError(
+                f"ppo .zip checkpoints need the train extra (pip install -e '.[train]'): {exc}"
+            ) from None
         try:
             state = torch.load(io.BytesIO(raw_policy), map_location="cpu", weights_only=True)
         except Exception as exc:  # weights_only refuses anything but tensors and plain containers

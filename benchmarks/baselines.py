@@ -21,8 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from ice_envs.core.files import load_json, load_yaml
 from ice_envs.evaluation.tournament import evaluate
 
 ROW_KEYS = {"game", "players", "agents", "games", "seed", "workers", "options"}
@@ -31,7 +30,7 @@ LEAGUE_KEYS = {"config", "results", "image", "note"}
 
 def load_rows(path: Path, games_override: int | None = None) -> list[dict[str, Any]]:
     """Rows of the config with the file's defaults filled in; unknown keys are errors."""
-    data = yaml.safe_load(path.read_text())
+    data = load_yaml(path, what="baselines config")
     defaults = {k: data[k] for k in ("games", "seed", "workers") if k in data}
     rows = []
     for i, row in enumerate(data.get("rows", [])):
@@ -47,7 +46,7 @@ def load_rows(path: Path, games_override: int | None = None) -> list[dict[str, A
 
 def load_leagues(path: Path) -> list[dict[str, Any]]:
     """The config's ``leagues`` entries (``config``, ``results``, ``image``, optional ``note``); unknown keys are errors."""
-    entries = yaml.safe_load(path.read_text()).get("leagues", []) or []
+    entries = load_yaml(path, what="baselines config").get("leagues", []) or []
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict) or set(entry) - LEAGUE_KEYS or not {"config", "results", "image"} <= set(entry):
             raise ValueError(f"{path}: leagues[{i}] must map config, results and image (and optionally note)")
@@ -74,7 +73,7 @@ def leagues_markdown(entries: list[dict[str, Any]], page: Path) -> str:
                 f"\n### {Path(entry['config']).stem}\n\nNot played yet: `ice-envs league {entry['config']}`.\n"
             )
             continue
-        summary = json.loads(results.read_text())
+        summary = load_json(results, what="league report")
         text = to_markdown(summary, summary["command"])
         text = text.replace("### ", "### League: ", 1)
         if entry.get("note"):
@@ -172,7 +171,7 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], results: list, 
         "heuristics only it measures seat bias.\n\n"
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    notes = yaml.safe_load(args.config.read_text()).get("notes", [])
+    notes = load_yaml(args.config, what="baselines config").get("notes", [])
     footer = "".join(f"- {n}\n" for n in notes)
     leagues = leagues_markdown(load_leagues(args.config), args.out)
     args.out.write_text(title + leagues + header + table(ordered) + "\n" + ("\nNotes:\n\n" + footer if footer else ""))
@@ -183,7 +182,10 @@ def _previous_results(path: Path) -> dict[str, tuple[dict[str, Any], dict[str, A
     """Rows measured by an earlier run (kept when ``--only`` re-runs other games)."""
     if not path.exists():
         return {}
-    return {command_of(e["row"]): (e["row"], e["summary"], e["wall_seconds"]) for e in json.loads(path.read_text())}
+    return {
+        command_of(e["row"]): (e["row"], e["summary"], e["wall_seconds"])
+        for e in load_json(path, what="results file", max_bytes=64 << 20, limit=64)
+    }
 
 
 if __name__ == "__main__":

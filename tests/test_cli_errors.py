@@ -9,6 +9,7 @@ reaches the terminal. Every mistake is found before any game is played.
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,16 @@ CASES = [
         [*EVAL, "--max-decisions", "5", "--option", "max_decisions=7"],
         "contradicts --option max_decisions=7",
     ),
+    ("eval-out-not-empty", [*EVAL, "--out", "{tmp}"], "is not empty (it holds bad.jsonl, bad.txt, bad.yaml, ...)"),
+    ("eval-out-is-a-file", [*EVAL, "--out", "{tmp}/bad.txt"], "--out {tmp}/bad.txt: is a file"),
+    ("eval-out-is-a-file-force", [*EVAL, "--out", "{tmp}/bad.txt", "--force"], "is a file"),
+    ("suite-out-not-empty", ["evaluate", "--suite", "v1", "cardiceo", "random", "--out", "{tmp}"], "is not empty"),
+    # league
+    ("league-missing-config", ["league", "{tmp}/none.yaml"], "league config {tmp}/none.yaml: no such file"),
+    ("league-out-not-a-league", ["league", "{tmp}/league.yaml", "--out", "{tmp}"], "not a league's"),
+    ("league-out-is-a-file", ["league", "{tmp}/league.yaml", "--out", "{tmp}/bad.txt"], "is a file"),
+    ("league-python-agent", ["league", "{tmp}/python_league.yaml"], "only with --allow-python"),
+    ("league-bad-table", ["league", "{tmp}/league.yaml", "--out", "{tmp}/badleague"], "badleague/tables/a__b.json"),
     # replay
     ("replay-missing-record", ["replay", "{tmp}/none.jsonl", "--out", "{tmp}/out"], "none.jsonl"),
     ("replay-bad-record", ["replay", "{tmp}/bad.jsonl", "--out", "{tmp}/out"], "bad.jsonl, line 1"),
@@ -81,6 +92,8 @@ CASES = [
     ("compare-too-many-opponents", [*CMP[:7], "random,random"], "one agent for every other seat"),
     ("compare-games-zero", [*CMP, "--games", "0"], "--games: must be at least 1, got 0"),
     ("compare-unknown-option", [*CMP, "--option", "foo=1"], "unknown option 'foo'"),
+    ("compare-out-not-empty", [*CMP, "--out", "{tmp}"], "is not empty"),
+    ("compare-out-is-a-file", [*CMP, "--out", "{tmp}/bad.txt"], "is a file"),
     ("compare-suite-and-players", ["compare", "cardiceo", "random", "random", "--suite", "v1", *CMP[4:]], "--suite"),
     # play
     ("play-unknown-game", ["play", "nope"], "unknown game 'nope'"),
@@ -121,6 +134,13 @@ def bad_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "bad.yaml").write_text("game: [unclosed\n")
     (tmp_path / "nogame.yaml").write_text("game: {name: nope}\n")
     (tmp_path / "folder").mkdir()
+    league = {"game": "cardiceo", "players": 2, "agents": {"a": "random", "b": "random"}, "games_per_table": 2}
+    (tmp_path / "league.yaml").write_text(json.dumps(league))
+    (tmp_path / "python_league.yaml").write_text(
+        json.dumps({**league, "agents": {"a": "random", "b": "python:os:getcwd"}})
+    )
+    (tmp_path / "badleague" / "tables").mkdir(parents=True)
+    (tmp_path / "badleague" / "tables" / "a__b.json").write_text('{"format": 1, "results": "flipped"}')
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     return tmp_path
@@ -142,7 +162,7 @@ def _assert_one_error_line(err: str, expected: str, prog: str = "ice-envs") -> N
 def test_a_mistake_is_one_line_and_status_2(argv, expected, bad_files, capsys):
     assert main(_argv(argv, bad_files)) == 2
     captured = capsys.readouterr()
-    _assert_one_error_line(captured.err, expected)
+    _assert_one_error_line(captured.err, expected.replace("{tmp}", str(bad_files)))
     assert "Game over" not in captured.out and "Scores:" not in captured.out  # found before any game
 
 

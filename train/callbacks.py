@@ -35,11 +35,15 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import TensorBoardOutputFormat
 
 from ice_envs.agents.ppo_agent import PolicyNet
+from ice_envs.core.files import read_text
 from ice_envs.train.checkpoints import restore_logger, save_checkpoint
 from ice_envs.train.config import TrainConfig
 from ice_envs.train.evaluation import BackgroundEvaluations, evaluate_checkpoint, self_play_check
 from ice_envs.train.league import League
 from ice_envs.train.opponents import SelfPlayPool
+
+#: Size cap of ``evaluations.jsonl`` when it is read back on resume.
+MAX_LOG_BYTES = 64 << 20
 
 
 def policy_net(model: Any, cfg: TrainConfig) -> PolicyNet:
@@ -307,7 +311,7 @@ class TrainingCallback(BaseCallback):
         logged = set()
         log = self.run_dir / "evaluations.jsonl"
         if log.exists():
-            for line in log.read_text().splitlines():
+            for line in read_text(log, what="evaluation log", max_bytes=MAX_LOG_BYTES).splitlines():
                 if line.strip():
                     row = json.loads(line)
                     logged.add((row.get("step"), row.get("checkpoint")))

@@ -440,16 +440,14 @@ def parse_override(text: str) -> tuple[list[str], Any]:
     key = key.strip()
     if not sep or not key:
         raise ConfigError(f"override {text!r} is not key=value (as in --set ppo.learning_rate=1e-4)")
-    from ice_envs.core.files import MAX_DEPTH, nesting_depth
+    from ice_envs.core.files import FileFormatError, YamlSyntaxError, parse_yaml
 
     try:
-        value = yaml.safe_load(raw) if raw.strip() else None
-    except yaml.YAMLError:
+        value = parse_yaml(raw, what="override", source=repr(key)) if raw.strip() else None
+    except YamlSyntaxError:
         value = raw
-    except RecursionError:
-        raise ConfigError(f"override {key!r}: its value is nested deeper than {MAX_DEPTH} levels") from None
-    if nesting_depth(value) > MAX_DEPTH:
-        raise ConfigError(f"override {key!r}: its value is nested deeper than {MAX_DEPTH} levels")
+    except FileFormatError as exc:
+        raise ConfigError(str(exc)) from None
     return key.split("."), value
 
 

@@ -37,6 +37,7 @@ from typing import Any
 
 import ice_envs
 from ice_envs.agents.ppo_agent import observation_pieces
+from ice_envs.core.files import load_json
 from ice_envs.core.machine import machine_info, package_versions
 from ice_envs.core.threads import one_blas_thread
 from ice_envs.train.config import ConfigError, RLlibTrainConfig, TrainConfig, config_from_dict, dump_config
@@ -370,7 +371,7 @@ def resume(
             "continue with --set total_timesteps=<more>"
         )
     (run_dir / "config.yaml").write_text(dump_config(cfg))
-    meta = json.loads((run_dir / "meta.json").read_text())
+    meta = load_json(run_dir / "meta.json", what="run meta data")
     return _run(cfg, run_dir, meta, command, resume_from=checkpoint, echo=echo)
 
 

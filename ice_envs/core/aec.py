@@ -94,7 +94,9 @@ class IceAECEnv(AECEnv):
             (prints the text view) or ``None``.
         illegal_action: ``"raise"`` (default) raises :class:`IllegalActionError`
             (a ``ValueError``) naming the action and the legal ones; ``"penalize"``
-            ends the game with ``illegal_reward`` for the offender and 0 for the others.
+            ends the game with ``illegal_reward`` for the offender and 0 for the others, for
+            every illegal action: an illegal id, an id out of range, a non-integer (string,
+            float, bool) or ``None`` while the agent must act.
         illegal_reward: reward for the offender under ``"penalize"`` (default -1).
         reward_mode: ``"outcome"`` (default; terminal win/loss rewards, see the game's
             docstring) or ``"score"`` (per-step deltas of the game's score).
@@ -389,7 +391,13 @@ class IceAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         if type(action) is not int or not 0 <= action < self._n_actions:
-            action = self._checked_action(action)
+            try:
+                action = self._checked_action(action)
+            except IllegalActionError:
+                if self.illegal_action == "raise":
+                    raise
+                self._penalize(agent)  # out of range, not an integer, or None: illegal all the same
+                return
         mask = self._mask
         if mask is None:
             mask = self._legal_mask()
@@ -818,6 +826,10 @@ class IceAECEnv(AECEnv):
                 f"{self}: action {action} ({self._describe_safely(action)}) is illegal for {agent}; "
                 f"legal actions: {legal}"
             )
+        self._penalize(agent)
+
+    def _penalize(self, agent: str) -> None:
+        """``illegal_action="penalize"``: end the game, ``illegal_reward`` for ``agent`` and 0 for the others."""
         self._cumulative_rewards[agent] = 0.0
         rewards = np.zeros(self.num_players)
         rewards[self._seat_of[agent]] = self.illegal_reward

@@ -4,7 +4,11 @@ Every loader goes through :func:`read_bytes` / :func:`read_text`: regular files 
 directories, devices such as ``/dev/zero``, FIFOs or sockets), a size cap checked before and
 while reading, UTF-8 with or without a byte-order mark, and one :class:`FileFormatError`
 naming the file (and the line, where there is one) for every failure. :func:`load_json` and
-:func:`load_yaml` bound the nesting depth. Nothing read is ever unpickled or evaluated.
+:func:`load_yaml` bound the nesting depth. :func:`parse_yaml` is the one YAML loader of ice-envs
+(configs, league configs, a run's ``config.yaml``, ``--set`` values): plain data only, and the
+document is composed and measured before any object is built, so an alias bomb (a few hundred bytes
+that expand to billions of values), a recursive alias, deep nesting or too many values are refused
+at once. Nothing read is ever unpickled or evaluated.
 
 Every file ice-envs writes for a run, a league or an evaluation goes through :func:`write_atomic`
 (or :func:`atomic_path` for a writer that needs a path of its own): the new content is written to a
@@ -16,6 +20,7 @@ never a torn one.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import stat
@@ -30,6 +35,11 @@ from ice_envs.core.errors import OptionError
 MAX_TEXT_BYTES = 1 << 20
 #: Default nesting bound of JSON and YAML documents.
 MAX_DEPTH = 32
+#: Most values (scalars, lists and mappings, keys included) a YAML document may hold once its aliases are
+#: expanded (PyYAML composes about 40,000 values a second: the cap keeps a refusal well under a second).
+MAX_YAML_NODES = 20_000
+#: Size cap of a YAML file (configs are a few kilobytes).
+MAX_YAML_BYTES = 256 << 10
 
 
 class FileFormatError(OptionError):
@@ -125,24 +135,134 @@ def load_json(
     return parse_json(read_text(path, what=what, max_bytes=max_bytes), what=what, source=str(path), limit=limit)
 
 
-def parse_yaml(text: str, *, what: str, source: str, limit: int = MAX_DEPTH) -> Any:
-    """``yaml.safe_load(text)`` (plain data only: no tags that build objects) with errors naming the line."""
+class YamlSyntaxError(FileFormatError):
+    """Text that is not valid YAML (as opposed to valid YAML refused for its size or shape)."""
+
+
+def yaml_node_count(
+    root: Any, *, what: str, source: str, limit: int = MAX_DEPTH, max_nodes: int = MAX_YAML_NODES
+) -> int:
+    """The nodes of the composed YAML graph ``root`` once every alias is expanded, checked before construction.
+
+    Each node is measured once (aliases share nodes, so this is linear in the document's size even for
+    an alias bomb); a document that would expand to more than ``max_nodes`` nodes, nest deeper than
+    ``limit`` levels or refer to itself (a recursive alias) is refused with :class:`FileFormatError`.
+    """
     import yaml
 
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if isinstance(node, yaml.ScalarNode):
+            size[key], depth[key] = 1, 0
+            continue
+        children = (
+            [part for pair in node.value for part in pair] if isinstance(node, yaml.MappingNode) else list(node.value)
+        )
+        if children_done:
+            open_nodes.discard(key)
+            size[key] = 1 + sum(size[id(c)] for c in children)
+            depth[key] = 1 + max((depth[id(c)] for c in children), default=0)
+            if size[key] > max_nodes:
+                raise FileFormatError(
+                    f"{what} {source}: more than {max_nodes} values once its aliases are expanded (an alias bomb?)"
+                )
+            if depth[key] > limit:
+                raise FileFormatError(f"{what} {source}: nested deeper than {limit} levels")
+            continue
+        if key in size:
+            continue
+        if key in open_nodes:
+            raise FileFormatError(f"{what} {source}: a recursive alias (a value that contains itself)")
+        if len(open_nodes) > limit:
+            raise FileFormatError(f"{what} {source}: nested deeper than {limit} levels")
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in size)
+    return size[id(root)]
+
+
+class _TooDeep(Exception):
+    """Raised by the YAML composer as soon as a document nests deeper than its limit."""
+
+
+class _TooMany(Exception):
+    """Raised by the YAML composer as soon as a document has more values than its limit."""
+
+
+@functools.cache
+def _bounded_loader() -> type:
+    """``yaml.SafeLoader`` whose composer stops at ``depth_limit`` levels of nesting.
+
+    Stopping while composing (not after) matters: PyYAML's scanner is quadratic in the depth of
+    nested flow collections, so a megabyte of ``[`` would otherwise take seconds to refuse.
+    """
+    import yaml
+
+    class BoundedSafeLoader(yaml.SafeLoader):
+        depth_limit = MAX_DEPTH
+        node_limit = MAX_YAML_NODES
+        _depth = 0
+        _nodes = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self._depth += 1
+            self._nodes += 1
+            try:
+                if self._depth > self.depth_limit + 1:  # a scalar inside ``depth_limit`` collections is allowed
+                    raise _TooDeep
+                if self._nodes > self.node_limit:
+                    raise _TooMany
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    return BoundedSafeLoader
+
+
+def parse_yaml(text: str, *, what: str, source: str, limit: int = MAX_DEPTH, max_nodes: int = MAX_YAML_NODES) -> Any:
+    """The one YAML loader of ice-envs: plain data only (``yaml.SafeLoader``: no tags that build objects).
+
+    The document is composed into its node graph first and measured (:func:`yaml_node_count`): an
+    alias bomb, a recursive alias or deep nesting is refused before any Python object is built.
+    Errors are one :class:`FileFormatError` naming ``source`` (and the line, for a syntax error:
+    :class:`YamlSyntaxError`).
+    """
+    import yaml
+
+    loader = _bounded_loader()(text)
+    loader.depth_limit, loader.node_limit = limit, max_nodes
     try:
-        value = yaml.safe_load(text)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        yaml_node_count(node, what=what, source=source, limit=limit, max_nodes=max_nodes)
+        value = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark is not None else "?"
-        raise FileFormatError(f"{what} {source}, line {line}: not valid YAML ({exc.problem})") from None
+        raise YamlSyntaxError(f"{what} {source}, line {line}: not valid YAML ({exc.problem})") from None
     except yaml.YAMLError as exc:
-        raise FileFormatError(f"{what} {source}: not valid YAML ({exc})") from None
-    except RecursionError:
+        raise YamlSyntaxError(f"{what} {source}: not valid YAML ({one_line_text(str(exc))})") from None
+    except (RecursionError, _TooDeep):
         raise FileFormatError(f"{what} {source}: nested deeper than {limit} levels") from None
+    except _TooMany:
+        raise FileFormatError(f"{what} {source}: more than {max_nodes} values") from None
+    finally:
+        loader.dispose()
     return check_depth(value, what=what, source=source, limit=limit)
 
 
+def one_line_text(text: str) -> str:
+    """``text`` on one line (its non-empty lines joined by ``; ``)."""
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
 def load_yaml(
-    path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_TEXT_BYTES, limit: int = MAX_DEPTH
+    path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_YAML_BYTES, limit: int = MAX_DEPTH
 ) -> Any:
     """The YAML document in the regular file ``path`` (see :func:`read_text`, :func:`parse_yaml`)."""
     return parse_yaml(read_text(path, what=what, max_bytes=max_bytes), what=what, source=str(path), limit=limit)

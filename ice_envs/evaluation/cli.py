@@ -9,6 +9,10 @@ ice-envs compare GAME A B --suite v1 --opponents heuristic [--games G]  (on the 
 ice-envs evaluate|league ... --backend ray [--address ADDR]    (games as Ray tasks, :mod:`.ray_backend`)
 ice-envs replay RECORD --out DIR [--viewer K] [--every N] [--max-frames M] [--fps F] [--no-gif]
 
+``--out`` of ``evaluate``, ``compare`` and ``league`` is checked before any game is played
+(:func:`check_out_folder`, :func:`ice_envs.evaluation.league.check_league_out`): a file is refused,
+and a folder in use too unless ``--force``.
+
 This module also holds what every ``ice-envs`` command line shares (:class:`CommandLineParser`,
 :func:`at_least`, :func:`report_user_errors`): a user's mistake is one line on stderr and exit
 status 2, never a traceback.
@@ -27,15 +31,17 @@ from pathlib import Path
 from typing import Any
 
 from ice_envs.core.errors import AgentSpecError, IllegalActionError, MissingExtraError, OptionError, require_extra
+from ice_envs.core.files import write_atomic
 from ice_envs.core.machine import machine_info
 from ice_envs.core.options import parse_option
 from ice_envs.core.registry import get_spec, spec_of
 from ice_envs.evaluation.record import RecordError
 from ice_envs.evaluation.report import to_markdown, write_report
-from ice_envs.evaluation.tournament import evaluate
+from ice_envs.evaluation.tournament import GamesFailedError, evaluate
 
 #: The exceptions that name a user's mistake (``FileFormatError`` and ``train.config.ConfigError``
-#: are ``OptionError``\ s); anything else is a bug and keeps its traceback.
+#: are ``OptionError``\ s) or a failure outside the program (``GamesFailedError``: Ray tasks that
+#: failed after their retries); anything else is a bug and keeps its traceback.
 USER_ERRORS: tuple[type[BaseException], ...] = (
     OptionError,
     IllegalActionError,
@@ -43,6 +49,7 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
     MissingExtraError,
     RecordError,
     OSError,
+    GamesFailedError,
 )
 
 
@@ -84,6 +91,43 @@ def check_record_target(path: str | Path | None) -> None:
     """Refuse a ``--record`` path that is a directory, before the game is played."""
     if path is not None and Path(path).is_dir():
         raise OptionError(f"--record {path}: is a directory, not a file for the game record")
+
+
+def check_out_folder(out: Path, force: bool) -> None:
+    """Refuse ``--out`` before any game is played: a file always, a non-empty folder unless ``force``.
+
+    With ``force`` the command's files replace those of the same names in the folder (each written
+    atomically when its games are done); ``evaluate`` also empties the folder's ``records/`` just before
+    its games (:func:`clear_files`), so that the folder never mixes two runs' records.
+    """
+    if out.exists() and not out.is_dir():
+        raise OptionError(f"--out {out}: is a file, not a folder for the report")
+    if not out.is_dir():
+        return
+    entries = sorted(p.name for p in out.iterdir())
+    if entries and not force:
+        shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+        raise OptionError(
+            f"--out {out}: is not empty (it holds {shown}); give a new or empty folder, or --force to replace "
+            "this command's files in it"
+        )
+
+
+def clear_files(folder: Path) -> None:
+    """Remove the files (not the sub-folders) of ``folder``, if it exists."""
+    if folder.is_dir() and not folder.is_symlink():
+        for item in folder.iterdir():
+            if item.is_file() or item.is_symlink():
+                item.unlink()
+
+
+def add_force_argument(parser: argparse.ArgumentParser) -> None:
+    """``--force``: write into a non-empty ``--out`` (see :func:`check_out_folder`)."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a non-empty --out folder (this command's files replace those of the same names)",
+    )
 
 
 def positive_number(text: str) -> float:
@@ -156,6 +200,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", type=Path, default=None, help="report folder (default runs/eval/<game>-<N>p-<agents>)")
     parser.add_argument("--no-progress", action="store_true")
+    add_force_argument(parser)
     parser.add_argument(
         "--record",
         type=at_least(0),
@@ -238,6 +283,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     out = (
         args.out or Path("runs/eval") / f"{args.game}-{args.players}p-{args.agents.replace(',', '_').replace('/', '_')}"
     )
+    check_out_folder(out, args.force)
     start = time.perf_counter()
     try:
         summary, _ = evaluate(
@@ -254,17 +300,34 @@ def run_from_args(args: argparse.Namespace) -> int:
             record_dir=out / "records",
             backend=args.backend,
             address=args.address,
+            before_games=lambda: clear_files(out / "records"),  # --force: no records of an earlier run stay
         )
     except AgentSpecError as exc:
         raise OptionError(str(exc)) from None
+    except GamesFailedError as exc:
+        raise keep_finished_games(exc, out, canonical_command(args)) from None
     elapsed = time.perf_counter() - start
     command = canonical_command(args)
     write_report(summary, out, command, elapsed, args.workers)
+    (out / FINISHED_GAMES).unlink(missing_ok=True)  # an earlier run's, now superseded
     print(to_markdown(summary, command))
     print(f"wall time {elapsed:.1f} s with {args.workers} worker(s); report in {out}/")
     if args.record:
         print(f"{min(args.record, args.games)} game records in {out / 'records'}/ (see them with `ice-envs replay`)")
     return 0
+
+
+#: The file that keeps the finished games of an evaluation whose Ray tasks failed.
+FINISHED_GAMES = "finished_games.json"
+
+
+def keep_finished_games(exc: GamesFailedError, out: Path, command: str) -> GamesFailedError:
+    """Write the games that finished before Ray tasks failed to ``OUT/finished_games.json``; the error to raise."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / FINISHED_GAMES
+    payload = {"command": command, "failed_games": exc.failed, "results": exc.results}
+    write_atomic(path, json.dumps(payload) + "\n")
+    return GamesFailedError(f"{exc}; they are kept in {path}", exc.results, exc.failed)
 
 
 def run_suite_from_args(args: argparse.Namespace) -> int:
@@ -273,6 +336,7 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
 
     suite = get_suite(args.suite)
     out = args.out or Path("runs/suite") / suite.version / args.agent.replace(":", "_").replace("/", "_")
+    check_out_folder(out, args.force)
     try:
         report = run_suite(suite, args.agent, args.game, workers=args.workers, progress=not args.no_progress)
     except AgentSpecError as exc:
@@ -281,9 +345,9 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
     command = f"ice-envs evaluate --suite {suite.version} {game}{shlex.quote(args.agent)} --workers {args.workers}"
     out.mkdir(parents=True, exist_ok=True)
     report = {**report, "command": command, "machine": machine_info()}
-    (out / "suite.json").write_text(json.dumps(report, indent=1) + "\n")
+    write_atomic(out / "suite.json", json.dumps(report, indent=1) + "\n")
     text = suite_markdown(report, command)
-    (out / "suite.md").write_text(text)
+    write_atomic(out / "suite.md", text)
     print(text)
     print(f"report in {out}/")
     return 0
@@ -294,15 +358,22 @@ def cmd_league(args: argparse.Namespace) -> int:
     require_extra("eval", "ice-envs league", "openskill", "matplotlib")
     from ice_envs.evaluation import league
 
-    cfg = league.load_config(args.config)
+    cfg = league.load_config(args.config, allow_python=args.allow_python)
     out = args.out or Path(cfg.out or Path("runs/league") / f"{cfg.game}-{cfg.players}p")
     try:
         summary = league.play_league(
-            cfg, out, workers=args.workers, progress=not args.no_progress, backend=args.backend, address=args.address
+            cfg,
+            out,
+            workers=args.workers,
+            progress=not args.no_progress,
+            backend=args.backend,
+            address=args.address,
+            force=args.force,
         )
     except AgentSpecError as exc:
         raise OptionError(str(exc)) from None
-    command = f"ice-envs league {shlex.quote(str(args.config))} --workers {args.workers}{backend_flags(args)}"
+    python = " --allow-python" if args.allow_python else ""
+    command = f"ice-envs league {shlex.quote(str(args.config))} --workers {args.workers}{backend_flags(args)}{python}"
     league.write_report(summary, out, command)
     print(league.to_markdown(summary, command))
     played, reused = summary["tables_played"], summary["tables_reused"]
@@ -336,6 +407,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UsageError("ice-envs compare", "--players is required (or --suite VERSION)")
     seed = 0 if seed is None else seed
     games = 2000 if games is None else games
+    safe = "-vs-".join(x.replace(":", "_").replace("/", "_").replace(",", "_") for x in (args.a, args.b))
+    out = args.out or Path("runs/compare") / f"{get_spec(args.game).name}-{players}p-{safe}"
+    check_out_folder(out, args.force)
     try:
         report = compare.compare(
             args.game,
@@ -353,14 +427,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     except AgentSpecError as exc:
         raise OptionError(str(exc)) from None
     command = compare.canonical_command(report, args.workers, args.max_decisions)
-    safe = "-vs-".join(x.replace(":", "_").replace("/", "_").replace(",", "_") for x in (args.a, args.b))
-    out = args.out or Path("runs/compare") / f"{report['game']}-{players}p-{safe}"
     out.mkdir(parents=True, exist_ok=True)
-    (out / "compare.json").write_text(
-        json.dumps({**report, "command": command, "machine": machine_info()}, indent=1) + "\n"
+    write_atomic(
+        out / "compare.json", json.dumps({**report, "command": command, "machine": machine_info()}, indent=1) + "\n"
     )
     text = compare.to_markdown(report, command)
-    (out / "compare.md").write_text(text)
+    write_atomic(out / "compare.md", text)
     print(text)
     print(f"report in {out}/")
     return 0
@@ -401,6 +473,14 @@ def add_subcommand(sub: Any) -> None:
     lg.add_argument("--workers", type=at_least(1), default=1)
     add_backend_arguments(lg)
     lg.add_argument("--no-progress", action="store_true")
+    lg.add_argument(
+        "--force", action="store_true", help="use an --out folder that holds other files or another game's league"
+    )
+    lg.add_argument(
+        "--allow-python",
+        action="store_true",
+        help="play the config's python:module:factory agents (they import and run code; refused without this flag)",
+    )
     lg.set_defaults(func=cmd_league)
 
     c = sub.add_parser(
@@ -426,6 +506,7 @@ def add_subcommand(sub: Any) -> None:
     c.add_argument("--max-decisions", type=at_least(1), default=None, metavar="N", help="as in evaluate")
     c.add_argument("--out", type=Path, default=None, help="report folder (default runs/compare/<game>-<N>p-<a>-vs-<b>)")
     c.add_argument("--no-progress", action="store_true")
+    add_force_argument(c)
     c.set_defaults(func=cmd_compare)
 
     r = sub.add_parser("replay", help="replay a game record to PNG frames and an animated GIF")

@@ -1,6 +1,7 @@
 """Leagues: every agent of a list on one rating scale, from mixed tables on identical deals.
 
     ice-envs league CONFIG.yaml [--out DIR] [--workers K] [--no-progress] [--backend ray [--address ADDR]]
+                                [--force] [--allow-python]
 
 A league config (YAML; every key below, no others)::
 
@@ -26,6 +27,11 @@ table meets the same deals and every agent sits in every seat of every deal.
 version, players, options, deals, games, and per agent its spec and fingerprint (a checkpoint's
 SHA-256; a ``python:`` agent's module file's SHA-256). A table whose key is unchanged is read back, not
 played: adding an agent plays only the new tables, and a changed checkpoint replays its own tables.
+A stored table is checked against its key before any game is played (:func:`check_table`): one that
+does not match is refused with one line naming the file. Tables and reports are written atomically;
+the finished games of a table whose Ray tasks failed are kept (``<agents>.partial.json``) and only
+the rest are played next time. ``python:`` agents of a config file need ``--allow-python``
+(:func:`load_config`); ``OUT`` must be new, empty or this league's folder (:func:`check_league_out`).
 
 **Results** (``league.json``, ``league.md``, ``league.png``):
 
@@ -58,12 +64,13 @@ from typing import Any
 import numpy as np
 
 import ice_envs
+from ice_envs.agents.ppo_agent import MAX_CHECKPOINT_BYTES
 from ice_envs.agents.spec import load_agent, parse_agent_spec
 from ice_envs.core.errors import OptionError
-from ice_envs.core.files import load_yaml
+from ice_envs.core.files import FileFormatError, atomic_path, load_json, load_yaml, read_bytes, write_atomic
 from ice_envs.core.machine import machine_info
 from ice_envs.evaluation.suite import get_suite
-from ice_envs.evaluation.tournament import Match, run_games
+from ice_envs.evaluation.tournament import GamesFailedError, Match, run_games
 
 SCHEDULES = ("round_robin",)
 CONFIG_KEYS = frozenset({"game", "players", "options", "agents", "schedule", "games_per_table", "suite", "seed", "out"})
@@ -72,6 +79,12 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 BOOTSTRAP = 4000
 #: The z of a 95% interval.
 Z95 = 1.959963984540054
+#: Size cap of a ``python:`` agent's module file (read for its fingerprint).
+MAX_MODULE_BYTES = 16 << 20
+#: Size cap of a stored table.
+MAX_TABLE_BYTES = 256 << 20
+#: The format of a stored table; a table of another format is stale and played again.
+TABLE_FORMAT = 1
 
 
 @dataclass(frozen=True)
@@ -93,14 +106,22 @@ class LeagueConfig:
         return list(itertools.combinations(self.agents, self.players))
 
 
-def load_config(path: str | Path) -> LeagueConfig:
-    """Read and check a league config; ``OptionError`` names the file and the problem."""
+def load_config(path: str | Path, allow_python: bool = False) -> LeagueConfig:
+    """Read and check a league config; ``OptionError`` names the file and the problem.
+
+    A ``python:module:factory`` agent imports and runs code, so one that comes from a config file is
+    refused unless ``allow_python`` (``ice-envs league --allow-python``): nothing read from a file is
+    evaluated unless you say so.
+    """
     data = load_yaml(path, what="league config")
-    return config_from_dict(data, str(path))
+    return config_from_dict(data, str(path), allow_python=allow_python)
 
 
-def config_from_dict(data: Any, source: str = "league config") -> LeagueConfig:
-    """Check a league config given as a dict (``OptionError`` naming ``source`` and the key)."""
+def config_from_dict(data: Any, source: str = "league config", allow_python: bool = True) -> LeagueConfig:
+    """Check a league config given as a dict (``OptionError`` naming ``source`` and the key).
+
+    ``allow_python=False`` refuses ``python:`` agents (see :func:`load_config`).
+    """
     if not isinstance(data, dict):
         raise OptionError(f"{source}: a league config is a mapping of keys, got {type(data).__name__}")
     unknown = sorted(set(data) - CONFIG_KEYS)
@@ -124,7 +145,11 @@ def config_from_dict(data: Any, source: str = "league config") -> LeagueConfig:
         text = _text(text, f"agents.{name}", source)
         if text.endswith((".npz", ".zip")) and ":" not in text:
             text = f"ppo:{text}"  # a bare checkpoint path
-        parse_agent_spec(text)  # AgentSpecError names a bad spec
+        if parse_agent_spec(text).kind == "python" and not allow_python:  # AgentSpecError names a bad spec
+            raise OptionError(
+                f"{source}: agent {name!r} is {text!r}, which imports and runs code; a league config's python: "
+                "agents are played only with --allow-python"
+            )
         checked_agents[name] = text
     if len(checked_agents) < players:
         raise OptionError(f"{source}: {len(checked_agents)} agent(s) cannot fill a table of {players} players")
@@ -167,19 +192,26 @@ def _integer(value: Any, key: str, source: str, low: int) -> int:
 
 # ---------------------------------------------------------------------------- fingerprints and tables
 def fingerprint(spec_text: str) -> str:
-    """What identifies an agent's behaviour beyond its spec: a checkpoint's or a module file's SHA-256."""
+    """What identifies an agent's behaviour beyond its spec: a checkpoint's or a module file's SHA-256.
+
+    Files are read through :func:`ice_envs.core.files.read_bytes` (a regular file within its size cap).
+    """
     spec = parse_agent_spec(spec_text)
     if spec.kind == "ppo" and spec.path:
-        return "sha256:" + hashlib.sha256(Path(spec.path).read_bytes()).hexdigest()
+        return _digest(spec.path, "ppo checkpoint", MAX_CHECKPOINT_BYTES)
     if spec.kind == "rllib" and spec.path:
         from ice_envs.agents.rllib_agent import resolve_policy_file
 
-        return "sha256:" + hashlib.sha256(resolve_policy_file(spec.path).read_bytes()).hexdigest()
+        return _digest(resolve_policy_file(spec.path), "rllib policy", MAX_CHECKPOINT_BYTES)
     if spec.kind == "python" and spec.target:
         found = importlib.util.find_spec(spec.target.partition(":")[0])
         if found is not None and found.origin and Path(found.origin).is_file():
-            return "sha256:" + hashlib.sha256(Path(found.origin).read_bytes()).hexdigest()
+            return _digest(found.origin, "python agent module", MAX_MODULE_BYTES)
     return ""
+
+
+def _digest(path: str | Path, what: str, max_bytes: int) -> str:
+    return "sha256:" + hashlib.sha256(read_bytes(path, what=what, max_bytes=max_bytes)).hexdigest()
 
 
 def table_name(agents: tuple[str, ...]) -> str:
@@ -212,40 +244,72 @@ def play_league(
     echo: Any = print,
     backend: str = "local",
     address: str | None = None,
+    force: bool = False,
 ) -> dict[str, Any]:
     """Play the tables that are missing or stale in ``out/tables``, then rate every agent; the summary.
 
     ``backend``/``address``: where the games run (:func:`ice_envs.evaluation.tournament.run_games`).
+    ``out`` must be new, empty or a league folder of the same game and player count
+    (:func:`check_league_out`) unless ``force``. A stored table whose key differs from the table's
+    key now is stale and played again; one with the current key whose games do not match it
+    (:func:`check_table`) is refused with a :class:`~ice_envs.core.files.FileFormatError` naming it.
     """
+    check_league_out(out, cfg, force)
     tables_dir = out / "tables"
-    tables_dir.mkdir(parents=True, exist_ok=True)
-    prints = {name: fingerprint(text) for name, text in cfg.agents.items()}
+    remove_temporary_files(out)
     for text in cfg.agents.values():
         load_agent(text, cfg.game, num_players=cfg.players)  # a missing checkpoint fails before any game
+    prints = {name: fingerprint(text) for name, text in cfg.agents.items()}
+    # every stored table is read and checked before any game is played
+    todo: list[tuple[tuple[str, ...], dict[str, Any], list[dict[str, Any]]]] = []
     stored: dict[str, dict[str, Any]] = {}
     played, reused = [], []
     for agents in cfg.tables():
         name = table_name(agents)
         key = table_key(cfg, agents, prints)
-        path = tables_dir / f"{name}.json"
-        old = _read_table(path)
-        if old is not None and _canonical(old.get("key")) == _canonical(key):
+        old = read_table(tables_dir / f"{name}.json", key, cfg.players)
+        if old is not None:
             stored[name] = old
             reused.append(name)
-            continue
+        else:
+            todo.append((agents, key, read_partial(tables_dir / f"{name}{PARTIAL_SUFFIX}", key, cfg.players)))
+    tables_dir.mkdir(parents=True, exist_ok=True)
+    for agents, key, finished in todo:
+        name = table_name(agents)
         match = Match(
             cfg.game, cfg.players, dict(cfg.options), tuple(parse_agent_spec(cfg.agents[a]) for a in agents), cfg.seed
         )
+        done = {r["game_index"] for r in finished}
+        missing = [i for i in range(cfg.games_per_table) if i not in done]
         start = time.perf_counter()
-        results = run_games(match, cfg.games_per_table, workers, progress, backend=backend, address=address)
+        try:
+            results = run_games(
+                match, cfg.games_per_table, workers, progress, backend=backend, address=address, only=missing
+            )
+        except GamesFailedError as exc:
+            kept = sorted(finished + exc.results, key=lambda r: r["game_index"])
+            partial = tables_dir / f"{name}{PARTIAL_SUFFIX}"
+            write_atomic(partial, json.dumps({"format": TABLE_FORMAT, "key": key, "results": kept}) + "\n")
+            raise GamesFailedError(
+                f"{exc}; table {name}: its {len(kept)} finished games are kept in {partial} (run the league again "
+                "to play the rest)",
+                exc.results,
+                exc.failed,
+            ) from None
         elapsed = time.perf_counter() - start
-        table = {"key": key, "agents": list(agents), "wall_seconds": round(elapsed, 2), "results": results}
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(table) + "\n")
-        tmp.replace(path)
+        results = sorted(finished + results, key=lambda r: r["game_index"])
+        table = {
+            "format": TABLE_FORMAT,
+            "key": key,
+            "agents": list(agents),
+            "wall_seconds": round(elapsed, 2),
+            "results": results,
+        }
+        write_atomic(tables_dir / f"{name}.json", json.dumps(table) + "\n")
+        (tables_dir / f"{name}{PARTIAL_SUFFIX}").unlink(missing_ok=True)
         stored[name] = table
         played.append(name)
-        echo(f"[league] {name}: {cfg.games_per_table} games in {elapsed:.1f} s")
+        echo(f"[league] {name}: {len(missing)} games in {elapsed:.1f} s")
     current = {table_name(a) for a in cfg.tables()}
     summary = summarise(cfg, [stored[n] for n in sorted(current)])
     summary["tables_played"] = played
@@ -253,15 +317,170 @@ def play_league(
     return summary
 
 
-def _read_table(path: Path) -> dict[str, Any] | None:
-    """A stored table, or ``None`` if there is none or it cannot be read (it is then replayed)."""
-    if not path.is_file():
+#: What a league folder holds (anything else in it is refused unless ``force``).
+LEAGUE_FILES = frozenset({"tables", "league.json", "league.md", "league.png"})
+#: The suffix of a table whose games did not all finish (a failed Ray task): its finished games.
+PARTIAL_SUFFIX = ".partial.json"
+
+
+def check_league_out(out: Path, cfg: LeagueConfig, force: bool = False) -> None:
+    """Refuse an ``out`` that is a file, or (unless ``force``) a folder that is not a league of this game.
+
+    A league folder holds ``tables/``, ``league.json``, ``league.md`` and ``league.png`` (and the
+    temporary files of an interrupted write); its ``league.json``, if any, must be of the same game
+    and player count. This runs before any game is played.
+    """
+    if out.exists() and not out.is_dir():
+        raise OptionError(f"--out {out}: is a file, not a folder for the league")
+    if force or not out.is_dir():
+        return
+    other = sorted(p.name for p in out.iterdir() if p.name not in LEAGUE_FILES and not _is_temporary(p.name))
+    if other:
+        shown = ", ".join(other[:3]) + (", ..." if len(other) > 3 else "")
+        raise OptionError(
+            f"--out {out}: holds files that are not a league's ({shown}); give a new or empty folder, or --force"
+        )
+    report = out / "league.json"
+    if report.exists():
+        data = load_json(report, what="league report", max_bytes=MAX_TABLE_BYTES, limit=64)
+        if not isinstance(data, dict) or (data.get("game"), data.get("players")) != (cfg.game, cfg.players):
+            found = f"{data.get('game')}, {data.get('players')} players" if isinstance(data, dict) else "no league"
+            raise OptionError(
+                f"--out {out}: holds a league of {found}, not {cfg.game} with {cfg.players} players; "
+                "give another folder, or --force"
+            )
+
+
+def _is_temporary(name: str) -> bool:
+    """A temporary file of :func:`ice_envs.core.files.atomic_path` (left behind by a kill)."""
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+def remove_temporary_files(out: Path) -> None:
+    """Remove the temporary files that a killed league left in ``out`` and ``out/tables`` (one league per folder)."""
+    for folder in (out, out / "tables"):
+        if folder.is_dir():
+            for path in folder.iterdir():
+                if _is_temporary(path.name) and path.is_file():
+                    path.unlink(missing_ok=True)
+
+
+def read_table(path: Path, key: dict[str, Any], players: int) -> dict[str, Any] | None:
+    """The stored table at ``path`` if it holds exactly the games of ``key``; ``None`` if there is none
+    or it is stale (another key or format: it is played again).
+
+    A table with the current key whose games do not match it (cut, emptied, duplicated, reordered,
+    renamed agents, a rank that does not follow from the scores, a field of the wrong type) is refused
+    with a :class:`~ice_envs.core.files.FileFormatError` naming the file: delete it to play it again.
+    """
+    if not path.exists():
         return None
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
+    data = load_json(path, what="league table", max_bytes=MAX_TABLE_BYTES, limit=64)
+    if not isinstance(data, dict) or data.get("format") != TABLE_FORMAT or "key" not in data:
+        if isinstance(data, dict) and "results" in data and "format" not in data:
+            return None  # a table of an earlier version: played again
+        raise FileFormatError(f"league table {path}: not a league table of format {TABLE_FORMAT}")
+    if set(data) != TABLE_KEYS or not isinstance(data["key"], dict):
+        raise FileFormatError(f"league table {path}: its fields are {sorted(data)}, expected {sorted(TABLE_KEYS)}")
+    if _canonical(data["key"]) != _canonical(key):
         return None
-    return data if isinstance(data, dict) and isinstance(data.get("results"), list) else None
+    check_table(data, key, players, source=str(path))
+    return data
+
+
+def read_partial(path: Path, key: dict[str, Any], players: int) -> list[dict[str, Any]]:
+    """The finished games of an unfinished table (kept when Ray tasks failed), if it has the current key."""
+    if not path.exists():
+        return []
+    data = load_json(path, what="league table", max_bytes=MAX_TABLE_BYTES, limit=64)
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != TABLE_FORMAT
+        or _canonical(data.get("key")) != _canonical(key)
+    ):
+        return []
+    results = data.get("results")
+    if not isinstance(results, list) or set(data) != {"format", "key", "results"}:
+        raise FileFormatError(f"league table {path}: not a list of finished games")
+    indices = [r.get("game_index") if isinstance(r, dict) else None for r in results]
+    if any(type(i) is not int or not 0 <= i < key["games"] for i in indices) or indices != sorted(set(indices)):
+        raise FileFormatError(f"league table {path}: game numbers out of range, repeated or out of order")
+    for r in results:
+        check_game(r, r["game_index"], key, players, source=str(path))
+    return results
+
+
+TABLE_KEYS = frozenset({"format", "key", "agents", "wall_seconds", "results"})
+GAME_KEYS = frozenset(
+    {
+        "game_index",
+        "deal_seed",
+        "decisions",
+        "truncated",
+        "max_decisions",
+        "seat",
+        "reward",
+        "score",
+        "rank",
+        "win",
+        "win_share",
+    }
+)
+
+
+def check_table(data: dict[str, Any], key: dict[str, Any], players: int, source: str) -> None:
+    """Refuse (:class:`FileFormatError` naming ``source``) a table whose content does not match ``key``."""
+    if set(data) != TABLE_KEYS:
+        raise FileFormatError(f"league table {source}: its fields are {sorted(data)}, expected {sorted(TABLE_KEYS)}")
+    names = [entry[0] for entry in key["agents"]]
+    if data["agents"] != names:
+        raise FileFormatError(f"league table {source}: agents {data['agents']!r} are not its key's {names}")
+    wall = data["wall_seconds"]
+    if wall is not None and (isinstance(wall, bool) or not isinstance(wall, (int, float)) or not wall >= 0):
+        raise FileFormatError(f"league table {source}: wall_seconds must be a number >= 0, got {wall!r}")
+    results = data["results"]
+    if not isinstance(results, list) or len(results) != key["games"]:
+        count = len(results) if isinstance(results, list) else type(results).__name__
+        raise FileFormatError(f"league table {source}: {count} games where its key has {key['games']}")
+    for i, r in enumerate(results):
+        check_game(r, i, key, players, source)
+
+
+def check_game(r: Any, index: int, key: dict[str, Any], players: int, source: str) -> None:
+    """Refuse a stored game that is not game ``index`` of ``key``'s table, or whose fields disagree."""
+    where = f"league table {source}: game {index}"
+    if not isinstance(r, dict) or set(r) != GAME_KEYS:
+        raise FileFormatError(f"{where}: not a game result with the fields {sorted(GAME_KEYS)}")
+    for name in ("game_index", "deal_seed", "decisions", "max_decisions"):
+        if type(r[name]) is not int or r[name] < 0:
+            raise FileFormatError(f"{where}: {name} must be an integer >= 0, got {r[name]!r}")
+    if r["game_index"] != index or r["deal_seed"] != key["seed"] + index // players:
+        raise FileFormatError(f"{where}: it is numbered {r['game_index']} with deal {r['deal_seed']}, not its place")
+    if not isinstance(r["truncated"], bool):
+        raise FileFormatError(f"{where}: truncated must be true or false, got {r['truncated']!r}")
+    for name, kind in (("seat", int), ("rank", int), ("win", bool), ("reward", float), ("score", float)):
+        values = r[name]
+        ok = isinstance(values, list) and len(values) == players
+        if ok and kind is float:
+            ok = all(not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) for v in values)
+        elif ok:
+            ok = all(type(v) is kind for v in values)
+        if not ok:
+            raise FileFormatError(f"{where}: {name} must be {players} {kind.__name__} values, got {values!r}")
+    share = r["win_share"]
+    if not (
+        isinstance(share, list)
+        and len(share) == players
+        and all(not isinstance(v, bool) and isinstance(v, (int, float)) and 0 <= v <= 1 for v in share)
+    ):
+        raise FileFormatError(f"{where}: win_share must be {players} numbers in [0, 1], got {share!r}")
+    if r["seat"] != [(k + index) % players for k in range(players)]:
+        raise FileFormatError(f"{where}: seats {r['seat']} are not the rotation of game {index}")
+    if r["win"] != [v > 0 for v in share] or not (sum(share) == 0 or math.isclose(sum(share), 1.0)):
+        raise FileFormatError(f"{where}: win and win_share disagree")
+    keys = list(zip(share, r["score"]))
+    if r["rank"] != [1 + sum(other > mine for other in keys) for mine in keys]:
+        raise FileFormatError(f"{where}: ranks {r['rank']} do not follow from win_share and score")
 
 
 # ---------------------------------------------------------------------------- statistics
@@ -458,13 +677,15 @@ def plot(summary: dict[str, Any], path: Path) -> None:
     ax2.set_title("row finishes ahead of column")
     fig.colorbar(im, ax=ax2, fraction=0.046)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, format="png")
     plt.close(fig)
 
 
 def write_report(summary: dict[str, Any], out: Path, command: str) -> None:
+    """``league.json``, ``league.md`` and ``league.png`` in ``out``, each written atomically."""
     out.mkdir(parents=True, exist_ok=True)
     report = {**summary, "command": command, "machine": machine_info()}
-    (out / "league.json").write_text(json.dumps(report, indent=1) + "\n")
-    (out / "league.md").write_text(to_markdown(summary, command))
-    plot(summary, out / "league.png")
+    write_atomic(out / "league.json", json.dumps(report, indent=1) + "\n")
+    write_atomic(out / "league.md", to_markdown(summary, command))
+    with atomic_path(out / "league.png") as tmp:
+        plot(summary, tmp)

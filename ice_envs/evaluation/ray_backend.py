@@ -56,21 +56,43 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
 
 def run_games_ray(
     play_batch: Callable[[tuple[Any, list[int]]], list[dict[str, Any]]], match: Any, chunks: list[list[int]], bar: Any
-) -> list[dict[str, Any]]:
-    """``play_batch((match, chunk))`` for each chunk of game numbers, one Ray task each; the results, unordered."""
+) -> tuple[list[dict[str, Any]], list[tuple[list[int], str]]]:
+    """``play_batch((match, chunk))`` for each chunk of game numbers, one Ray task each.
+
+    Returns the finished games (unordered) and, for each task that failed after Ray's retries (a
+    crashed worker, a lost node, an exception in the task), its chunk and the cause on one line.
+    Every task is waited for, so a failure never loses a finished game.
+    """
     import ray
 
     play = ray.remote(num_cpus=1)(play_chunk)
     match_ref = ray.put(match)  # one copy in the object store, not one per task
-    pending = [play.remote(play_batch, match_ref, chunk) for chunk in chunks]
+    chunk_of = {}
+    for chunk in chunks:
+        chunk_of[play.remote(play_batch, match_ref, chunk)] = chunk
+    pending = list(chunk_of)
     results: list[dict[str, Any]] = []
+    failures: list[tuple[list[int], str]] = []
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
         for ref in done:
-            out = ray.get(ref)
+            try:
+                out = ray.get(ref)
+            except ray.exceptions.RayError as exc:
+                failures.append((chunk_of[ref], _cause(exc)))
+                continue
             results.extend(out)
             bar.update(len(out))
-    return results
+    return results, failures
+
+
+def _cause(exc: BaseException) -> str:
+    """A failed task's cause on one line: the exception's type and the first line of its message."""
+    inner = getattr(exc, "cause", None)
+    if isinstance(inner, BaseException):
+        exc = inner
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
 
 
 def play_chunk(

@@ -128,10 +128,12 @@ class GameRecord:
         return out
 
     def save(self, path: str | Path) -> Path:
-        """Write the record to ``path`` (parent folders are created)."""
+        """Write the record to ``path`` atomically (parent folders are created)."""
+        from ice_envs.core.files import write_atomic
+
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("\n".join(self.lines()) + "\n")
+        write_atomic(path, "\n".join(self.lines()) + "\n")
         return path
 
 

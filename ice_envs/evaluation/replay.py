@@ -116,7 +116,7 @@ def replay(
     snap(0)
     for i, step in enumerate(record.steps):
         line = i + 2  # the header is line 1
-        _check_step(env, step, line, check_descriptions)
+        _check_step(env, step, f"{record.source}, line {line}", check_descriptions)
         if step.get("step") != i:
             raise RecordError(f"{record.source}, line {line}: {step_order_problem(i, step.get('step'))}")
         env.step(int(step["action"]))
@@ -124,7 +124,7 @@ def replay(
         snap(i + 1)
     result.outcome = outcome_of(env, totals)
     if record.outcome is not None:
-        _check_outcome(record.outcome, result.outcome)
+        _check_outcome(record.outcome, result.outcome, record.source)
         result.checked_outcome = True
     result.finished = record.outcome is not None and bool(record.outcome["finished"]) and is_over(env)
     if gif and out_dir is not None and gif_frames:
@@ -132,28 +132,29 @@ def replay(
     return result
 
 
-def _check_step(env: Any, step: dict[str, Any], line: int, check_descriptions: bool) -> None:
+def _check_step(env: Any, step: dict[str, Any], where: str, check_descriptions: bool) -> None:
+    """Refuse a decision that does not fit the replayed game; ``where`` is ``"FILE, line N"``."""
     if is_over(env):
-        raise RecordError(f"line {line}: the game is already over, but the record has more decisions")
+        raise RecordError(f"{where}: the game is already over, but the record has more decisions")
     if not isinstance(step.get("agent"), str) or type(step.get("action")) is not int:
-        raise RecordError(f"line {line}: a decision needs an agent name and an integer action, got {step!r}")
+        raise RecordError(f"{where}: a decision needs an agent name and an integer action, got {step!r}")
     if env.agent_selection != step["agent"]:
         raise RecordError(
-            f"line {line}: the record has {step['agent']} acting, but {env.agent_selection} is to act "
+            f"{where}: the record has {step['agent']} acting, but {env.agent_selection} is to act "
             "(the record does not match this game or this ice-envs version)"
         )
     action = step["action"]
     legal = env.legal_actions()
     if type(action) is not int or action not in legal:
-        raise RecordError(f"line {line}: action {action!r} is not legal here; legal actions: {legal}")
+        raise RecordError(f"{where}: action {action!r} is not legal here; legal actions: {legal}")
     recorded = step.get("description")
     if check_descriptions and recorded is not None:
         now = env.describe_action(action)
         if now != recorded:
-            raise RecordError(f"line {line}: action {action} is {now!r} here, but the record says {recorded!r}")
+            raise RecordError(f"{where}: action {action} is {now!r} here, but the record says {recorded!r}")
 
 
-def _check_outcome(recorded: dict[str, Any], replayed: dict[str, Any]) -> None:
+def _check_outcome(recorded: dict[str, Any], replayed: dict[str, Any], source: str) -> None:
     problems = []
     for key in ("finished", "truncated", "steps", "state_digest"):
         if key in recorded and recorded[key] != replayed[key]:
@@ -165,7 +166,7 @@ def _check_outcome(recorded: dict[str, Any], replayed: dict[str, Any]) -> None:
         if set(rec) != set(rep) or not np.allclose([rec[a] for a in rep], list(rep.values())):
             problems.append(f"rewards: recorded {rec}, replayed {rep}")
     if problems:
-        raise RecordError("the replay does not end as the record says: " + "; ".join(problems))
+        raise RecordError(f"{source}: the replay does not end as the record says: " + "; ".join(problems))
 
 
 def _save_png(frame: np.ndarray, path: Path) -> Any:

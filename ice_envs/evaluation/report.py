@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ice_envs.core.files import atomic_path, write_atomic
 from ice_envs.core.machine import machine_info
 
 
@@ -65,13 +66,15 @@ def plot(summary: dict[str, Any], path: Path) -> None:
     ax.set_title(f"{summary['game']}, {summary['num_players']} players, {summary['games']} games")
     ax.legend(loc="upper right")
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, format="png")
     plt.close(fig)
 
 
 def write_report(summary: dict[str, Any], out: Path, command: str, elapsed: float, workers: int) -> None:
+    """``evaluation.json``, ``evaluation.md`` and ``evaluation.png`` in ``out``, each written atomically."""
     out.mkdir(parents=True, exist_ok=True)
     summary = {**summary, "command": command, "wall_seconds": elapsed, "workers": workers, "machine": machine_info()}
-    (out / "evaluation.json").write_text(json.dumps(summary, indent=2))
-    (out / "evaluation.md").write_text(to_markdown(summary, command))
-    plot(summary, out / "evaluation.png")
+    write_atomic(out / "evaluation.json", json.dumps(summary, indent=2))
+    write_atomic(out / "evaluation.md", to_markdown(summary, command))
+    with atomic_path(out / "evaluation.png") as tmp:
+        plot(summary, tmp)

@@ -25,7 +25,7 @@ zero), and the summary counts it (``truncated_games``, and ``truncated`` per age
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,6 +154,33 @@ def check_backend(backend: str, address: str | None) -> None:
         raise OptionError("--address needs --backend ray")
 
 
+class GamesFailedError(RuntimeError):
+    """Games whose Ray tasks failed after their retries; :attr:`results` holds the games that finished.
+
+    The message is one line naming the failed games (``games 12-23, 48-59``) and the cause.
+    """
+
+    def __init__(self, message: str, results: list[dict[str, Any]], failed: list[int]) -> None:
+        super().__init__(message)
+        self.results = results
+        self.failed = failed
+
+
+def game_ranges(indices: Sequence[int]) -> str:
+    """Game numbers as ranges: ``[0, 1, 2, 5]`` -> ``"0-2, 5"``."""
+    parts: list[str] = []
+    ordered = sorted(indices)
+    start = prev = None
+    for i in [*ordered, None]:
+        if prev is not None and i == prev + 1:
+            prev = i
+            continue
+        if start is not None:
+            parts.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = i
+    return ", ".join(parts)
+
+
 def run_games(
     match: Match,
     games: int,
@@ -161,26 +188,45 @@ def run_games(
     progress: bool = True,
     backend: str = "local",
     address: str | None = None,
+    only: Sequence[int] | None = None,
 ) -> list[dict[str, Any]]:
     """Play ``games`` games across ``workers`` processes (or Ray tasks); results in game order.
 
     ``backend="ray"`` runs batches of games as Ray tasks (:mod:`ice_envs.evaluation.ray_backend`) on
     the cluster at ``address``, or on a local Ray with ``workers`` CPUs; the results are the same.
+    A Ray task that still fails after Ray's retries raises :class:`GamesFailedError` once every other
+    task has ended, naming the failed games and holding the finished ones.
+    ``only``: play just these game numbers (of ``0 .. games - 1``; a game depends only on its number).
     """
     check_backend(backend, address)
+    numbers = list(range(games)) if only is None else sorted(set(only))
+    if any(not 0 <= i < games for i in numbers):
+        raise OptionError(f"game numbers must be in 0..{games - 1}")
+    if not numbers:
+        return []
     if backend == "ray":
         from ice_envs.evaluation.ray_backend import cluster_cpus, init_ray
 
         init_ray(address, workers if address is None else None)
         workers = cluster_cpus()
     batch = max(1, min(50, games // (workers * 8) or 1))
-    chunks = [list(range(i, min(games, i + batch))) for i in range(0, games, batch)]
+    chunks = [numbers[i : i + batch] for i in range(0, len(numbers), batch)]
     results: list[dict[str, Any]] = []
-    bar = _progress(games, progress, f"{match.game} {match.num_players}p")
+    bar = _progress(len(numbers), progress, f"{match.game} {match.num_players}p")
     if backend == "ray":
         from ice_envs.evaluation.ray_backend import run_games_ray
 
-        results = run_games_ray(_play_batch, match, chunks, bar)
+        results, failures = run_games_ray(_play_batch, match, chunks, bar)
+        if failures:
+            bar.close()
+            failed = sorted(i for chunk, _ in failures for i in chunk)
+            cause = failures[0][1]
+            raise GamesFailedError(
+                f"games {game_ranges(failed)} of {match.game} failed after Ray's retries ({cause}); "
+                f"{len(results)} game(s) finished",
+                sorted(results, key=lambda r: r["game_index"]),
+                failed,
+            )
     elif workers <= 1:
         for chunk in chunks:
             results.extend(_play_batch((match, chunk)))
@@ -346,6 +392,7 @@ def evaluate(
     record_dir: Path | None = None,
     backend: str = "local",
     address: str | None = None,
+    before_games: Callable[[], None] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run a tournament; returns (summary, per-game results).
 
@@ -356,6 +403,8 @@ def evaluate(
     ``max_decisions``: the env's cap on each game (``None``: the game's own; see the module docstring).
     ``backend``: ``local`` (processes) or ``ray`` (Ray tasks on the cluster at ``address``, or on a local
     Ray with ``workers`` CPUs); the results do not depend on it.
+    ``before_games``: called once every argument is checked, just before the first game (a failed
+    check has then changed nothing).
     """
     spec = ice_envs.get_spec(game)
     options = dict(options or {})
@@ -383,6 +432,8 @@ def evaluate(
         raise OptionError(f"--games must be at least 1, got {games}")
     if record < 0 or (record and record_dir is None):
         raise OptionError(f"--record must be a number of games >= 0 (with a folder for the records), got {record}")
+    if before_games is not None:
+        before_games()
     if record:
         Path(record_dir).mkdir(parents=True, exist_ok=True)
     match = Match(
