@@ -20,4 +20,5 @@ SPEC = GameSpec(
     ui="ice_envs.cardiceo.ui",
     smoke_config="smoke.yaml",
     vector="ice_envs.cardiceo.batched:CardiceoBatched",
+    hidden_information=True,
 )
