@@ -4,13 +4,15 @@ and a two-update training run. Each takes the game's short :class:`~ice_envs.tes
 
 from __future__ import annotations
 
-import importlib
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 import ice_envs
+from ice_envs.core import protocols
+from ice_envs.core.aec import IceAECEnv
+from ice_envs.core.agent import Agent
 from ice_envs.core.errors import MissingExtraError, require_extra
 from ice_envs.core.layout import WHOLE_VECTOR_PIECE, parse_table
 from ice_envs.core.registry import load_attribute
@@ -27,8 +29,10 @@ class CheckSkipped(Exception):
 
 
 def registration(case: Case) -> None:
-    """The game is ``ice_envs.<name>_v<version>`` and PettingZoo's ``ice_envs/<name>-v<version>``; every
-    module the spec names (heuristic, greedy, UI hooks, potentials, batched engine, smoke config) loads."""
+    """The game is ``ice_envs.<name>_v<version>`` and PettingZoo's ``ice_envs/<name>-v<version>``; the engine
+    has every function the adapter's default hooks call; what the spec names (heuristic, greedy value, UI
+    hooks, shaping potentials, batched engine, smoke config, held-out tables) loads and has its protocol's
+    members (:mod:`ice_envs.core.protocols`)."""
     from pettingzoo.env_registry.registration import aec_registry
 
     spec = case.spec
@@ -36,19 +40,49 @@ def registration(case: Case) -> None:
     assert callable(module.env) and callable(module.raw_env), f"{spec.env_module} lacks env() or raw_env()"
     assert spec.env_id in aec_registry, f"{spec.env_id} is not in PettingZoo's registry"
     assert ice_envs.get_spec(spec.env_name) is spec
-    assert module.raw_env(num_players=spec.players[0]).metadata["name"] == spec.env_name
+    raw = module.raw_env(num_players=spec.players[0])
+    assert raw.metadata["name"] == spec.env_name, f"the env's metadata name is not {spec.env_name}"
     assert spec.env_name in (module.__doc__ or ""), f"{spec.env_module} docstring does not name {spec.env_name}"
     assert list(spec.variants)[0] == "default", "the first variant must be 'default'"
-    named = [spec.heuristic, spec.greedy, spec.vector, *spec.potentials.values()]
-    for target in filter(None, named):
-        assert load_attribute(target) is not None, f"{target} does not load"
-    if spec.ui is not None:
-        importlib.import_module(spec.ui)
+    _check_engine(raw)
+    if spec.heuristic is not None:
+        agent = spec.heuristic_class()(0)
+        assert isinstance(agent, Agent), f"{spec.heuristic}(seed) is not an Agent (name, needs_view, reset, act)"
+    if spec.greedy is not None:
+        assert isinstance(spec.greedy_function(), protocols.GreedyValue), f"{spec.greedy} is not callable"
+    for name in spec.potentials:
+        assert isinstance(spec.potential(name), protocols.ShapingPotential), f"potential {name} is not callable"
+    if spec.vector is not None:
+        assert load_attribute(spec.vector) is not None, f"{spec.vector} does not load"
+    ui = spec.ui_module()
+    if ui is not None:
+        for hook, protocol in protocols.UI_HOOKS.items():
+            assert not hasattr(ui, hook) or isinstance(ui, protocol), f"UI hook {spec.ui}.{hook} is not callable"
+        assert isinstance(getattr(ui, "SELECTION_HELP", ""), str), f"{spec.ui}.SELECTION_HELP is not a string"
     smoke = spec.smoke_config_path()
     assert smoke is None or smoke.is_file(), f"smoke config {smoke} is missing"
     for table in spec.held_out:
         assert table.players in spec.players and table.games % table.players == 0, f"held-out table {table}"
         ice_envs.make(spec.name, num_players=table.players, raw=True, **table.options)
+
+
+#: The adapter's hooks that default to an engine function, and that function's name.
+ENGINE_HOOKS = {
+    "_new_state": "new_game",
+    "_legal_actions": "legal_actions",
+    "_apply_action": "apply",
+    "_game_over": "is_over",
+    "_outcome": "outcome",
+    "_scores": "scores",
+    "_resample_hidden": "resample_hidden",
+}
+
+
+def _check_engine(raw: IceAECEnv) -> None:
+    """Every default hook the adapter keeps has its engine function (:class:`~ice_envs.core.protocols.Engine`)."""
+    kept = [hook for hook in ENGINE_HOOKS if getattr(type(raw), hook) is getattr(IceAECEnv, hook)]
+    missing = [ENGINE_HOOKS[hook] for hook in kept if not callable(getattr(raw.engine, ENGINE_HOOKS[hook], None))]
+    assert not missing, f"the adapter keeps the default hooks of engine functions it lacks: {missing} (set engine=)"
 
 
 def layout_table(case: Case) -> None:
