@@ -10,8 +10,9 @@ way as a third-party package's::
     dice_race = "dice_race.spec:SPEC"
 
 ``ice_envs.make``, ``ice_envs.GAMES``, the CLI, evaluation, play, training, the benchmarks
-and the env contract suite all read :data:`GAMES`, so a game is tested, evaluated and
-playable the moment its package is installed. Everything game-specific — the env, the
+and the test kit (:mod:`ice_envs.testing`) all read :data:`GAMES`, so a game is evaluated,
+playable and checkable the moment its package is installed. A plug-in that fails to load or
+claims a taken name is skipped with a :class:`PluginWarning` (:func:`discover`). Everything game-specific — the env, the
 heuristic agent, the terminal-UI hooks, shaping potentials, the smoke training config —
 is named by the spec as ``"module:attribute"`` strings, imported only when used.
 """
