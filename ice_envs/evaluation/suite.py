@@ -70,6 +70,8 @@ class Suite:
     version: str
     base: int
     tables: tuple[SuiteTable, ...]
+    #: Whether registered games outside :attr:`tables` join with the tables of their spec (``GameSpec.held_out``).
+    plugin_tables: bool = False
 
     def seed_of(self, table: SuiteTable) -> int:
         """The first deal seed of ``table``: every table of a game meets the same deals.
@@ -82,8 +84,10 @@ class Suite:
         return self.base + (len(games) + _plugin_slot(table.game)) * 2**32
 
     def all_tables(self) -> tuple[SuiteTable, ...]:
-        """The suite's own tables, then the held-out tables (``GameSpec.held_out``) of every registered
-        game the suite has none of: how a plug-in game joins the held-out suites."""
+        """The suite's own tables, then (with :attr:`plugin_tables`) the held-out tables (``GameSpec.held_out``)
+        of every registered game the suite has none of: how a plug-in game joins a published suite."""
+        if not self.plugin_tables:
+            return self.tables
         own = {t.game for t in self.tables}
         extra = [
             SuiteTable(spec.name, t.players, (t.opponent,) * (t.players - 1), t.games, dict(t.options))
@@ -106,7 +110,8 @@ def _vs(game: str, players: int, opponent: str, games: int, **options: Any) -> S
     return SuiteTable(game, players, (opponent,) * (players - 1), games, dict(options))
 
 
-#: Suite v1: per game the player count of its shipped checkpoint, against random and heuristic seats.
+#: Suite v1: per game the player count of its shipped checkpoint, against random and heuristic seats; a
+#: plug-in game's tables come from its spec.
 SUITE_V1 = Suite(
     version="v1",
     base=SUITE_SEEDS.start,
@@ -122,6 +127,7 @@ SUITE_V1 = Suite(
         _vs("icebergs", 4, "random", 200, max_turns_end="decide"),
         _vs("icebergs", 4, "heuristic", 200, max_turns_end="decide"),
     ),
+    plugin_tables=True,
 )
 
 SUITES: dict[str, Suite] = {"v1": SUITE_V1}
