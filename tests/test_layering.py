@@ -2,7 +2,7 @@
 
 Read statically from the source with :mod:`ast` (function-local imports included), so the
 layering cannot drift back unnoticed. ``benchmarks`` are scripts on top of everything but the
-CLI. ``ice_envs.wrappers`` (the single-agent Gymnasium env, RLlib's adapters) sits beside
+CLI; ``ice_envs.testing`` (the contract kit) checks every layer, training included, from the top. ``ice_envs.wrappers`` (the single-agent Gymnasium env, RLlib's adapters) sits beside
 evaluation: it builds agents, and the training code builds on it, never the other way round.
 Its one module that ``import ice_envs`` runs, ``ice_envs.wrappers.registration``, belongs to the
 core layer (it registers the Gymnasium ids by name and imports only the core). A game may import only
@@ -36,6 +36,7 @@ RANKS = {
     "train": 4,
     "cli": 5,
     "benchmarks": 5,
+    "testing": 5,
 }
 PRODUCT_LAYERS = ("core", "agents", "evaluation", "wrappers", "play", "train", "benchmarks")
 #: modules of a product folder that belong to a lower layer: what ``import ice_envs`` itself runs

@@ -16,6 +16,7 @@ import pytest
 import ice_envs
 from ice_envs.cli import build_parser, main
 from ice_envs.core.errors import MissingExtraError, require_extra
+from ice_envs.core.registry import built_in_games
 from ice_envs.evaluation.tournament import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,7 +65,7 @@ def test_the_wheel_installs_one_top_level_name(tmp_path: Path):
     for module in ("ice_envs/agents/spec.py", "ice_envs/train/run.py", "ice_envs/benchmarks/throughput.py"):
         assert module in names
     assert "ice_envs/train/configs/cardiceo_ppo.yaml" in names and "ice_envs/cardiceo/smoke.yaml" in names
-    assert "[ice_envs.games]" in declared and all(f"{g} = ice_envs.{g}.spec:SPEC" in declared for g in ice_envs.GAMES)
+    assert "[ice_envs.games]" in declared and all(f"{g} = ice_envs.{g}.spec:SPEC" in declared for g in built_in_games())
 
 
 def test_a_users_own_train_agents_and_benchmarks_files_shadow_nothing(tmp_path: Path):

@@ -22,19 +22,24 @@ from tests.trajectory_digests import (
 
 GOLDEN = json.loads(GOLDEN_FILE.read_text())
 CURRENT = json.loads(CURRENT_FILE.read_text()) if CURRENT_FILE.exists() else {}
-CASES = [pytest.param(g, v, n, opts, id=f"{g}-{v}-{n}p") for g, v, n, opts in all_cases()]
+CASES = [pytest.param(g, v, n, opts, id=f"{g}-{v}-{n}p") for g, v, n, opts in all_cases(built_in_only=True)]
 GOLDEN_CASES = [p for p in CASES if layout_key(*p.values[:3]) in golden_layouts()]
 
 
 def test_every_golden_case_still_exists() -> None:
     """No case of the golden digests has disappeared (its game, variant and player count are still registered)."""
-    registered = {case_key(g, v, n, s) for g, v, n, _ in all_cases() for s in SEEDS}
+    registered = {case_key(g, v, n, s) for g, v, n, _ in all_cases(built_in_only=True) for s in SEEDS}
     assert set(GOLDEN) <= registered
     assert {layout_key(*key.split("/")[:2], int(key.split("/")[2][:-1])) for key in GOLDEN} == set(golden_layouts())
 
 
 def test_every_case_has_current_digests() -> None:
-    expected = {case_key(g, v, n, s, x) for g, v, n, _ in all_cases() for s in SEEDS for x in ("", SKIP_FORCED)}
+    expected = {
+        case_key(g, v, n, s, x)
+        for g, v, n, _ in all_cases(built_in_only=True)
+        for s in SEEDS
+        for x in ("", SKIP_FORCED)
+    }
     assert expected == set(CURRENT), "re-record with: python -m tests.trajectory_digests --write"
 
 

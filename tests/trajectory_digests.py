@@ -116,7 +116,7 @@ def golden_digest(game: str, variant: str, n: int, options: dict, seed: int) -> 
 
 def current_digests() -> dict[str, str]:
     out = {}
-    for g, v, n, opts in all_cases():
+    for g, v, n, opts in all_cases(built_in_only=True):
         for seed in SEEDS:
             out[case_key(g, v, n, seed)] = digest(g, n, {**opts, "skip_forced": False}, seed)
             out[case_key(g, v, n, seed, SKIP_FORCED)] = digest(g, n, {**opts, "skip_forced": True}, seed)
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {len(current)} digests to {CURRENT_FILE}")
     golden = json.loads(GOLDEN_FILE.read_text())
     layouts = golden_layouts()
-    cases = {layout_key(g, v, n): (g, v, n, o) for g, v, n, o in all_cases()}
+    cases = {layout_key(g, v, n): (g, v, n, o) for g, v, n, o in all_cases(built_in_only=True)}
     changed = []
     for key, (g, v, n, opts) in cases.items():
         if key not in layouts:

@@ -21,4 +21,5 @@ SPEC = GameSpec(
     smoke_config="smoke.yaml",
     vector="ice_envs.cardiceo.batched:CardiceoBatched",
     compiled="ice_envs.cardiceo.compiled:CardiceoCompiled",
+    hidden_information=True,
 )

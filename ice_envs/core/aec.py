@@ -30,6 +30,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ice_envs.core.errors import IllegalActionError, OptionError
+from ice_envs.core.layout import ObservationLayout, whole_vector_layout
 from ice_envs.core.options import check_choice, check_flag, check_int, check_keys, check_number
 from ice_envs.core.serialize import from_jsonable, to_jsonable
 
@@ -131,6 +132,10 @@ class IceAECEnv(AECEnv):
     reset_option_keys: ClassVar[tuple[str, ...]] = ()
     #: Default maximum episode length in decisions (game hook; or override :meth:`_default_max_decisions`).
     default_max_decisions: ClassVar[int] = 100_000
+    #: The named pieces of the observation vector (:mod:`ice_envs.core.layout`). A game sets it in its
+    #: ``__init__`` before calling ``super().__init__``; a game that declares none gets one piece,
+    #: ``"observation"``, covering the whole vector (:func:`~ice_envs.core.layout.whole_vector_layout`).
+    obs_layout: ObservationLayout
     #: The masks shared by every env with this many actions (a cache, :meth:`_caches`).
     _mask_cache: dict[tuple[Any, ...], np.ndarray] | None
 
@@ -170,6 +175,8 @@ class IceAECEnv(AECEnv):
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         n_actions = self._num_actions()
         obs_box = self._observation_box()
+        if getattr(self, "obs_layout", None) is None:
+            self.obs_layout = whole_vector_layout(obs_box)
         mask_box = spaces.Box(0, 1, (n_actions,), np.int8)
         self._action_spaces = {a: ActionSpace(n_actions) for a in self.possible_agents}
         self._observation_spaces = {

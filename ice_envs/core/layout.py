@@ -195,6 +195,19 @@ class ObservationLayout:
         return format_table(rows)
 
 
+#: The name of the one piece of :func:`whole_vector_layout`.
+WHOLE_VECTOR_PIECE = "observation"
+
+
+def whole_vector_layout(box: spaces.Box) -> ObservationLayout:
+    """The layout of a game that declares none: one piece, ``"observation"``, covering the whole
+    vector of ``box``, bounded by the lowest and highest of its bounds."""
+    low = float(np.min(box.low)) if box.low.size else 0.0
+    high = float(np.max(box.high)) if box.high.size else 0.0
+    meaning = "the whole observation vector (the game declares no layout of named pieces)"
+    return ObservationLayout([Piece(WHOLE_VECTOR_PIECE, tuple(box.shape), low, high, meaning)])
+
+
 def _number_text(x: float) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"

@@ -10,8 +10,9 @@ way as a third-party package's::
     dice_race = "dice_race.spec:SPEC"
 
 ``ice_envs.make``, ``ice_envs.GAMES``, the CLI, evaluation, play, training, the benchmarks
-and the env contract suite all read :data:`GAMES`, so a game is tested, evaluated and
-playable the moment its package is installed. Everything game-specific — the env, the
+and the test kit (:mod:`ice_envs.testing`) all read :data:`GAMES`, so a game is evaluated,
+playable and checkable the moment its package is installed. A plug-in that fails to load or
+claims a taken name is skipped with a :class:`PluginWarning` (:func:`discover`). Everything game-specific — the env, the
 heuristic agent, the terminal-UI hooks, shaping potentials, the smoke training config —
 is named by the spec as ``"module:attribute"`` strings, imported only when used.
 """
@@ -32,6 +33,12 @@ from ice_envs.core.errors import OptionError
 
 #: The entry-point group that games register under.
 ENTRY_POINT_GROUP = "ice_envs.games"
+#: The package of the built-in games (and the distribution name that declares their entry points).
+BUILT_IN_PACKAGE = "ice_envs"
+
+
+class PluginWarning(UserWarning):
+    """A game plug-in was skipped: it failed to load, is not a :class:`GameSpec`, or claims a taken name."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,18 @@ class Variant:
 
     options: dict[str, Any] = field(default_factory=dict)
     players: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class HeldOutTable:
+    """One table of a plug-in game in the held-out suites: the agent under test in one seat,
+    ``opponent`` (an agent spec such as ``"random"``) in every other, ``games`` deals (a multiple
+    of ``players``: every deal is played from every seat)."""
+
+    players: int
+    opponent: str
+    games: int
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -79,6 +98,12 @@ class GameSpec:
             see :mod:`ice_envs.core.vector`), or ``None``.
         compiled: ``"module:Class"`` of the game's compiled batched engine (the same API and
             transitions, one compiled loop per step, see :mod:`ice_envs.core.compiled`), or ``None``.
+        hidden_information: whether a seat's observation leaves part of the engine state unseen
+            (other hands, a deck order). ``True``: ``resample_hidden`` must re-deal that part (the
+            test kit checks that it changes the state at some point of a random game and that the
+            seat's observation stays the same); ``False``: ``resample_hidden`` returns an equal copy.
+        held_out: the game's tables in the held-out evaluation suites (:class:`HeldOutTable`;
+            the built-in games' tables are fixed in :mod:`ice_envs.evaluation.suite`).
     """
 
     name: str
@@ -97,6 +122,17 @@ class GameSpec:
     smoke_config: str = ""
     vector: str | None = None
     compiled: str | None = None
+    hidden_information: bool = False
+    held_out: tuple[HeldOutTable, ...] = ()
+
+    @property
+    def built_in(self) -> bool:
+        """Whether the game is one of ice-envs' own (its package lies inside ``ice_envs``).
+
+        Only built-in games have the per-game files of the repository (golden trajectory digests,
+        shipped checkpoints, held-out suite v1 tables); the project's tests of those files cover them.
+        """
+        return self.env_module.startswith(f"{BUILT_IN_PACKAGE}.")
 
     @property
     def env_name(self) -> str:
@@ -175,38 +211,59 @@ def register(spec: GameSpec) -> GameSpec:
     known = GAMES.get(spec.name)
     if known is not None and known != spec:
         raise OptionError(f"game {spec.name!r} is registered twice ({known.env_module} and {spec.env_module})")
-    GAMES[spec.name] = spec
-    _BY_ENV_NAME[spec.env_name] = spec.name
     try:
         from pettingzoo.env_registry.registration import aec_registry
         from pettingzoo.env_registry.registration import register as pz_register
     except ImportError:  # older PettingZoo without a registry
-        return spec
-    if spec.env_id not in aec_registry:
-        pz_register("aec", spec.env_id, entry_point=f"{spec.env_module}:env")
+        pass
+    else:
+        if spec.env_id not in aec_registry:
+            pz_register("aec", spec.env_id, entry_point=f"{spec.env_module}:env")
+    GAMES[spec.name] = spec
+    _BY_ENV_NAME[spec.env_name] = spec.name
     return spec
 
 
 def discover() -> dict[str, GameSpec]:
     """Register every game of the ``ice_envs.games`` entry-point group (built-in and plug-ins).
 
-    An entry point that fails to load, or that is not a :class:`GameSpec`, is reported by a
-    warning naming it and the error, and skipped (one broken plug-in does not take the
-    others down); ``ice-envs list`` and the contract suite show what was found.
+    The built-in games come first. An entry point that fails to load, that is not a
+    :class:`GameSpec`, whose name is not its spec's ``name``, or whose game name is already taken
+    by another spec is reported by a :class:`PluginWarning` naming it and the problem, and skipped:
+    one broken plug-in takes neither the others nor ``import ice_envs`` down, and ``ice-envs list``
+    shows what was found.
     """
-    for entry in sorted(importlib_metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        try:
-            spec = entry.load()
-        except Exception as exc:
+    entries = importlib_metadata.entry_points(group=ENTRY_POINT_GROUP)
+    for entry in sorted(entries, key=lambda e: (not _declared_by_ice_envs(e), e.name, e.value)):
+        problem = _register_entry(entry)
+        if problem is not None:
             warnings.warn(
-                f"ice-envs: game plug-in {entry.name!r} ({entry.value}) failed to load: {exc!r}", stacklevel=2
+                f"ice-envs: game plug-in {entry.name!r} ({entry.value}) skipped: {problem}", PluginWarning, stacklevel=2
             )
-            continue
-        if not isinstance(spec, GameSpec):
-            warnings.warn(f"ice-envs: game plug-in {entry.name!r} ({entry.value}) is not a GameSpec", stacklevel=2)
-            continue
-        register(spec)
     return GAMES
+
+
+def _declared_by_ice_envs(entry: importlib_metadata.EntryPoint) -> bool:
+    dist = getattr(entry, "dist", None)
+    name = getattr(dist, "name", None) or ""
+    return name.replace("-", "_").lower() == BUILT_IN_PACKAGE and entry.value.startswith(f"{BUILT_IN_PACKAGE}.")
+
+
+def _register_entry(entry: importlib_metadata.EntryPoint) -> str | None:
+    """Load and register one entry point; the problem in words, or ``None`` once it is registered."""
+    try:
+        spec = entry.load()
+    except Exception as exc:
+        return f"it failed to load: {exc!r}"
+    if not isinstance(spec, GameSpec):
+        return f"it is a {type(spec).__name__}, not a GameSpec"
+    if entry.name != spec.name:
+        return f"the entry point's name must be the game's name {spec.name!r}"
+    try:
+        register(spec)
+    except Exception as exc:
+        return str(exc)
+    return None
 
 
 def get_spec(name: str) -> GameSpec:
@@ -235,8 +292,13 @@ def make(name: str, *, raw: bool = False, **options: Any):
     return module.raw_env(**options) if raw else module.env(**options)
 
 
-def all_cases() -> Iterator[tuple[str, str, int, dict[str, Any]]]:
-    """(game, variant, players, options) over every registered game."""
-    for spec in GAMES.values():
+def built_in_games() -> dict[str, GameSpec]:
+    """The registered games that are ice-envs' own (:attr:`GameSpec.built_in`), by name."""
+    return {name: spec for name, spec in GAMES.items() if spec.built_in}
+
+
+def all_cases(built_in_only: bool = False) -> Iterator[tuple[str, str, int, dict[str, Any]]]:
+    """(game, variant, players, options) over every registered game (``built_in_only``: ice-envs' own)."""
+    for spec in (built_in_games() if built_in_only else GAMES).values():
         for vname, n, options in spec.cases():
             yield spec.name, vname, n, options

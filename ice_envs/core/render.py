@@ -42,17 +42,57 @@ def to_array(img: Any) -> np.ndarray:
     return np.asarray(img.convert("RGB"), dtype=np.uint8).copy()
 
 
-def text_to_rgb(text: str, title: str | None = None, width: int = 720) -> np.ndarray:
-    """Draw ``text`` (monospace, one line per line) on a table-coloured picture."""
+#: Width and height in pixels of the default picture (:func:`text_to_rgb`): one size for every frame.
+TEXT_PICTURE_SIZE = (720, 480)
+#: Font sizes the default picture tries, largest first, until the whole text fits.
+TEXT_FONT_SIZES = (14, 13, 12, 11, 10)
+MARGIN = 12
+
+
+def text_to_rgb(text: str, title: str | None = None, size: tuple[int, int] = TEXT_PICTURE_SIZE) -> np.ndarray:
+    """``text`` drawn on a table-coloured picture of fixed ``size`` (width, height): the default
+    ``rgb_array`` picture of a game that draws none of its own.
+
+    Lines longer than the picture wrap (at a space where there is one); the font shrinks down to
+    :data:`TEXT_FONT_SIZES`' last size until every line fits, and text that still runs past the bottom
+    ends in a line ``…``. Every picture of a game has the same shape, so a replay's frames make a GIF.
+    """
+    width, height = size
     lines = ([title, ""] if title else []) + text.splitlines()
-    fnt = font(14)
-    line_h = 18
-    height = max(120, 20 + line_h * len(lines))
+    for points in TEXT_FONT_SIZES:
+        fnt = font(points)
+        line_h = points + 4
+        rows = (height - 2 * MARGIN) // line_h
+        wrapped = [(i, part) for i, line in enumerate(lines) for part in wrap_line(line, fnt, width - 2 * MARGIN)]
+        if len(wrapped) <= rows:
+            break
+    if len(wrapped) > rows:
+        wrapped = [*wrapped[: max(0, rows - 1)], (len(lines), "…")]
     img, draw = new_canvas(width, height)
-    for i, line in enumerate(lines):
+    for row, (i, part) in enumerate(wrapped):
         color = ACCENT if (title and i == 0) else FOREGROUND
-        draw.text((12, 10 + i * line_h), line, fill=color, font=fnt)
+        draw.text((MARGIN, MARGIN + row * line_h), part, fill=color, font=fnt)
     return to_array(img)
+
+
+def wrap_line(line: str, fnt: Any, width: int) -> list[str]:
+    """``line`` broken into pieces of at most ``width`` pixels in ``fnt``: at the last space that
+    fits, else (one long word) at the last character that fits. An empty line stays one empty line."""
+    out: list[str] = []
+    rest = line.rstrip()
+    while fnt.getlength(rest) > width:
+        low, high = 1, len(rest)  # the longest prefix that fits lies in [low, high)
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (mid, high) if fnt.getlength(rest[:mid]) <= width else (low, mid)
+        cut = low
+        space = rest.rfind(" ", 0, cut + 1)
+        if space > 0 and rest[:space].strip():
+            cut = space
+        out.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip(" ")
+    out.append(rest)
+    return out
 
 
 def draw_die(

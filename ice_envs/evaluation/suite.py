@@ -25,6 +25,7 @@ a different table is a new version.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,21 +70,48 @@ class Suite:
     version: str
     base: int
     tables: tuple[SuiteTable, ...]
+    #: Whether registered games outside :attr:`tables` join with the tables of their spec (``GameSpec.held_out``).
+    plugin_tables: bool = False
 
     def seed_of(self, table: SuiteTable) -> int:
-        """The first deal seed of ``table``: every table of a game meets the same deals."""
+        """The first deal seed of ``table``: every table of a game meets the same deals.
+
+        A plug-in game's tables (:meth:`all_tables`) start after the suite's own games, at a slot fixed
+        by the game's name, so adding or removing a plug-in never moves another game's deals."""
         games = sorted({t.game for t in self.tables})
-        return self.base + games.index(table.game) * 2**32
+        if table.game in games:
+            return self.base + games.index(table.game) * 2**32
+        return self.base + (len(games) + _plugin_slot(table.game)) * 2**32
+
+    def all_tables(self) -> tuple[SuiteTable, ...]:
+        """The suite's own tables, then (with :attr:`plugin_tables`) the held-out tables (``GameSpec.held_out``)
+        of every registered game the suite has none of: how a plug-in game joins a published suite."""
+        if not self.plugin_tables:
+            return self.tables
+        own = {t.game for t in self.tables}
+        extra = [
+            SuiteTable(spec.name, t.players, (t.opponent,) * (t.players - 1), t.games, dict(t.options))
+            for spec in ice_envs.GAMES.values()
+            if spec.name not in own
+            for t in spec.held_out
+        ]
+        return (*self.tables, *extra)
 
     def tables_of(self, game: str | None) -> tuple[SuiteTable, ...]:
-        return tuple(t for t in self.tables if game is None or t.game == game)
+        return tuple(t for t in self.all_tables() if game is None or t.game == game)
+
+
+def _plugin_slot(game: str) -> int:
+    """A slot of 2**32 deals for a plug-in game, from its name (below 2**28: inside :data:`SUITE_SEEDS`)."""
+    return int.from_bytes(hashlib.sha256(game.encode()).digest()[:4], "big") % 2**28
 
 
 def _vs(game: str, players: int, opponent: str, games: int, **options: Any) -> SuiteTable:
     return SuiteTable(game, players, (opponent,) * (players - 1), games, dict(options))
 
 
-#: Suite v1: per game the player count of its shipped checkpoint, against random and heuristic seats.
+#: Suite v1: per game the player count of its shipped checkpoint, against random and heuristic seats; a
+#: plug-in game's tables come from its spec.
 SUITE_V1 = Suite(
     version="v1",
     base=SUITE_SEEDS.start,
@@ -99,6 +127,7 @@ SUITE_V1 = Suite(
         _vs("icebergs", 4, "random", 200, max_turns_end="decide"),
         _vs("icebergs", 4, "heuristic", 200, max_turns_end="decide"),
     ),
+    plugin_tables=True,
 )
 
 SUITES: dict[str, Suite] = {"v1": SUITE_V1}

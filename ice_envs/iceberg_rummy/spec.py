@@ -30,4 +30,5 @@ SPEC = GameSpec(
     greedy="ice_envs.iceberg_rummy.greedy:value",
     ui="ice_envs.iceberg_rummy.ui",
     smoke_config="smoke.yaml",
+    hidden_information=True,
 )

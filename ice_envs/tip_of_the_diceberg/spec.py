@@ -22,4 +22,5 @@ SPEC = GameSpec(
     greedy="ice_envs.tip_of_the_diceberg.greedy:value",
     ui="ice_envs.tip_of_the_diceberg.ui",
     smoke_config="smoke.yaml",
+    hidden_information=True,
 )

@@ -8,6 +8,7 @@ import pytest
 
 import ice_envs
 from ice_envs.core.errors import OptionError
+from ice_envs.core.registry import built_in_games
 from ice_envs.evaluation import suite as suites
 from ice_envs.evaluation.suite import SUITE_SEEDS, SUITE_V1, TRAINING_SEEDS, VALIDATION_SEEDS, Suite, SuiteTable
 
@@ -20,7 +21,7 @@ def test_the_three_seed_ranges_are_disjoint_and_ordered() -> None:
 
 def test_suite_v1_is_fixed_and_held_out() -> None:
     games = {t.game for t in SUITE_V1.tables}
-    assert games == set(ice_envs.GAMES)
+    assert games == set(built_in_games())  # plug-ins bring their own tables (GameSpec.held_out)
     for table in SUITE_V1.tables:
         assert table.games % table.players == 0 and len(table.opponents) == table.players - 1
         first = SUITE_V1.seed_of(table)
@@ -88,3 +89,20 @@ def test_the_suite_command_line_writes_its_report(tmp_path, monkeypatch) -> None
     assert main(["evaluate", "--suite", "v1", "random", "--no-progress", "--out", str(tmp_path)]) == 0
     data = json.loads((tmp_path / "suite.json").read_text())
     assert data["command"] == "ice-envs evaluate --suite v1 random --workers 1" and len(data["tables"]) == 1
+
+
+def test_a_plugin_brings_its_own_held_out_tables(monkeypatch) -> None:
+    """A game outside the suite's own tables joins it through ``GameSpec.held_out``; the built-in deals stay put."""
+    from dataclasses import replace
+
+    from ice_envs.core.registry import GAMES, HeldOutTable
+
+    seeds_before = [SUITE_V1.seed_of(t) for t in SUITE_V1.tables]
+    plugin = replace(GAMES["cubemelt"], name="dice_fake", held_out=(HeldOutTable(3, "random", 30, {"goal": 10}),))
+    monkeypatch.setitem(GAMES, "dice_fake", plugin)
+    (table,) = SUITE_V1.tables_of("dice_fake")
+    assert table == SuiteTable("dice_fake", 3, ("random", "random"), 30, {"goal": 10})
+    assert table in SUITE_V1.tables_of(None) and table not in SUITE_V1.tables
+    assert [SUITE_V1.seed_of(t) for t in SUITE_V1.tables] == seeds_before
+    first = SUITE_V1.seed_of(table)
+    assert first in SUITE_SEEDS and first + table.games in SUITE_SEEDS and first > max(seeds_before)
