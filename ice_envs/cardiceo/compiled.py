@@ -337,6 +337,21 @@ class CardiceoCompiled(CompiledEngine):
     def scalar_start(self, i: int) -> tuple[dict[str, Any], bool]:
         return scalar_deal(self.state_of(i))
 
+    def pack_state(self, state: rules.CardiceoState) -> np.ndarray:
+        p = self.num_players
+        row = np.zeros(WIDTH, dtype=np.int64)
+        row[HANDS : HANDS + p * NV] = np.asarray(state.hands).reshape(-1)
+        row[SIZES : SIZES + p] = np.asarray(state.hands).sum(axis=1)
+        row[DISCARDED : DISCARDED + NV] = state.discarded
+        row[DICE : DICE + 3] = state.dice
+        row[USED : USED + 3] = state.used
+        row[LOCKED : LOCKED + 3] = state.locked
+        row[CURRENT], row[PHASE], row[WINNER] = state.current, state.phase, state.winner
+        row[TURN : TURN + 4] = [(int(state.turn) >> (8 * b)) & 0xFF for b in range(4)]
+        row[STUCK_DICE : STUCK_DICE + p * 3] = np.asarray(state.stuck_dice).reshape(-1)
+        row[KNOWN_MISSING : KNOWN_MISSING + p * NV] = np.asarray(state.known_missing).reshape(-1)
+        return row.astype(np.uint8).view(np.int8)
+
     # views of the state rows under the numpy engine's array names (vectorised opponents read them)
     @property
     def hands(self) -> np.ndarray:

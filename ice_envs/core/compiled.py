@@ -157,8 +157,11 @@ class GameKernels:
 class _Loops:
     """The batch loops of one game (numba functions closed over its :class:`GameKernels`)."""
 
-    def __init__(self, restart: Any, step: Any, observe: Any, scores: Any, first_bad: Any) -> None:
+    def __init__(
+        self, restart: Any, step: Any, observe: Any, scores: Any, first_bad: Any, loaded: Any, playout: Any
+    ) -> None:
         self.restart, self.step, self.observe, self.scores, self.first_bad = restart, step, observe, scores, first_bad
+        self.loaded, self.playout = loaded, playout
 
 
 def build_kernels(kernels: GameKernels) -> GameKernels:
@@ -293,6 +296,49 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
         return -1
 
     @numba.njit(nogil=True, error_model="numpy")
+    def loaded(state, cfg, num_steps, last_scores, mask, seat, obs):
+        """Every game's bookkeeping, mask, seat and observation after its state row was written."""
+        for i in range(state.shape[0]):
+            num_steps[i] = 0
+            scores(state[i], cfg, last_scores[i])
+            refresh(i, state, cfg, mask, seat, obs)
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def playout(state, rng, cfg, mask, first, max_length, out_scores, out_outcome, lengths, actions):
+        """Every game from its row to its end: ``first[i]`` (if >= 0) and then uniformly random legal
+        actions from the game's own stream; ``actions[i, t]`` records them where ``actions`` is wide enough."""
+        for i in range(state.shape[0]):
+            s = state[i]
+            r = rng[i]
+            r[1] = 0
+            m = mask[i]
+            steps = 0
+            while not is_over(s, cfg) and steps < max_length:
+                legal(s, cfg, m)
+                if steps == 0 and first[i] >= 0:
+                    a = first[i]
+                else:
+                    k = 0
+                    for b in range(m.shape[0]):
+                        if m[b]:
+                            k += 1
+                    pick = below(r, k)
+                    a = 0
+                    for b in range(m.shape[0]):
+                        if m[b]:
+                            if pick == 0:
+                                a = b
+                                break
+                            pick -= 1
+                if steps < actions.shape[1]:
+                    actions[i, steps] = a
+                apply_action(s, a, r, cfg)
+                steps += 1
+            scores(s, cfg, out_scores[i])
+            outcome(s, cfg, out_outcome[i])
+            lengths[i] = steps
+
+    @numba.njit(nogil=True, error_model="numpy")
     def observe(state, cfg, seats, out):
         for i in range(state.shape[0]):
             row = out[i]
@@ -313,7 +359,7 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
         scores,
         outcome,
         encode,
-        loops=_Loops(restart, step, observe, all_scores, first_bad),
+        loops=_Loops(restart, step, observe, all_scores, first_bad, loaded, playout),
     )
 
 
@@ -334,6 +380,8 @@ class CompiledEngine(BatchedEngine):
     #: Compiled loops per engine class (built on first use).
     _built: ClassVar[dict[type, GameKernels]] = {}
     state_names = ("state",)
+    #: Draws a game may log between two collections (a step, or a whole :meth:`playout`).
+    log_capacity: int = LOG_CAPACITY
 
     def config_row(self) -> np.ndarray:  # game hook
         """The ``int64`` config row the kernels read (player count, options, observation offsets)."""
@@ -384,7 +432,7 @@ class CompiledEngine(BatchedEngine):
         self._draw_log = log
         if not hasattr(self, "_rng"):
             return
-        width = 2 + LOG_CAPACITY if log is not None else 2
+        width = 2 + self.log_capacity if log is not None else 2
         if self._rng.shape[1] != width:
             rng = np.zeros((self.num_envs, width), dtype=np.uint64)
             rng[:, 0] = self._rng[:, 0]
@@ -508,6 +556,81 @@ class CompiledEngine(BatchedEngine):
         }
         obs, mask, seat = self._out()
         return obs, mask, seat, self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
+
+    # ------------------------------------------------------------------ branching (search)
+    def pack_state(self, state: Any) -> np.ndarray:  # game hook
+        """The state row of the scalar engine's ``state`` (the inverse of :meth:`state_of`)."""
+        raise NotImplementedError(f"{self.game}: this compiled engine cannot load positions")
+
+    def load(self, states: list[Any], seeds: np.ndarray | list[int] | None = None) -> tuple[np.ndarray, ...]:
+        """Put one scalar engine state per game into the batch (``len(states) == num_envs``), e.g. copies of
+        one position with the hidden information re-dealt (``resample_hidden``) for search.
+
+        ``seeds``: one per game, seeding its stream (the same seeds give the same chance afterwards: common
+        random numbers across the candidates of a search); ``None`` keeps the streams. Returns ``(obs, mask,
+        seat)``; :meth:`step` and :meth:`playout` go on from there.
+        """
+        if len(states) != self.num_envs:
+            raise OptionError(f"{self.game}: load() takes one state per game ({self.num_envs}), got {len(states)}")
+        packed: dict[int, np.ndarray] = {}  # a position given many times is packed once
+        for i, state in enumerate(states):
+            if id(state) not in packed:
+                packed[id(state)] = np.asarray(self.pack_state(state), dtype=self.state_dtype)
+            self.state[i] = packed[id(state)]
+        if seeds is not None:
+            seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
+            if seeds.shape != (self.num_envs,):
+                raise OptionError(f"{self.game}: load() takes one seed per game ({self.num_envs})")
+            self._rng[:, 0] = np.array([seed_streams(int(x), 1)[0] for x in seeds], dtype=np.uint64)
+        self._loops.loaded(self.state, self._cfg, self.num_steps, self.last_scores, self.mask, self.seat, self.obs)
+        self._started = True
+        return self._out()
+
+    def playout(
+        self, first_actions: np.ndarray | None = None, *, max_decisions: int | None = None, record: int = 0
+    ) -> dict[str, np.ndarray]:
+        """Play every game of the batch to its end in one compiled call: ``first_actions[i]`` first (legal;
+        ``-1``: none) and then uniformly random legal actions from each game's own stream.
+
+        Returns ``scores`` and ``outcome`` ``(N, P)`` at the end (outcome zero for a game cut at
+        ``max_decisions``, default the game's maximum length), ``length`` ``(N,)`` (decisions played) and,
+        with ``record=K``, ``actions`` ``(N, K)``: the first K actions of each game (-1 past its end).
+        The rows hold the finished games afterwards: :meth:`load` or :meth:`reset` before stepping again.
+        """
+        n, p = self.num_envs, self.num_players
+        first = np.full(n, -1, dtype=np.int64) if first_actions is None else np.asarray(first_actions, dtype=np.int64)
+        if first.shape != (n,):
+            raise IllegalActionError(f"{self.game}: first_actions must have shape ({n},), got {first.shape}")
+        chosen = first >= 0
+        if (first[chosen] >= self.n_actions).any() or not self.mask[np.flatnonzero(chosen), first[chosen]].all():
+            bad = int(
+                np.flatnonzero(
+                    chosen
+                    & (
+                        (first >= self.n_actions)
+                        | (self.mask[np.arange(n), np.clip(first, 0, self.n_actions - 1)] == 0)
+                    )
+                )[0]
+            )
+            raise IllegalActionError(f"{self.game}: game {bad}: first action {int(first[bad])} is not legal")
+        out = {
+            "scores": np.zeros((n, p), dtype=np.float64),
+            "outcome": np.zeros((n, p), dtype=np.float64),
+            "length": np.zeros(n, dtype=np.int64),
+            "actions": np.full((n, record), -1, dtype=np.int64),
+        }
+        limit = self.max_game_length if max_decisions is None else int(max_decisions)
+        self._loops.playout(
+            self.state, self._rng, self._cfg, self.mask, first, limit,
+            out["scores"], out["outcome"], out["length"], out["actions"],
+        )  # fmt: skip
+        if not record:
+            del out["actions"]
+        if self._draw_log is not None:
+            self._mark[:] = -1
+            self._collect_draws(self._all, restarted_only=False)
+        self._started = False
+        return out
 
     def observe(self, seats: np.ndarray | int) -> np.ndarray:
         seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, dtype=np.int64), (self.num_envs,)))

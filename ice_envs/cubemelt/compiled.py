@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ice_envs.core.compiled import CompiledEngine, GameKernels, below, draw, njit
+from ice_envs.core.errors import OptionError
 from ice_envs.cubemelt import rules
 
 MAX_SEATS = 5
@@ -535,6 +536,33 @@ class CubeMeltCompiled(CompiledEngine):
         state = self.state_of(i)
         random_abilities = self.config.expansion and self.config.abilities is None
         return ({"abilities": list(state.abilities)} if random_abilities else {}), True
+
+    def pack_state(self, state: rules.CubeMeltState) -> np.ndarray:
+        p = self.num_players
+        active = int(state.active)
+        if any(tuple(entry) != (active, state.abilities[active]) for entry in state.queue):
+            raise OptionError(f"cubemelt: a queued choice that is not the active seat's ability: {state.queue!r}")
+        row = np.zeros(WIDTH, dtype=np.int64)
+        row[ABILITIES : ABILITIES + MAX_SEATS] = NO_ABILITY
+        row[ABILITIES : ABILITIES + p] = state.abilities
+        row[LOVE : LOVE + p] = state.love
+        row[ADVENTURE : ADVENTURE + p] = state.adventure
+        row[MELT : MELT + p] = state.melt
+        row[DICE : DICE + ND] = state.dice
+        row[ACTIVE], row[DECIDER], row[PHASE] = active, state.decider, state.phase
+        row[REROLLS], row[PENDING], row[NINJA_APPLIED] = state.rerolls, state.pending, int(state.ninja_applied)
+        row[PLAN : PLAN + 3 * p] = np.stack([state.plan_love, state.plan_adventure, state.plan_melt], axis=1).reshape(
+            -1
+        )
+        row[BEFORE : BEFORE + 2 * p] = np.stack([state.love_before, state.adventure_before], axis=1).reshape(-1)
+        row[QUEUE_N] = len(state.queue)
+        if state.last_active >= 0:
+            row[LAST_DICE : LAST_DICE + ND] = state.last_dice
+        row[LAST_ACTIVE] = state.last_active
+        row[WINNERS + np.asarray(state.winners, dtype=np.int64)] = 1
+        row[MELTED + np.asarray(state.melted, dtype=np.int64)] = 1
+        row[TURN : TURN + 4] = [(int(state.turn) >> (8 * b)) & 0xFF for b in range(4)]
+        return row.astype(np.uint8).view(np.int8)
 
     def state_of(self, i: int) -> rules.CubeMeltState:
         s = self.state[i].astype(np.int64)
