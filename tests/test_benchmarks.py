@@ -181,3 +181,17 @@ def test_negative_paired_rounds_are_refused_before_measuring(tmp_path, monkeypat
         throughput.main(["--games", "cubemelt", "--batched", "--paired-rounds", "-1", "--out", str(tmp_path)])
     assert exit_info.value.code == 2
     assert not any(tmp_path.iterdir())
+
+
+def test_the_batched_table_measures_every_engine_kind_beside_raw_env_and_the_floor(tmp_path):
+    from ice_envs.benchmarks import batched
+
+    assert batched.main(["--games", "cardiceo", "--batches", "1", "64", "--seconds", "0.05", "--slice", "0.02",
+                         "--no-pgx", "--out", str(tmp_path)]) == 0  # fmt: skip
+    report = json.loads((tmp_path / "batched.json").read_text())
+    kinds = {(r["kind"], r["batch"]) for r in report["rows"]}
+    assert kinds == {("floor", 1), ("raw_env", 1), ("compiled", 1), ("compiled", 64), ("numpy", 1), ("numpy", 64)}
+    for row in report["rows"]:
+        assert row["decisions"] > 0 and row["cpu_seconds"] >= 0.05 and row["per_cpu_second"] > 0
+    text = (tmp_path / "batched.md").read_text()
+    assert "cardiceo compiled @64" in text and "Load average before" in text
