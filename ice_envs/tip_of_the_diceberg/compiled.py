@@ -347,77 +347,75 @@ def _fits(cfg: np.ndarray, pat: int, cnt: int, total: int, v0: int, s0: int, sma
     return True
 
 
+#: Rows of the candidate table of one slot (:func:`_slot_options`): item id, number, suit, is a die, the
+#: previous identical die (-1: none), chosen, the largest number from here on, dice from here on.
+K_ID, K_NUM, K_SUIT, K_DIE, K_PREV, K_CHOSEN, K_SUF_MAX, K_SUF_DICE = range(8)
+#: Columns of a depth of the search of :func:`_completable`.
+W_CNT, W_TOTAL, W_V0, W_S0, W_SMASK, W_NMASK, W_LO, W_HI, W_ND, W_POS, W_TOOK = range(11)
+
+
 @njit
-def _completable(cfg: np.ndarray, pat: int, num: np.ndarray, suit: np.ndarray, die: np.ndarray, prev: np.ndarray,
-                 chosen: np.ndarray, m: int, start: int, cnt: int, total: int, v0: int, s0: int, smask: int,
-                 nmask: int, lo: int, hi: int, nd: int) -> bool:  # fmt: skip
-    """Whether a partial meld (the candidates marked in ``chosen``) can be completed with candidates from
-    ``start`` on (a depth-first search for one meld, identical dice in slot order: ``prev``)."""
+def _completable(cfg: np.ndarray, pat: int, cand: np.ndarray, m: int, work: np.ndarray, start: int, cnt: int,
+                 total: int, v0: int, s0: int, smask: int, nmask: int, lo: int, hi: int, nd: int) -> bool:  # fmt: skip
+    """Whether a partial meld (the candidates marked chosen) can be completed with candidates from ``start``
+    on: a depth-first search for one meld, identical dice in slot order, pruned as ``enumerate_melds``."""
     if _complete(cfg, pat, cnt, total, lo, hi, nd):
         return True
-    cmin, cmax, smin = cfg[pat + F_CMIN], cfg[pat + F_CMAX], cfg[pat + F_SMIN]
+    cmin, cmax, smin, dmin = cfg[pat + F_CMIN], cfg[pat + F_CMAX], cfg[pat + F_SMIN], cfg[pat + F_DMIN]
     if cnt >= cmax:
         return False
-    # depth-indexed search state (at most MAX_MELD items in a meld)
-    pos = np.empty(MAX_MELD + 1, dtype=np.int64)
-    took = np.empty(MAX_MELD + 1, dtype=np.int64)
-    st = np.empty((MAX_MELD + 1, 9), dtype=np.int64)
+    num, suit, die, prev, chosen = cand[K_NUM], cand[K_SUIT], cand[K_DIE], cand[K_PREV], cand[K_CHOSEN]
+    suf_max, suf_dice = cand[K_SUF_MAX], cand[K_SUF_DICE]
     depth = 0
-    pos[0] = start
-    st[0, 0], st[0, 1], st[0, 2], st[0, 3], st[0, 4] = cnt, total, v0, s0, smask
-    st[0, 5], st[0, 6], st[0, 7], st[0, 8] = nmask, lo, hi, nd
+    w = work[0]
+    w[W_CNT], w[W_TOTAL], w[W_V0], w[W_S0], w[W_SMASK] = cnt, total, v0, s0, smask
+    w[W_NMASK], w[W_LO], w[W_HI], w[W_ND], w[W_POS] = nmask, lo, hi, nd, start
     found = False
     while depth >= 0:
-        i = pos[depth]
-        c, tot, nd_ = st[depth, 0], st[depth, 1], st[depth, 8]
+        w = work[depth]
+        i = w[W_POS]
+        c, tot, nd_ = w[W_CNT], w[W_TOTAL], w[W_ND]
         room = cmax - c
         if (
             i >= m
             or m - i < cmin - c
-            or (smin and tot + room * 20 < smin and tot + room * _suffix_max(num, i, m) < smin)
+            or (smin and tot + room * suf_max[i] < smin)
+            or (dmin and nd_ + min(room, suf_dice[i]) < dmin)
         ):
             depth -= 1
             if depth >= 0:
-                chosen[took[depth]] = 0
+                chosen[work[depth, W_TOOK]] = 0
             continue
-        pos[depth] = i + 1
+        w[W_POS] = i + 1
         if prev[i] >= 0 and not chosen[prev[i]]:
             continue
         v, t, d = num[i], suit[i], die[i]
-        if not _fits(cfg, pat, c, tot, st[depth, 2], st[depth, 3], st[depth, 4], st[depth, 5], st[depth, 6],
-                     st[depth, 7], nd_, v, t, d):  # fmt: skip
+        lo_, hi_ = w[W_LO], w[W_HI]
+        if not _fits(cfg, pat, c, tot, w[W_V0], w[W_S0], w[W_SMASK], w[W_NMASK], lo_, hi_, nd_, v, t, d):
             continue
         c2, t2, nd2 = c + 1, tot + v, nd_ + d
-        lo2 = st[depth, 6] if (c and st[depth, 6] <= v) else v
-        hi2 = st[depth, 7] if (c and st[depth, 7] >= v) else v
+        lo2 = lo_ if (c and lo_ <= v) else v
+        hi2 = hi_ if (c and hi_ >= v) else v
         if _complete(cfg, pat, c2, t2, lo2, hi2, nd2):
             found = True
             break
         if c2 >= cmax:
             continue
         chosen[i] = 1
-        took[depth] = i
+        w[W_TOOK] = i
+        nw = work[depth + 1]
+        nw[W_CNT], nw[W_TOTAL] = c2, t2
+        nw[W_V0] = w[W_V0] if c else v
+        nw[W_S0] = w[W_S0] if c else t
+        nw[W_SMASK] = w[W_SMASK] | (1 << t)
+        nw[W_NMASK] = w[W_NMASK] | (1 << v)
+        nw[W_LO], nw[W_HI], nw[W_ND], nw[W_POS] = lo2, hi2, nd2, i + 1
         depth += 1
-        pos[depth] = i + 1
-        st[depth, 0], st[depth, 1] = c2, t2
-        st[depth, 2] = st[depth - 1, 2] if c else v
-        st[depth, 3] = st[depth - 1, 3] if c else t
-        st[depth, 4] = st[depth - 1, 4] | (1 << t)
-        st[depth, 5] = st[depth - 1, 5] | (1 << v)
-        st[depth, 6], st[depth, 7], st[depth, 8] = lo2, hi2, nd2
     # unmark the items of the path (the caller's chosen items stay)
-    for k in range(depth if found else 0):
-        chosen[took[k]] = 0
+    if found:
+        for k in range(depth):
+            chosen[work[k, W_TOOK]] = 0
     return found
-
-
-@njit
-def _suffix_max(num: np.ndarray, i: int, m: int) -> int:
-    best = 0
-    for j in range(i, m):
-        if num[j] > best:
-            best = num[j]
-    return best
 
 
 @njit
@@ -446,17 +444,13 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                   open_only: bool) -> bool:  # fmt: skip
     """``rules.compose_options`` into ``mask`` (items at their action ids, completed slots at ``COMMIT + k``);
     with ``mask`` of length 0, only whether some slot has some meld of ``seat``'s items (``rules.deadlocked``)."""
-    ids = np.empty(MAX_HELD, dtype=np.int64)
-    isuit = np.empty(MAX_HELD, dtype=np.int64)
-    inum = np.empty(MAX_HELD, dtype=np.int64)
-    idie = np.empty(MAX_HELD, dtype=np.int64)
+    held = np.empty((4, MAX_HELD), dtype=np.int64)
+    ids, isuit, inum, idie = held[0], held[1], held[2], held[3]
     n = _held_items(s, seat, ids, isuit, inum, idie)
-    cid = np.empty(MAX_HELD, dtype=np.int64)
-    num = np.empty(MAX_HELD, dtype=np.int64)
-    suit = np.empty(MAX_HELD, dtype=np.int64)
-    die = np.empty(MAX_HELD, dtype=np.int64)
-    prev = np.empty(MAX_HELD, dtype=np.int64)
-    chosen = np.zeros(MAX_HELD, dtype=np.int64)
+    cand = np.zeros((8, MAX_HELD + 1), dtype=np.int64)
+    cid, num, suit, die, prev, chosen = cand[K_ID], cand[K_NUM], cand[K_SUIT], cand[K_DIE], cand[K_PREV], cand[K_CHOSEN]
+    suf_max, suf_dice = cand[K_SUF_MAX], cand[K_SUF_DICE]
+    work = np.empty((MAX_MELD + 1, 11), dtype=np.int64)
     probe = mask.shape[0] == 0
     sel_len = s[SEL_LEN] if use_selection else 0
     sel_last = s[SEL_LAST] if use_selection else -1
@@ -476,6 +470,11 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                             prev[m] = q
                             break
                 m += 1
+        suf_max[m] = 0
+        suf_dice[m] = 0
+        for q in range(m - 1, -1, -1):
+            suf_max[q] = max(suf_max[q + 1], num[q])
+            suf_dice[q] = suf_dice[q + 1] + die[q]
         # the selection as a partial meld of this slot
         cnt = total = v0 = s0 = smask = nmask = lo = hi = nd = 0
         ok = True
@@ -518,12 +517,9 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                 good = _completable(
                     cfg,
                     pat,
-                    num,
-                    suit,
-                    die,
-                    prev,
-                    chosen,
+                    cand,
                     m,
+                    work,
                     q + 1,
                     cnt + 1,
                     total + v,

@@ -60,21 +60,33 @@ class PermutingScriptedRng(ScriptedRng):
         return order
 
 
-def _cases() -> list[tuple[str, int, dict[str, Any]]]:
-    cases = [(name, n, options) for name, n, options in ice_envs.get_spec(GAME).cases()]
+#: Games of a long case: few games, each played long enough to finish rounds and whole games.
+LONG_ENVS = 4
+
+
+def _cases() -> list[tuple[str, int, dict[str, Any], int]]:
+    """(variant, players, options, games in the batch)."""
+    cases = [(name, n, options, NUM_ENVS) for name, n, options in ice_envs.get_spec(GAME).cases()]
     cases += [
-        ("score+cap", 4, {"reward_mode": "score", "max_decisions": 40}),
-        ("penalize", 5, {"illegal_action": "penalize", "illegal_reward": -2.0}),
-        ("main_cards+start", 4, {"main_cards": ["R4", "C6"], "start_player": 2, "compulsory_powers": True}),
-        ("one_round", 5, {"num_rounds": 1, "reward_mode": "score"}),
-        ("inline_catalog", 3, {"catalog": INLINE_CATALOG}),
-        ("inline_catalog", 4, {"catalog": INLINE_CATALOG, "num_rounds": 2}),
+        ("score+cap", 4, {"reward_mode": "score", "max_decisions": 40}, NUM_ENVS),
+        ("penalize", 5, {"illegal_action": "penalize", "illegal_reward": -2.0}, NUM_ENVS),
+        ("long_game", 3, {}, LONG_ENVS),
+        (
+            "main_cards+start",
+            4,
+            {"main_cards": ["R4", "C6"], "start_player": 2, "compulsory_powers": True, "num_rounds": 2},
+            LONG_ENVS,
+        ),
+        ("one_round", 5, {"num_rounds": 1, "reward_mode": "score"}, LONG_ENVS),
+        ("inline_catalog", 3, {"catalog": INLINE_CATALOG}, LONG_ENVS),
+        ("inline_catalog", 4, {"catalog": INLINE_CATALOG, "num_rounds": 2}, LONG_ENVS),
     ]
     return cases
 
 
 CASES = _cases()
-STEPS = max(8, TOTAL_TRANSITIONS // (NUM_ENVS * len(CASES)))
+#: Transitions per case (each case gets the same share).
+PER_CASE = max(64, -(-TOTAL_TRANSITIONS // len(CASES)))
 
 
 @pytest.fixture
@@ -82,21 +94,24 @@ def scripted_permutations(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine_parity, "ScriptedRng", PermutingScriptedRng)
 
 
-@pytest.mark.parametrize(("variant", "num_players", "options"), CASES, ids=[f"{v}-{n}p" for v, n, _ in CASES])
-def test_compiled_transitions_equal_the_scalar_engine(scripted_permutations, variant, num_players, options):
+@pytest.mark.parametrize(
+    ("variant", "num_players", "options", "num_envs"), CASES, ids=[f"{v}-{n}p" for v, n, _, _ in CASES]
+)
+def test_compiled_transitions_equal_the_scalar_engine(scripted_permutations, variant, num_players, options, num_envs):
+    steps = -(-PER_CASE // num_envs)
     transitions, games = engine_parity.run_parity(
-        GAME, num_players, options, STEPS, seed=11 + num_players, kind="compiled", num_envs=NUM_ENVS
+        GAME, num_players, options, steps, seed=11 + num_players, kind="compiled", num_envs=num_envs
     )
-    assert transitions == STEPS * NUM_ENVS
-    if options.get("max_decisions"):
-        assert games > 0
+    assert transitions == steps * num_envs
+    if "ICE_DICEBERG_PARITY_TRANSITIONS" not in os.environ and (num_envs == LONG_ENVS or "max_decisions" in options):
+        assert games > 0  # whole games (rounds, round starts, the winners) are compared too
 
 
 def test_the_parity_run_covers_every_case_and_enough_transitions():
     spec = ice_envs.get_spec(GAME)
-    assert {(v, n) for v, n, _ in spec.cases()} <= {(v, n) for v, n, _ in CASES}
+    assert {(v, n) for v, n, _ in spec.cases()} <= {(v, n) for v, n, _, _ in CASES}
     if "ICE_DICEBERG_PARITY_TRANSITIONS" not in os.environ:
-        assert STEPS * NUM_ENVS * len(CASES) >= 100_000
+        assert sum(-(-PER_CASE // e) * e for _, _, _, e in CASES) >= 100_000
 
 
 # ---------------------------------------------------------------------------- API
