@@ -454,15 +454,50 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
     probe = mask.shape[0] == 0
     sel_len = s[SEL_LEN] if use_selection else 0
     sel_last = s[SEL_LAST] if use_selection else -1
+    # held items that may still be found legal (after the selection's last item, not marked yet)
+    left = 0
+    for j in range(n):
+        if ids[j] > sel_last:
+            left += 1
     any_meld = False
     for k in range(cfg[C_NSLOTS]):
         if open_only and s[SLOT_PLAYER + k] >= 0:
             continue
         pat = C_PATTERN + NF * s[SLOT_CARD + k]
+        # the selection as a partial meld of this slot
+        cnt = total = v0 = s0 = smask = nmask = lo = hi = nd = 0
+        if sel_len:
+            ok = True
+            for j in range(n):
+                if s[SEL + ids[j]]:
+                    v, t, d = inum[j], isuit[j], idie[j]
+                    if not _allowed(cfg, pat, t, v) or not _fits(
+                        cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d
+                    ):
+                        ok = False
+                        break
+                    if cnt == 0:
+                        v0, s0, lo, hi = v, t, v, v
+                    else:
+                        lo = min(lo, v)
+                        hi = max(hi, v)
+                    cnt += 1
+                    total += v
+                    smask |= 1 << t
+                    nmask |= 1 << v
+                    nd += d
+            if not ok:
+                continue
+            if _complete(cfg, pat, cnt, total, lo, hi, nd):
+                mask[A_COMMIT + k] = 1
+        if not probe and left == 0:
+            continue  # every item is legal already: only the slots the selection completes are left
+        # the candidates: the held items this pattern allows, each die with its previous identical die
         m = 0
         for j in range(n):
             if _allowed(cfg, pat, isuit[j], inum[j]):
                 cid[m], num[m], suit[m], die[m] = ids[j], inum[j], isuit[j], idie[j]
+                chosen[m] = 1 if sel_len and s[SEL + ids[j]] else 0
                 prev[m] = -1
                 if idie[j]:
                     for q in range(m - 1, -1, -1):
@@ -475,70 +510,42 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
         for q in range(m - 1, -1, -1):
             suf_max[q] = max(suf_max[q + 1], num[q])
             suf_dice[q] = suf_dice[q + 1] + die[q]
-        # the selection as a partial meld of this slot
-        cnt = total = v0 = s0 = smask = nmask = lo = hi = nd = 0
-        ok = True
-        if sel_len:
-            got = 0
-            for q in range(m):
-                if s[SEL + cid[q]]:
-                    if not _fits(cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, num[q], suit[q], die[q]):
-                        ok = False
-                        break
-                    if cnt == 0:
-                        v0, s0, lo, hi = num[q], suit[q], num[q], num[q]
-                    else:
-                        lo = min(lo, num[q])
-                        hi = max(hi, num[q])
-                    cnt += 1
-                    total += num[q]
-                    smask |= 1 << suit[q]
-                    nmask |= 1 << num[q]
-                    nd += die[q]
-                    chosen[q] = 1
-                    got += 1
-            if ok and got != sel_len:
-                ok = False  # a selected item this pattern does not allow
-        if ok:
-            if sel_len and _complete(cfg, pat, cnt, total, lo, hi, nd):
-                mask[A_COMMIT + k] = 1
-            for q in range(m):
-                it = cid[q]
-                if it <= sel_last or (not probe and mask[it]):
-                    continue
-                if prev[q] >= 0 and not chosen[prev[q]]:
-                    continue
-                v, t, d = num[q], suit[q], die[q]
-                if not _fits(cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d):
-                    continue
-                nlo = v if (cnt == 0 or v < lo) else lo
-                nhi = v if (cnt == 0 or v > hi) else hi
-                chosen[q] = 1
-                good = _completable(
-                    cfg,
-                    pat,
-                    cand,
-                    m,
-                    work,
-                    q + 1,
-                    cnt + 1,
-                    total + v,
-                    v0 if cnt else v,
-                    s0 if cnt else t,
-                    smask | (1 << t),
-                    nmask | (1 << v),
-                    nlo,
-                    nhi,
-                    nd + d,
-                )
-                chosen[q] = 0
-                if good:
-                    if probe:
-                        return True
-                    mask[it] = 1
-                    any_meld = True
         for q in range(m):
+            it = cid[q]
+            if it <= sel_last or (not probe and mask[it]):
+                continue
+            if prev[q] >= 0 and not chosen[prev[q]]:
+                continue
+            v, t, d = num[q], suit[q], die[q]
+            if not _fits(cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d):
+                continue
+            nlo = v if (cnt == 0 or v < lo) else lo
+            nhi = v if (cnt == 0 or v > hi) else hi
+            chosen[q] = 1
+            good = _completable(
+                cfg,
+                pat,
+                cand,
+                m,
+                work,
+                q + 1,
+                cnt + 1,
+                total + v,
+                v0 if cnt else v,
+                s0 if cnt else t,
+                smask | (1 << t),
+                nmask | (1 << v),
+                nlo,
+                nhi,
+                nd + d,
+            )
             chosen[q] = 0
+            if good:
+                if probe:
+                    return True
+                mask[it] = 1
+                any_meld = True
+                left -= 1
     return any_meld
 
 
