@@ -152,7 +152,9 @@ C_DECK_LEN = C_DECK_START + NUM_DECKS
 C_DECK_CARDS = C_DECK_LEN + NUM_DECKS
 C_POWER = C_DECK_CARDS + MAX_CATALOG
 C_PATTERN = C_POWER + MAX_CATALOG
-CONFIG_WIDTH = C_PATTERN + NF * MAX_CATALOG
+#: Per card two words: bit ``suit * 21 + number`` set when the pattern allows such an item (``Pattern.allowed``).
+C_ALLOWED = C_PATTERN + NF * MAX_CATALOG
+CONFIG_WIDTH = C_ALLOWED + 2 * MAX_CATALOG
 
 # ---------------------------------------------------------------------------- observation offsets (one layout)
 _LAY = layout_for(None)  # type: ignore[arg-type]  # the layout is the same for every configuration
@@ -290,16 +292,10 @@ def _snake_seat(start: int, n: int, pick: int) -> int:
 
 # ============================================================================ patterns
 @njit
-def _allowed(cfg: np.ndarray, pat: int, suit: int, number: int) -> bool:
-    """``Pattern.allows_item``."""
-    if number < cfg[pat + F_VMIN] or number > cfg[pat + F_VMAX] or not (cfg[pat + F_SUITS] >> suit) & 1:
-        return False
-    parity = cfg[pat + F_PARITY]
-    if parity == PARITY_EVEN:
-        return number % 2 == 0
-    if parity == PARITY_ODD:
-        return number % 2 == 1
-    return True
+def _allowed(cfg: np.ndarray, card: int, suit: int, number: int) -> bool:
+    """``Pattern.allows_item`` of catalog card ``card`` (from the config row's bitmask)."""
+    key = suit * (MAX_NUMBER + 1) + number
+    return (cfg[C_ALLOWED + 2 * card + (key >> 6)] >> (key & 63)) & 1 == 1
 
 
 @njit
@@ -350,6 +346,7 @@ def _fits(cfg: np.ndarray, pat: int, cnt: int, total: int, v0: int, s0: int, sma
 #: Rows of the candidate table of one slot (:func:`_slot_options`): item id, number, suit, is a die, the
 #: previous identical die (-1: none), chosen, the largest number from here on, dice from here on.
 K_ID, K_NUM, K_SUIT, K_DIE, K_PREV, K_CHOSEN, K_SUF_MAX, K_SUF_DICE = range(8)
+K_ROWS = 8
 #: Columns of a depth of the search of :func:`_completable`.
 W_CNT, W_TOTAL, W_V0, W_S0, W_SMASK, W_NMASK, W_LO, W_HI, W_ND, W_POS, W_TOOK = range(11)
 
@@ -444,13 +441,13 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                   open_only: bool) -> bool:  # fmt: skip
     """``rules.compose_options`` into ``mask`` (items at their action ids, completed slots at ``COMMIT + k``);
     with ``mask`` of length 0, only whether some slot has some meld of ``seat``'s items (``rules.deadlocked``)."""
-    held = np.empty((4, MAX_HELD), dtype=np.int64)
-    ids, isuit, inum, idie = held[0], held[1], held[2], held[3]
+    buf = np.empty((4 + K_ROWS + MAX_MELD + 1, MAX_HELD + 1), dtype=np.int64)  # one allocation: held, cand, work
+    ids, isuit, inum, idie = buf[0], buf[1], buf[2], buf[3]
     n = _held_items(s, seat, ids, isuit, inum, idie)
-    cand = np.zeros((8, MAX_HELD + 1), dtype=np.int64)
+    cand = buf[4 : 4 + K_ROWS]
     cid, num, suit, die, prev, chosen = cand[K_ID], cand[K_NUM], cand[K_SUIT], cand[K_DIE], cand[K_PREV], cand[K_CHOSEN]
     suf_max, suf_dice = cand[K_SUF_MAX], cand[K_SUF_DICE]
-    work = np.empty((MAX_MELD + 1, 11), dtype=np.int64)
+    work = buf[4 + K_ROWS :]
     probe = mask.shape[0] == 0
     sel_len = s[SEL_LEN] if use_selection else 0
     sel_last = s[SEL_LAST] if use_selection else -1
@@ -463,7 +460,8 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
     for k in range(cfg[C_NSLOTS]):
         if open_only and s[SLOT_PLAYER + k] >= 0:
             continue
-        pat = C_PATTERN + NF * s[SLOT_CARD + k]
+        card = s[SLOT_CARD + k]
+        pat = C_PATTERN + NF * card
         # the selection as a partial meld of this slot
         cnt = total = v0 = s0 = smask = nmask = lo = hi = nd = 0
         if sel_len:
@@ -471,7 +469,7 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
             for j in range(n):
                 if s[SEL + ids[j]]:
                     v, t, d = inum[j], isuit[j], idie[j]
-                    if not _allowed(cfg, pat, t, v) or not _fits(
+                    if not _allowed(cfg, card, t, v) or not _fits(
                         cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d
                     ):
                         ok = False
@@ -495,7 +493,7 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
         # the candidates: the held items this pattern allows, each die with its previous identical die
         m = 0
         for j in range(n):
-            if _allowed(cfg, pat, isuit[j], inum[j]):
+            if _allowed(cfg, card, isuit[j], inum[j]):
                 cid[m], num[m], suit[m], die[m] = ids[j], inum[j], isuit[j], idie[j]
                 chosen[m] = 1 if sel_len and s[SEL + ids[j]] else 0
                 prev[m] = -1
@@ -505,11 +503,11 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                             prev[m] = q
                             break
                 m += 1
-        suf_max[m] = 0
-        suf_dice[m] = 0
+        suf_max[m] = suf_dice[m] = 0
         for q in range(m - 1, -1, -1):
             suf_max[q] = max(suf_max[q + 1], num[q])
             suf_dice[q] = suf_dice[q + 1] + die[q]
+
         for q in range(m):
             it = cid[q]
             if it <= sel_last or (not probe and mask[it]):
@@ -634,13 +632,21 @@ def new_game(s: np.ndarray, rng: np.ndarray, cfg: np.ndarray) -> None:
 @njit
 def _distinct_pool(s: np.ndarray, mask: np.ndarray, base: int) -> None:
     """``rules._distinct_pool``: the lowest-slot pool die of each (type, value), at ``base + die``."""
-    seen = np.zeros(6 * (MAX_NUMBER + 1), dtype=np.int8)
+    seen_low = 0
+    seen_high = 0
     for d in range(ND):
         if s[DIE_LOC + d] == POOL:
             key = ITEM_SUIT[ITEM_DIE0 + d] * (MAX_NUMBER + 1) + s[DIE_VAL + d]
-            if not seen[key]:
-                seen[key] = 1
-                mask[base + d] = 1
+            if key < 64:
+                bit = 1 << key
+                if not seen_low & bit:
+                    seen_low |= bit
+                    mask[base + d] = 1
+            else:
+                bit = 1 << (key - 64)
+                if not seen_high & bit:
+                    seen_high |= bit
+                    mask[base + d] = 1
 
 
 @njit
@@ -1083,6 +1089,15 @@ def pattern_row(p: Pattern) -> list[int]:
     return [int(getattr(p, name)) for name in PATTERN_FIELDS]
 
 
+def allowed_words(p: Pattern) -> list[int]:
+    """``p.allowed`` as two 64-bit words (bit ``suit * 21 + number``), as signed integers."""
+    words = [0, 0]
+    for key, ok in enumerate(p.allowed):
+        if ok:
+            words[key >> 6] |= 1 << (key & 63)
+    return [w - (1 << 64) if w >= 1 << 63 else w for w in words]
+
+
 class TipOfTheDicebergCompiled(CompiledEngine):
     """Compiled Tip of the Diceberg (see the module docstring and :mod:`ice_envs.core.compiled`)."""
 
@@ -1123,6 +1138,7 @@ class TipOfTheDicebergCompiled(CompiledEngine):
         for i, card in enumerate(cat.cards):
             row[C_POWER + i] = POWERS.index(card.power) + 1 if card.power else POWER_NONE
             row[C_PATTERN + NF * i : C_PATTERN + NF * (i + 1)] = pattern_row(card.pattern)
+            row[C_ALLOWED + 2 * i : C_ALLOWED + 2 * i + 2] = allowed_words(card.pattern)
         return row
 
     def state_of(self, i: int) -> rules.DicebergState:
