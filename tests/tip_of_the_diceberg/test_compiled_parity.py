@@ -48,6 +48,16 @@ INLINE_CATALOG = {
     ],
 }
 
+#: No single-item card: once the pool is empty, a round often ends with nobody able to play (R2.8, ``deadlocked``).
+STUCK_CATALOG = {
+    "name": "stuck",
+    "cards": [
+        {"id": "S1", "deck": "starter", "pattern": {"count": [2, 3], "same": "number"}},
+        {"id": "S2", "deck": "starter", "pattern": {"count": 2, "sum": 10, "dice": 1}},
+        {"id": "T1", "deck": "main", "power": "take", "pattern": {"count": 3, "run": True, "same": "suit"}},
+    ],
+}
+
 
 class PermutingScriptedRng(ScriptedRng):
     """:class:`ScriptedRng` whose ``permutation(n)`` is the compiled engine's shuffle of scripted integers."""
@@ -80,6 +90,8 @@ def _cases() -> list[tuple[str, int, dict[str, Any], int]]:
         ("one_round", 5, {"num_rounds": 1, "reward_mode": "score"}, LONG_ENVS),
         ("inline_catalog", 3, {"catalog": INLINE_CATALOG}, LONG_ENVS),
         ("inline_catalog", 4, {"catalog": INLINE_CATALOG, "num_rounds": 2}, LONG_ENVS),
+        ("stuck_catalog", 3, {"catalog": STUCK_CATALOG}, LONG_ENVS),
+        ("stuck_catalog", 4, {"catalog": STUCK_CATALOG, "compulsory_powers": True}, LONG_ENVS),
     ]
     return cases
 
@@ -211,3 +223,15 @@ def test_the_draw_log_holds_each_deal_and_each_roll():
     engine.draw_log = []
     engine.step(np.full(3, rules.DRAFT, dtype=np.int64))  # every game drafts die 0 (the lowest d4 of the pool)
     assert not [1 for stage, _, _ in engine.draw_log if stage == STAGE_STEP]
+
+
+def test_rounds_end_when_nobody_can_play():
+    engine = vector.make(GAME, 8, 3, seed=0, engine="compiled", catalog=STUCK_CATALOG, num_rounds=1)
+    rng = np.random.default_rng(0)
+    _, mask, _ = engine.reset()
+    stuck = 0
+    for _ in range(1500):
+        _, mask, _, _, terminated, _, info = engine.step(vector.random_actions(mask, rng))
+        # a 3-player round ends normally once two players are out; a finished game shows its last round's out-order
+        stuck += int((info["final_scores"].sum(axis=1) < 5).sum())
+    assert stuck > 0
