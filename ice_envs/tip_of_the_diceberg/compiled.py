@@ -46,6 +46,7 @@ from ice_envs.tip_of_the_diceberg.env import (
     SEAT_SIZE,
     SLOT_SIZE,
     layout_for,
+    pattern_features,
 )
 from ice_envs.tip_of_the_diceberg.patterns import (
     CARD_NUMBER,
@@ -54,11 +55,8 @@ from ice_envs.tip_of_the_diceberg.patterns import (
     ITEM_DIE0,
     MAX_MELD,
     MAX_NUMBER,
-    NO_SUM_MAX,
     NUM_CARDS,
     NUM_DICE,
-    PARITY_EVEN,
-    PARITY_ODD,
     PARITY_SAME,
     SUIT_FACES,
     Pattern,
@@ -154,7 +152,10 @@ C_POWER = C_DECK_CARDS + MAX_CATALOG
 C_PATTERN = C_POWER + MAX_CATALOG
 #: Per card two words: bit ``suit * 21 + number`` set when the pattern allows such an item (``Pattern.allowed``).
 C_ALLOWED = C_PATTERN + NF * MAX_CATALOG
-CONFIG_WIDTH = C_ALLOWED + 2 * MAX_CATALOG
+#: Per card its :data:`PATTERN_FEATURES` observation features (``env.pattern_features``), each a float32's bits
+#: in both halves of a word (read through a float32 view of the row: entry ``2 * word``).
+C_FEATURES = C_ALLOWED + 2 * MAX_CATALOG
+CONFIG_WIDTH = C_FEATURES + PATTERN_FEATURES * MAX_CATALOG
 
 # ---------------------------------------------------------------------------- observation offsets (one layout)
 _LAY = layout_for(None)  # type: ignore[arg-type]  # the layout is the same for every configuration
@@ -935,44 +936,21 @@ def outcome(s: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
 
 # ============================================================================ observation
 @njit
-def _pattern_features(cfg: np.ndarray, pat: int, obs: np.ndarray, at: int) -> None:
-    """``env.pattern_features``."""
-    obs[at + 0] = cfg[pat + F_CMIN] / MAX_MELD
-    obs[at + 1] = cfg[pat + F_CMAX] / MAX_MELD
-    obs[at + 2] = cfg[pat + F_SAME_N]
-    obs[at + 3] = cfg[pat + F_SAME_S]
-    obs[at + 4] = cfg[pat + F_DIST_N]
-    obs[at + 5] = cfg[pat + F_DIST_S]
-    obs[at + 6] = cfg[pat + F_RUN]
-    obs[at + 7] = cfg[pat + F_SMIN] / NO_SUM_MAX
-    obs[at + 8] = cfg[pat + F_SMAX] / NO_SUM_MAX
-    obs[at + 9] = cfg[pat + F_VMIN] / MAX_NUMBER
-    obs[at + 10] = cfg[pat + F_VMAX] / MAX_NUMBER
-    parity = cfg[pat + F_PARITY]
-    obs[at + 11] = 1.0 if parity == PARITY_EVEN else 0.0
-    obs[at + 12] = 1.0 if parity == PARITY_ODD else 0.0
-    obs[at + 13] = 1.0 if parity == PARITY_SAME else 0.0
-    for t in range(6):
-        obs[at + 14 + t] = (cfg[pat + F_SUITS] >> t) & 1
-    obs[at + 20] = cfg[pat + F_DMIN] / MAX_MELD
-    obs[at + 21] = min(cfg[pat + F_DMAX], MAX_MELD) / MAX_MELD
-    obs[at + 22] = cfg[pat + F_KMIN] / MAX_MELD
-    obs[at + 23] = min(cfg[pat + F_KMAX], MAX_MELD) / MAX_MELD
-
-
-@njit
 def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
     """The env's observation of ``seat`` (``env._encode_fresh``; the caller zeroes ``obs``)."""
     n = cfg[C_PLAYERS]
     over = s[PHASE] == OVER
     phase = s[PHASE]
+    features = cfg.view(np.float32)
     # static slot block and the seats present
     for k in range(cfg[C_NSLOTS]):
         row = O_SLOTS + SLOT_SIZE * k
         idx = s[SLOT_CARD + k]
         obs[row] = 1.0
         obs[row + SLOT_POWER_AT + cfg[C_POWER + idx]] = 1.0
-        _pattern_features(cfg, C_PATTERN + NF * idx, obs, row + SLOT_FEATURES_AT)
+        at = 2 * (C_FEATURES + PATTERN_FEATURES * idx)
+        for f in range(PATTERN_FEATURES):
+            obs[row + SLOT_FEATURES_AT + f] = features[at + 2 * f]
         obs[row + SLOT_CARD_AT + idx] = 1.0
         taker = s[SLOT_PLAYER + k]
         if taker >= 0:
@@ -981,17 +959,17 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
     for q in range(n):
         obs[O_SEATS + SEAT_SIZE * q] = 1.0
     # dice
-    held = np.zeros(MAXP + 1, dtype=np.int64)
+    held = 0  # dice per seat and in the pool: 6 bits each (seat p at bit 6p, the pool at bit 30)
     for d in range(ND):
         loc = s[DIE_LOC + d]
         if loc != UNUSED:
             obs[O_VALUES + MAX_NUMBER * d + s[DIE_VAL + d] - 1] = 1.0
         if loc >= 0:
-            code = 0 if loc == seat else 2 + (loc - seat) % n
-            held[loc] += 1
+            code = 0 if loc == seat else (2 + loc - seat if loc > seat else 2 + loc - seat + n)
+            held += 1 << (6 * loc)
         elif loc == POOL:
             code = 1
-            held[MAXP] += 1
+            held += 1 << (6 * MAXP)
         elif loc == UNUSED:
             code = 7
         else:
@@ -1000,11 +978,11 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
             obs[O_SLOT_MELDS + MELD_WIDTH * k + ITEM_DIE0 + d] = 1.0
         obs[O_LOCS + DIE_LOC_SIZE * d + code] = 1.0
     # cards
-    cards = np.zeros(MAXP, dtype=np.int64)
+    cards = 0  # cards per seat: 6 bits each
     for c in range(NC):
         loc = s[CARD_LOC + c]
         if loc >= 0:
-            cards[loc] += 1
+            cards += 1 << (6 * loc)
             if loc == seat:
                 obs[O_HAND + c] = 1.0
         elif loc == REMOVED:
@@ -1034,8 +1012,8 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
             obs[row + 4] = 1.0
             if r <= 3:
                 obs[row + 4 + r] = 1.0
-        obs[row + 1] = cards[p] / rules.HAND_SIZE
-        obs[row + 2] = held[p] / ND
+        obs[row + 1] = ((cards >> (6 * p)) & 63) / rules.HAND_SIZE
+        obs[row + 2] = ((held >> (6 * p)) & 63) / ND
         obs[row + 3] = min(1.0, s[POINTS + p] / top)
     if not over:
         obs[O_SEATS + SEAT_SIZE * ((s[CURRENT] - seat) % n) + 8] = 1.0
@@ -1059,7 +1037,7 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
     if s[ROUND] + 1 == cfg[C_ROUNDS]:
         obs[O_LAST_ROUND] = 1.0
     obs[O_PASSES] = passes / n
-    obs[O_POOL] = held[MAXP] / ND
+    obs[O_POOL] = ((held >> (6 * MAXP)) & 63) / ND
     obs[O_DRAFT] = s[DRAFT_LEFT] / (2 * MAX_SEATS)
     if not over:
         if phase == PLAY:
@@ -1139,6 +1117,9 @@ class TipOfTheDicebergCompiled(CompiledEngine):
             row[C_POWER + i] = POWERS.index(card.power) + 1 if card.power else POWER_NONE
             row[C_PATTERN + NF * i : C_PATTERN + NF * (i + 1)] = pattern_row(card.pattern)
             row[C_ALLOWED + 2 * i : C_ALLOWED + 2 * i + 2] = allowed_words(card.pattern)
+            bits = pattern_features(card.pattern).view(np.uint32).astype(np.uint64)
+            bits = (bits | bits << np.uint64(32)).view(np.int64)  # both halves: any byte order reads it
+            row[C_FEATURES + PATTERN_FEATURES * i : C_FEATURES + PATTERN_FEATURES * (i + 1)] = bits
         return row
 
     def state_of(self, i: int) -> rules.DicebergState:
