@@ -442,13 +442,23 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                   open_only: bool) -> bool:  # fmt: skip
     """``rules.compose_options`` into ``mask`` (items at their action ids, completed slots at ``COMMIT + k``);
     with ``mask`` of length 0, only whether some slot has some meld of ``seat``'s items (``rules.deadlocked``)."""
-    buf = np.empty((4 + K_ROWS + MAX_MELD + 1, MAX_HELD + 1), dtype=np.int64)  # one allocation: held, cand, work
-    ids, isuit, inum, idie = buf[0], buf[1], buf[2], buf[3]
+    buf = np.empty((6 + K_ROWS + MAX_MELD + 1, MAX_HELD + 1), dtype=np.int64)  # one allocation: held, cand, work
+    ids, isuit, inum, idie, hprev, hat = buf[0], buf[1], buf[2], buf[3], buf[4], buf[5]
     n = _held_items(s, seat, ids, isuit, inum, idie)
-    cand = buf[4 : 4 + K_ROWS]
+    # each held die's previous identical held die (identical dice are allowed by the same patterns)
+    for j in range(n):
+        hprev[j] = -1
+        if idie[j]:
+            for q in range(j - 1, -1, -1):
+                if not idie[q]:
+                    break
+                if isuit[q] == isuit[j] and inum[q] == inum[j]:
+                    hprev[j] = q
+                    break
+    cand = buf[6 : 6 + K_ROWS]
     cid, num, suit, die, prev, chosen = cand[K_ID], cand[K_NUM], cand[K_SUIT], cand[K_DIE], cand[K_PREV], cand[K_CHOSEN]
     suf_max, suf_dice = cand[K_SUF_MAX], cand[K_SUF_DICE]
-    work = buf[4 + K_ROWS :]
+    work = buf[6 + K_ROWS :]
     probe = mask.shape[0] == 0
     sel_len = s[SEL_LEN] if use_selection else 0
     sel_last = s[SEL_LAST] if use_selection else -1
@@ -497,17 +507,14 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
             if _allowed(cfg, card, isuit[j], inum[j]):
                 cid[m], num[m], suit[m], die[m] = ids[j], inum[j], isuit[j], idie[j]
                 chosen[m] = 1 if sel_len and s[SEL + ids[j]] else 0
-                prev[m] = -1
-                if idie[j]:
-                    for q in range(m - 1, -1, -1):
-                        if die[q] and suit[q] == suit[m] and num[q] == num[m]:
-                            prev[m] = q
-                            break
+                prev[m] = hat[hprev[j]] if hprev[j] >= 0 else -1
+                hat[j] = m
                 m += 1
-        suf_max[m] = suf_dice[m] = 0
-        for q in range(m - 1, -1, -1):
-            suf_max[q] = max(suf_max[q + 1], num[q])
-            suf_dice[q] = suf_dice[q + 1] + die[q]
+        if cfg[pat + F_SMIN] or cfg[pat + F_DMIN]:  # the search's bounds read these only then
+            suf_max[m] = suf_dice[m] = 0
+            for q in range(m - 1, -1, -1):
+                suf_max[q] = max(suf_max[q + 1], num[q])
+                suf_dice[q] = suf_dice[q + 1] + die[q]
 
         for q in range(m):
             it = cid[q]
