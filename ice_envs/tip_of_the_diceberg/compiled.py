@@ -503,22 +503,27 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
             continue  # every item is legal already: only the slots the selection completes are left
         # the candidates: the held items this pattern allows, each die with its previous identical die
         m = 0
+        first = -1  # the first candidate that may be added (after the selection, not found legal yet)
         for j in range(n):
             if _allowed(cfg, card, isuit[j], inum[j]):
+                if first < 0 and ids[j] > sel_last and (probe or not mask[ids[j]]):
+                    first = m
                 cid[m], num[m], suit[m], die[m] = ids[j], inum[j], isuit[j], idie[j]
                 chosen[m] = 1 if sel_len and s[SEL + ids[j]] else 0
                 prev[m] = hat[hprev[j]] if hprev[j] >= 0 else -1
                 hat[j] = m
                 m += 1
+        if first < 0 or m < cfg[pat + F_CMIN]:
+            continue  # nothing to add, or too few items for a meld
         if cfg[pat + F_SMIN] or cfg[pat + F_DMIN]:  # the search's bounds read these only then
             suf_max[m] = suf_dice[m] = 0
             for q in range(m - 1, -1, -1):
                 suf_max[q] = max(suf_max[q + 1], num[q])
                 suf_dice[q] = suf_dice[q + 1] + die[q]
 
-        for q in range(m):
+        for q in range(first, m):
             it = cid[q]
-            if it <= sel_last or (not probe and mask[it]):
+            if not probe and mask[it]:
                 continue
             if prev[q] >= 0 and not chosen[prev[q]]:
                 continue
