@@ -2,8 +2,9 @@
 
 The catalog (any catalog the scalar env accepts: the default one, a custom file, inline data) is
 encoded into the ``int64`` config row at construction: the starter slots of the player count, the
-power decks (or the ``main_cards`` fixed in their place), every card's power and its pattern as 17
-integers (:data:`PATTERN_FIELDS`). The kernels read the patterns from there, so one compiled
+power decks (or the ``main_cards`` fixed in their place), every card's power, its pattern as 17
+integers (:data:`PATTERN_FIELDS`), the items the pattern allows as a bitmask and the pattern's
+observation features as float32 bits. The kernels read the catalog from there, so one compiled
 engine serves every catalog.
 
 One game is one ``int32`` row (offsets below): where each card is (a seat, undealt, out of the
