@@ -443,8 +443,8 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                   open_only: bool) -> bool:  # fmt: skip
     """``rules.compose_options`` into ``mask`` (items at their action ids, completed slots at ``COMMIT + k``);
     with ``mask`` of length 0, only whether some slot has some meld of ``seat``'s items (``rules.deadlocked``)."""
-    buf = np.empty((6 + K_ROWS + MAX_MELD + 1, MAX_HELD + 1), dtype=np.int64)  # one allocation: held, cand, work
-    ids, isuit, inum, idie, hprev, hat = buf[0], buf[1], buf[2], buf[3], buf[4], buf[5]
+    buf = np.empty((7 + K_ROWS + MAX_MELD + 1, MAX_HELD + 1), dtype=np.int64)  # one allocation: held, cand, work
+    ids, isuit, inum, idie, hprev, hat, order = buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6]
     n = _held_items(s, seat, ids, isuit, inum, idie)
     # each held die's previous identical held die (identical dice are allowed by the same patterns)
     for j in range(n):
@@ -456,10 +456,10 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                 if isuit[q] == isuit[j] and inum[q] == inum[j]:
                     hprev[j] = q
                     break
-    cand = buf[6 : 6 + K_ROWS]
+    cand = buf[7 : 7 + K_ROWS]
     cid, num, suit, die, prev, chosen = cand[K_ID], cand[K_NUM], cand[K_SUIT], cand[K_DIE], cand[K_PREV], cand[K_CHOSEN]
     suf_max, suf_dice = cand[K_SUF_MAX], cand[K_SUF_DICE]
-    work = buf[6 + K_ROWS :]
+    work = buf[7 + K_ROWS :]
     probe = mask.shape[0] == 0
     sel_len = s[SEL_LEN] if use_selection else 0
     sel_last = s[SEL_LAST] if use_selection else -1
@@ -469,7 +469,18 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
         if ids[j] > sel_last:
             left += 1
     any_meld = False
-    for k in range(cfg[C_NSLOTS]):
+    # the slots by their smallest meld (the mask is a union: slots that make many items legal at once go first,
+    # and the later searches skip those items)
+    nslots = cfg[C_NSLOTS]
+    for a in range(nslots):
+        key = cfg[C_PATTERN + NF * s[SLOT_CARD + a] + F_CMIN]
+        b = a
+        while b > 0 and cfg[C_PATTERN + NF * s[SLOT_CARD + order[b - 1]] + F_CMIN] > key:
+            order[b] = order[b - 1]
+            b -= 1
+        order[b] = a
+    for r in range(nslots):
+        k = order[r]
         if open_only and s[SLOT_PLAYER + k] >= 0:
             continue
         card = s[SLOT_CARD + k]
