@@ -21,6 +21,7 @@ SPEC = GameSpec(
     heuristic="ice_envs.tip_of_the_diceberg.heuristic:DicebergHeuristic",
     greedy="ice_envs.tip_of_the_diceberg.greedy:value",
     ui="ice_envs.tip_of_the_diceberg.ui",
+    compiled="ice_envs.tip_of_the_diceberg.compiled:TipOfTheDicebergCompiled",
     smoke_config="smoke.yaml",
     hidden_information=True,
 )
