@@ -22,6 +22,10 @@ row ``cfg`` (player count, options and observation offsets, laid out by the game
 ``encode(s, seat, cfg, obs)``             ``seat``'s observation into ``obs`` (float32, zeroed by the caller)
 ========================================  ====================================================================
 
+and optionally ``undecided(s, cfg) -> bool``: the game is over but stopped undecided at a cap of its
+own (the scalar env's ``_undecided_stop``, e.g. Iceberg Rummy's ``max_hands``), which ends it as a
+truncation with no outcome reward; without it every end is decided.
+
 :func:`build_kernels` closes the shared loop over them (:class:`GameKernels`); the Python side is a
 :class:`CompiledEngine` subclass that names the kernels, the state width and the config row, and
 turns a state row back into the scalar engine's state (``state_of``, for tests and inspection).
@@ -128,8 +132,16 @@ class GameKernels:
     scores: Any
     outcome: Any
     encode: Any
+    #: optional ``undecided(s, cfg) -> bool`` (see the module docstring); ``None``: every end is decided
+    undecided: Any = None
     #: built by :func:`build_kernels`
     loops: Any = None
+
+
+@njit
+def _always_decided(s: np.ndarray, cfg: np.ndarray) -> bool:
+    """The default ``undecided`` kernel: every end of a game is decided."""
+    return False
 
 
 class _Loops:
@@ -149,6 +161,7 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
         kernels.outcome,
         kernels.encode,
     )
+    undecided = kernels.undecided if kernels.undecided is not None else _always_decided
 
     @numba.njit(nogil=True, error_model="numpy")
     def refresh(i, state, cfg, mask, seat, obs):
@@ -231,7 +244,9 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
                     for p in range(players):
                         rewards[i, p] = scratch[p] - last_scores[i, p]
                         last_scores[i, p] = scratch[p]
-                if is_over(s, cfg):
+                if is_over(s, cfg) and undecided(s, cfg):
+                    truncated[i] = True
+                elif is_over(s, cfg):
                     terminated[i] = True
                     if not score_mode:
                         outcome(s, cfg, scratch)
@@ -291,6 +306,7 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
         scores,
         outcome,
         encode,
+        kernels.undecided,
         loops=_Loops(restart, step, observe, all_scores, first_bad),
     )
 
