@@ -55,7 +55,11 @@ def _cases() -> list[tuple[str, int, dict[str, Any]]]:
         ("score_cats", 4, {"single_hand": True, "ace_scoring": "cats", "reward_mode": "score", "score_scale": 7.0}),
         ("penalize", 4, {"single_hand": True, "illegal_action": "penalize", "illegal_reward": -2.0}),
         ("truncated_at_cap", 2, {"max_hands": 2, "reward_mode": "score"}),
-        ("holder_clear_one_deck", 5, {"num_decks": 1, "ace_holder_finishes": True, "allow_clear": True}),
+        (
+            "holder_clear_one_deck",
+            5,
+            {"num_decks": 1, "ace_holder_finishes": True, "allow_clear": True, "max_hands": 4},
+        ),
     ]
     return cases
 
