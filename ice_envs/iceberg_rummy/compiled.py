@@ -13,9 +13,10 @@ listed as in :mod:`.melds`: :func:`legal` marks, family by family (pairs and set
 lay-offs, the four special melds), the cards that extend the selection towards some legal play and
 the targets it can be committed to, which is the set the scalar env's ``Analysis`` gives.
 
-**The end-of-hand play-out** (R4.6, I12: what the cards left in hand could still score) is the one
-rule not ported: :func:`_playout` calls the reference search :func:`.melds.best_playout_exact`
-through ``numba.objmode``, once per seat at each hand end (a hand is about a hundred decisions).
+**The end-of-hand play-out** (R4.6, I12: what the cards left in hand could still score) is the
+reference search :func:`.melds.best_playout_exact` ported step for step (:mod:`.compiled_playout`);
+where the reference would give up its search (its state budget, never reached in play), :func:`_playout`
+calls the reference itself through ``numba.objmode``.
 
 **Randomness.** ``rules.py`` draws the first dealer with ``rng.integers(n)`` and shuffles each deal
 with ``rng.permutation``. Here the dealer is ``draw(rng, 0, n)`` and a shuffle is a Fisher-Yates
@@ -41,20 +42,25 @@ import numpy as np
 from ice_envs.core.compiled import CompiledEngine, GameKernels, draw, njit
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
+from ice_envs.iceberg_rummy.compiled_playout import (  # the layout of a table meld slot
+    K_CARDS,
+    K_INFO1,
+    K_INFO2,
+    K_KIND,
+    K_OWNER,
+    K_SIZE,
+    MAX_MELD_CARDS,
+    NOT_SOLVED,
+    SLOT,
+    best_playout,
+)
 
 MAX_SEATS = 5
 NC = M.NUM_CARDS
 NR = M.NUM_RANKS
 HAND_SIZE = rules.HAND_SIZE
 MAX_MELDS = rules.MAX_MELDS
-#: The most cards of one meld: a run from 2 to K.
-MAX_MELD_CARDS = 12
 MAX_STOCK = 2 * NC
-
-#: Entries of a meld slot: kind, owner, size, two index entries, the sorted card ids.
-SLOT = 5 + MAX_MELD_CARDS
-K_KIND, K_OWNER, K_SIZE, K_INFO1, K_INFO2, K_CARDS = range(6)
-# K_INFO1, K_INFO2: a pair/set's rank and suit code (base 3 per suit), a run's lowest and highest rank
 
 #: Offsets of the state row.
 HANDS = 0
@@ -335,24 +341,39 @@ def _hand_over(s: np.ndarray, rng: np.ndarray, cfg: np.ndarray) -> None:
 
 # ---------------------------------------------------------------------------- end of a hand
 def _playout_reference(row: np.ndarray, p: int) -> tuple[int, int]:
-    """Python, called from :func:`_playout`: ``melds.best_playout_exact`` of seat ``p``'s hand without
+    """Python, called from :func:`_playout_objmode`: ``melds.best_playout_exact`` of seat ``p``'s hand without
     its aces against the table of state row ``row``; ``(points, cards played)``."""
     hand = row[HANDS + p * NC : HANDS + (p + 1) * NC].astype(np.int8)
     hand[list(M.ACE_IDS)] = 0
     table = []
     for k in range(int(row[NUM_MELDS])):
         at = MELDS + k * SLOT
-        table.append(tuple(int(c) for c in row[at + K_CARDS : at + K_CARDS + int(row[at + K_SIZE])]))
+        table.append(tuple(row[at + K_CARDS : at + K_CARDS + int(row[at + K_SIZE])].tolist()))
     points, played, _ = M.best_playout_exact(hand, tuple(table))
     return int(points), int(played)
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _playout(s: np.ndarray, p: int) -> tuple[int, int]:
-    """The end-of-hand play-out of seat ``p`` (R4.6.1, I12): the most points, then cards, its hand (aces
-    aside) could still score against the table; the reference search, through ``numba.objmode``."""
+def _playout_objmode(s: np.ndarray, p: int) -> tuple[int, int]:
+    """:func:`_playout_reference` through ``numba.objmode``."""
     with numba.objmode(points="int64", played="int64"):
         points, played = _playout_reference(s, p)
+    return points, played
+
+
+@njit
+def _playout(s: np.ndarray, p: int) -> tuple[int, int]:
+    """The end-of-hand play-out of seat ``p`` (R4.6.1, I12): the most points, then cards, its hand (aces
+    aside) could still score against the table: :func:`.compiled_playout.best_playout`, the reference
+    search in numba; where the reference gives up its search (its state budget), the reference itself."""
+    hand = np.zeros(NC, dtype=np.int64)
+    at = HANDS + p * NC
+    for c in range(NC):
+        if c % NR != 0:
+            hand[c] = s[at + c]
+    points, played = best_playout(hand, s, MELDS, s[NUM_MELDS])
+    if points == NOT_SOLVED:
+        return _playout_objmode(s, p)
     return points, played
 
 

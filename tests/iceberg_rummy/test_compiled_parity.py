@@ -139,3 +139,35 @@ def test_same_seed_same_games_and_each_game_independent_of_the_batch():
     again.reset()
     other.reset()
     assert not np.array_equal(other.state, again.state)
+
+
+def test_the_ported_playout_search_equals_the_reference():
+    """``compiled_playout.best_playout`` against ``melds.best_playout_exact`` on the tables of random play and
+    hands drawn from the cards off the table (up to 35 cards), and the reference fallback through objmode."""
+    from ice_envs.iceberg_rummy import melds as M
+    from ice_envs.iceberg_rummy.compiled_playout import best_playout
+
+    rng = np.random.default_rng(5)
+    checked = 0
+    for players in (3, 4):
+        engine = vector.make(GAME, 32, players, seed=players)
+        _, mask, _ = engine.reset()
+        for _ in range(300):
+            _, mask, *_ = engine.step(vector.random_actions(mask, rng))
+        for i in range(32):
+            row, state = engine.state[i], engine.state_of(i)
+            left = np.full(M.NUM_CARDS, state.config.decks) - row[C.TABLE : C.TABLE + M.NUM_CARDS]
+            deck = np.repeat(np.arange(M.NUM_CARDS), left)
+            for size in (8, 20, 35):
+                hand = np.bincount(rng.choice(deck, min(size, deck.size), replace=False), minlength=M.NUM_CARDS)
+                hand[list(M.ACE_IDS)] = 0
+                points, played, exact = M.best_playout_exact(hand.astype(np.int8), state.table())
+                assert exact
+                got = best_playout(hand.astype(np.int64), row, C.MELDS, int(row[C.NUM_MELDS]))
+                assert tuple(got) == (points, played), (M.cards_text(M.cards_of(hand)), state.table())
+                checked += 1
+            seat = int(state.current)
+            hand = state.hands[seat].copy()
+            hand[list(M.ACE_IDS)] = 0
+            assert C._playout_objmode(row, seat) == M.best_playout_exact(hand, state.table())[:2]
+    assert checked == 2 * 32 * 3
