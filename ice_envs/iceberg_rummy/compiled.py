@@ -432,12 +432,20 @@ def _mark_groups(s: np.ndarray, mask: np.ndarray, hand: int, k: int, rank: int) 
     """Pairs and sets of ``rank`` (``melds._rank_plays``), new or laid off onto a table group of that rank:
     the cards extending the selection (all of ``rank``, or empty), and its commits."""
     h0, h1, h2, h3 = s[hand + rank], s[hand + NR + rank], s[hand + 2 * NR + rank], s[hand + 3 * NR + rank]
-    q = np.zeros(4, dtype=np.int64)
+    q0 = q1 = q2 = q3 = 0
     top = -1  # the selection's highest suit
     for i in range(k):
         suit = s[SEL + i] // NR
-        q[suit] += 1
+        if suit == 0:
+            q0 += 1
+        elif suit == 1:
+            q1 += 1
+        elif suit == 2:
+            q2 += 1
+        else:
+            q3 += 1
         top = suit
+    q = (q0, q1, q2, q3)
     nm = s[NUM_MELDS]
     for a0 in range(h0 + 1):
         for a1 in range(h1 + 1):
@@ -548,17 +556,24 @@ def _mark_special(s: np.ndarray, mask: np.ndarray, k: int, a: int, b: int, combo
 
 
 @njit
+def _held(s: np.ndarray, hand: int, suit: int, low: int) -> int:
+    """Bit ``i`` set if the hand holds rank ``low + 2 i`` of ``suit``."""
+    bits = 0
+    for i in range(6):
+        if s[hand + suit * NR + low + 2 * i] > 0:
+            bits |= 1 << i
+    return bits
+
+
+@njit
 def _mark_specials(s: np.ndarray, mask: np.ndarray, hand: int, k: int) -> None:
     """The four special melds (R3.4.4, ``melds.enumerate_plays``): six odd or even ranks in one suit or in
     one colour (not one suit)."""
     if k > 6:
         return
     for low in (ODD_LOW, EVEN_LOW):
-        held = np.zeros(4, dtype=np.int64)  # per suit: bit i if the hand holds rank low + 2 i
-        for suit in range(4):
-            for i in range(6):
-                if s[hand + suit * NR + low + 2 * i] > 0:
-                    held[suit] |= 1 << i
+        # per suit: bit i if the hand holds rank low + 2 i
+        held = (_held(s, hand, 0, low), _held(s, hand, 1, low), _held(s, hand, 2, low), _held(s, hand, 3, low))
         if (held[0] | held[1] | held[2] | held[3]) != 63:
             continue
         for suit in range(4):
