@@ -860,13 +860,13 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
         obs[row] = 1.0
         obs[row + 1 + s[at + K_KIND]] = 1.0
         obs[row + 7 + (s[at + K_OWNER] - seat) % n] = 1.0
+        in_suit = 0  # cards per suit, 4 bits each
         for i in range(size):
             c = s[at + K_CARDS + i]
             obs[row + 12 + c % NR] = 1.0
-            obs[row + 25 + c // NR] += half
+            in_suit += 1 << (4 * (c // NR))
         for suit in range(4):
-            if obs[row + 25 + suit] > 1.0:
-                obs[row + 25 + suit] = 1.0
+            obs[row + 25 + suit] = min((in_suit >> (4 * suit)) & 15, 2) * half
         obs[row + 29] = size / 12.0
     composing = s[SEL_LEN] > 0 and (not cfg[C_CLEAR] or seat == s[CURRENT])
     if composing:
