@@ -1,10 +1,10 @@
 """Iceberg Rummy as a compiled batched engine: ``rules.py``'s transitions as numba functions on one state row.
 
-The state of one game is one ``int32`` row (offsets below, laid out for the largest table of five
+The state of one game is one ``int16`` row (offsets below, laid out for the largest table of five
 seats and two decks): ``hands`` (seat x card counts) and the hand sizes, the ``stock`` in drawing
 order and ``stock_pos``, the table melds in the order laid (48 slots of :data:`SLOT` entries: kind,
 owner, size, two index entries, up to 12 sorted card ids) and the cards on the table, the aces,
-points, bonuses and game totals (each total as two ``int32`` halves: :func:`get_total`), dealer,
+points, bonuses and game totals (each total, and the hand counter, as four 16-bit words: :func:`get_wide`), dealer,
 current seat, phase, the selection, the face-down card, the turn counts and private pass memories,
 and the hand and turn counters. Each function mirrors the function of ``rules.py`` named in its
 docstring; where ``rules.py`` recurses (a hand that ends at the start of a turn deals the next one,
@@ -61,6 +61,8 @@ NR = M.NUM_RANKS
 HAND_SIZE = rules.HAND_SIZE
 MAX_MELDS = rules.MAX_MELDS
 MAX_STOCK = 2 * NC
+#: 16-bit words of a game total and of the hand counter (unbounded in principle: ``max_hands=None``).
+WIDE = 4
 
 #: Offsets of the state row.
 HANDS = 0
@@ -74,8 +76,8 @@ ACES = TABLE + NC
 TABLE_ACES = ACES + MAX_SEATS
 HAND_POINTS = TABLE_ACES + M.NUM_SUITS
 ACE_BONUS = HAND_POINTS + MAX_SEATS
-TOTALS = ACE_BONUS + MAX_SEATS  # two int32 halves per seat, low first
-DEALER = TOTALS + 2 * MAX_SEATS
+TOTALS = ACE_BONUS + MAX_SEATS  # WIDE words per seat
+DEALER = TOTALS + WIDE * MAX_SEATS
 CURRENT = DEALER + 1
 PHASE = CURRENT + 1
 SEL_LEN = PHASE + 1
@@ -89,8 +91,8 @@ LAST_RECEIVED = LAST_PASSED + MAX_SEATS
 KNOWN_LEFT = LAST_RECEIVED + MAX_SEATS
 STILL_LEFT = KNOWN_LEFT + MAX_SEATS
 END_AFTER_TURN = STILL_LEFT + MAX_SEATS
-HAND_NO = END_AFTER_TURN + 1
-TURN = HAND_NO + 1
+HAND_NO = END_AFTER_TURN + 1  # WIDE words
+TURN = HAND_NO + WIDE
 TRUNCATED = TURN + 1
 WINNERS = TRUNCATED + 1  # one flag per seat
 REDEALT = WINNERS + MAX_SEATS  # the game was dealt again because its first deal ended it (module docstring)
@@ -179,7 +181,6 @@ MULTIPLIER, FIXED, DOUBLING, CATS = range(4)  # rules.ACE_SCORINGS
 GROUP_OK = M._GROUP_OK.astype(np.int8)
 #: The lowest rank of the odd-rank (3 5 7 9 J K) and even-rank (2 4 6 8 10 Q) special melds.
 ODD_LOW, EVEN_LOW = M.ODD_RANKS[0], M.EVEN_RANKS[0]
-_LOW32 = (1 << 32) - 1
 #: ``SPECIAL_VALUES[kind]``: the points of a special meld (``melds.SPECIAL_VALUES``; 0 for the other kinds).
 SPECIAL_VALUES = np.array([M.SPECIAL_VALUES.get(kind, 0) for kind in range(M.NUM_KINDS)], dtype=np.int64)
 #: A card's weight in a suit code (base 3 per suit).
@@ -191,16 +192,30 @@ assert M.ODD_RANKS == tuple(range(ODD_LOW, NR, 2)) and M.EVEN_RANKS == tuple(ran
 
 # ---------------------------------------------------------------------------- small helpers
 @njit
+def get_wide(s: np.ndarray, at: int) -> int:
+    """The 64-bit integer kept in the :data:`WIDE` 16-bit words from ``at`` (least significant first)."""
+    value = 0
+    for w in range(WIDE - 1, -1, -1):
+        value = (value << 16) | (int(s[at + w]) & 0xFFFF)
+    return value
+
+
+@njit
+def _set_wide(s: np.ndarray, at: int, value: int) -> None:
+    for w in range(WIDE):
+        word = (value >> (16 * w)) & 0xFFFF
+        s[at + w] = word - 0x10000 if word >= 0x8000 else word
+
+
+@njit
 def get_total(s: np.ndarray, p: int) -> int:
-    """Seat ``p``'s game total (two ``int32`` halves, low first)."""
-    return (int(s[TOTALS + 2 * p + 1]) << 32) | (int(s[TOTALS + 2 * p]) & _LOW32)
+    """Seat ``p``'s game total."""
+    return get_wide(s, TOTALS + WIDE * p)
 
 
 @njit
 def _set_total(s: np.ndarray, p: int, value: int) -> None:
-    low = value & _LOW32
-    s[TOTALS + 2 * p] = low - (1 << 32) if low >= (1 << 31) else low
-    s[TOTALS + 2 * p + 1] = value >> 32
+    _set_wide(s, TOTALS + WIDE * p, value)
 
 
 @njit
@@ -410,9 +425,10 @@ def _end_hand(s: np.ndarray, rng: np.ndarray, cfg: np.ndarray) -> bool:
     s[HAND_POINTS : HAND_POINTS + MAX_SEATS] = 0
     s[ACE_BONUS : ACE_BONUS + MAX_SEATS] = 0
     s[SEL_LEN] = 0
-    s[HAND_NO] += 1
+    hand_no = get_wide(s, HAND_NO) + 1
+    _set_wide(s, HAND_NO, hand_no)
     decided = cfg[C_SINGLE] != 0 or best >= cfg[C_TARGET]
-    capped = cfg[C_MAX_HANDS] >= 0 and s[HAND_NO] >= cfg[C_MAX_HANDS]
+    capped = cfg[C_MAX_HANDS] >= 0 and hand_no >= cfg[C_MAX_HANDS]
     if decided or capped:
         s[PHASE] = OVER
         if decided or cfg[C_DECIDE]:
@@ -898,10 +914,11 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
         obs[cfg[O_KNOWN]] = 1.0
     if s[END_AFTER_TURN]:
         obs[cfg[O_LAST]] = 1.0
-    obs[cfg[O_PLAYED]] = s[HAND_NO] * 0.01
+    hand_no = get_wide(s, HAND_NO)
+    obs[cfg[O_PLAYED]] = hand_no * 0.01
     cap = cfg[C_MAX_HANDS]
     if cap >= 0 and not cfg[C_SINGLE]:
-        obs[cfg[O_LEFT]] = max(0, cap - s[HAND_NO]) / cap
+        obs[cfg[O_LEFT]] = max(0, cap - hand_no) / cap
     if s[STILL_LEFT + seat] >= 0:
         obs[cfg[O_HELD]] = 1.0
 
@@ -914,7 +931,7 @@ class IcebergRummyCompiled(CompiledEngine):
 
     game = "iceberg_rummy"
     state_width = WIDTH
-    state_dtype = np.int32
+    state_dtype = np.int16
     kernels = KERNELS
     #: the text record of the last hand (for rendering) is not kept
     unkept_state_fields = frozenset({"last_hand"})
@@ -973,7 +990,7 @@ class IcebergRummyCompiled(CompiledEngine):
             known_left=s[KNOWN_LEFT : KNOWN_LEFT + n].copy(),
             still_left=s[STILL_LEFT : STILL_LEFT + n].copy(),
             end_after_turn=bool(s[END_AFTER_TURN]),
-            hand_no=int(s[HAND_NO]),
+            hand_no=int(get_wide(row, HAND_NO)),
             turn=int(s[TURN]),
             truncated=bool(s[TRUNCATED]),
             last_hand={},

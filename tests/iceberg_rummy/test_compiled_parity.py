@@ -171,3 +171,10 @@ def test_the_ported_playout_search_equals_the_reference():
             hand[list(M.ACE_IDS)] = 0
             assert C._playout_objmode(row, seat) == M.best_playout_exact(hand, state.table())[:2]
     assert checked == 2 * 32 * 3
+
+
+def test_totals_and_the_hand_counter_keep_64_bits_in_the_16_bit_row():
+    row = np.zeros(C.WIDTH, dtype=C.IcebergRummyCompiled.state_dtype)
+    for value in (0, 1, -1, 32767, 32768, -32769, 123_456_789, -987_654_321_012, 2**62, -(2**62)):
+        C._set_wide(row, C.TOTALS + C.WIDE, value)
+        assert C.get_total(row, 1) == value and not row[C.TOTALS : C.TOTALS + C.WIDE].any()
