@@ -997,6 +997,56 @@ class IcebergRummyCompiled(CompiledEngine):
             winners=[p for p in range(n) if over and s[WINNERS + p]],
         )
 
+    def pack_state(self, state: rules.IcebergRummyState) -> np.ndarray:
+        """The state row of the scalar engine's ``state`` (the inverse of :meth:`state_of`: ``state_of`` of
+        the row is ``state``, the text record ``last_hand`` aside)."""
+        n = self.num_players
+        row = np.zeros(WIDTH, dtype=self.state_dtype)
+        hands = np.asarray(state.hands, dtype=np.int64)
+        row[HANDS : HANDS + n * NC] = hands.reshape(-1)
+        row[SIZES : SIZES + n] = hands.sum(axis=1)
+        stock = np.asarray(state.stock, dtype=np.int64)
+        row[STOCK : STOCK + stock.size] = stock
+        row[STOCK_POS] = state.stock_pos
+        row[NUM_MELDS] = len(state.melds)
+        for k, (kind, owner, cards) in enumerate(state.melds):
+            at = MELDS + k * SLOT
+            row[at + K_KIND], row[at + K_OWNER], row[at + K_SIZE] = kind, owner, len(cards)
+            row[at + K_CARDS : at + K_CARDS + len(cards)] = cards
+            if kind == GROUP:
+                row[at + K_INFO1], row[at + K_INFO2] = cards[0] % NR, sum(POW3[c // NR] for c in cards)
+            elif kind == RUN:
+                row[at + K_INFO1], row[at + K_INFO2] = cards[0] % NR, cards[-1] % NR
+            for c in cards:
+                row[TABLE + c] += 1
+        row[ACES : ACES + n] = state.aces
+        row[TABLE_ACES : TABLE_ACES + M.NUM_SUITS] = state.table_aces
+        row[HAND_POINTS : HAND_POINTS + n] = state.hand_points
+        row[ACE_BONUS : ACE_BONUS + n] = state.ace_bonus
+        for p in range(n):
+            _set_total(row, p, int(state.totals[p]))
+        row[DEALER], row[CURRENT], row[PHASE] = state.dealer, state.current, state.phase
+        row[SEL_LEN] = len(state.selection)
+        row[SEL : SEL + len(state.selection)] = state.selection
+        row[PENDING], row[PENDING_TO] = state.pending, state.pending_to
+        row[TURNS_TAKEN : TURNS_TAKEN + n] = state.turns_taken
+        row[PASSED : PASSED + n * NC] = np.asarray(state.passed, dtype=np.int64).reshape(-1)
+        row[LAST_PASSED : STILL_LEFT + MAX_SEATS] = -1
+        for at, memory in (
+            (LAST_PASSED, state.last_passed),
+            (LAST_RECEIVED, state.last_received),
+            (KNOWN_LEFT, state.known_left),
+            (STILL_LEFT, state.still_left),
+        ):
+            row[at : at + n] = memory
+        row[END_AFTER_TURN] = int(state.end_after_turn)
+        _set_wide(row, HAND_NO, int(state.hand_no))
+        row[TURN] = state.turn
+        row[TRUNCATED] = int(state.truncated)
+        for p in state.winners:
+            row[WINNERS + p] = 1
+        return row
+
     def scalar_start(self, i: int) -> tuple[dict[str, Any], bool]:
         """The scalar env deals game ``i`` itself from the draws replayed (dealer, then each shuffle);
         a game dealt again because its first deal ended it starts from its state."""

@@ -178,3 +178,19 @@ def test_totals_and_the_hand_counter_keep_64_bits_in_the_16_bit_row():
     for value in (0, 1, -1, 32767, 32768, -32769, 123_456_789, -987_654_321_012, 2**62, -(2**62)):
         C._set_wide(row, C.TOTALS + C.WIDE, value)
         assert C.get_total(row, 1) == value and not row[C.TOTALS : C.TOTALS + C.WIDE].any()
+
+
+def test_pack_state_is_the_inverse_of_state_of():
+    engine = vector.make(GAME, 24, 3, seed=4, max_hands=2, ace_scoring="doubling")
+    _, mask, _ = engine.reset()
+    rng = np.random.default_rng(4)
+    for _ in range(120):
+        _, mask, *_ = engine.step(vector.random_actions(mask, rng))
+    kept = np.ones(C.WIDTH, dtype=bool)
+    kept[C.SEL : C.SEL + C.MAX_MELD_CARDS] = False  # cards past the selection's length are stale
+    kept[C.REDEALT] = False
+    for i in range(24):
+        row = engine.pack_state(engine.state_of(i))
+        assert np.array_equal(row[kept], engine.state[i][kept])
+        k = int(engine.state[i, C.SEL_LEN])
+        assert np.array_equal(row[C.SEL : C.SEL + k], engine.state[i, C.SEL : C.SEL + k])
