@@ -22,6 +22,13 @@ row ``cfg`` (player count, options and observation offsets, laid out by the game
 ``encode(s, seat, cfg, obs)``             ``seat``'s observation into ``obs`` (float32, zeroed by the caller)
 ========================================  ====================================================================
 
+and optionally ``undecided(s, cfg) -> bool``: the game is over but stopped undecided at a cap of its
+own (the scalar env's ``_undecided_stop``, e.g. Iceberg Rummy's ``max_hands``), which ends it as a
+truncation with no outcome reward; without it every end is decided. And optionally
+``opening_scores(s, cfg, out)``: the scores a freshly dealt game's score rewards count from (the
+scalar env's ``_opening_scores``: before an automatic opening move that scores); without it, the
+scores of the deal.
+
 :func:`build_kernels` closes the shared loop over them (:class:`GameKernels`); the Python side is a
 :class:`CompiledEngine` subclass that names the kernels, the state width and the config row, and
 turns a state row back into the scalar engine's state (``state_of``, for tests and inspection).
@@ -150,8 +157,18 @@ class GameKernels:
     scores: Any
     outcome: Any
     encode: Any
+    #: optional ``undecided(s, cfg) -> bool`` (see the module docstring); ``None``: every end is decided
+    undecided: Any = None
+    #: optional ``opening_scores(s, cfg, out)`` (see the module docstring); ``None``: ``scores``
+    opening_scores: Any = None
     #: built by :func:`build_kernels`
     loops: Any = None
+
+
+@njit
+def _always_decided(s: np.ndarray, cfg: np.ndarray) -> bool:
+    """The default ``undecided`` kernel: every end of a game is decided."""
+    return False
 
 
 class _Loops:
@@ -174,6 +191,8 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
         kernels.outcome,
         kernels.encode,
     )
+    undecided = kernels.undecided if kernels.undecided is not None else _always_decided
+    opening_scores = kernels.opening_scores if kernels.opening_scores is not None else scores
 
     @numba.njit(nogil=True, error_model="numpy")
     def refresh(i, state, cfg, mask, seat, obs):
@@ -191,7 +210,7 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
         mark[i] = r[1]
         new_game(state[i], r, cfg)
         num_steps[i] = 0
-        scores(state[i], cfg, last_scores[i])
+        opening_scores(state[i], cfg, last_scores[i])
         refresh(i, state, cfg, mask, seat, obs)
 
     @numba.njit(nogil=True, error_model="numpy")
@@ -256,7 +275,9 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
                     for p in range(players):
                         rewards[i, p] = scratch[p] - last_scores[i, p]
                         last_scores[i, p] = scratch[p]
-                if is_over(s, cfg):
+                if is_over(s, cfg) and undecided(s, cfg):
+                    truncated[i] = True
+                elif is_over(s, cfg):
                     terminated[i] = True
                     if not score_mode:
                         outcome(s, cfg, scratch)
@@ -359,6 +380,8 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
         scores,
         outcome,
         encode,
+        kernels.undecided,
+        kernels.opening_scores,
         loops=_Loops(restart, step, observe, all_scores, first_bad, loaded, playout),
     )
 

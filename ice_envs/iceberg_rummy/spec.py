@@ -29,6 +29,7 @@ SPEC = GameSpec(
     heuristic="ice_envs.iceberg_rummy.heuristic:IcebergRummyHeuristic",
     greedy="ice_envs.iceberg_rummy.greedy:value",
     ui="ice_envs.iceberg_rummy.ui",
+    compiled="ice_envs.iceberg_rummy.compiled:IcebergRummyCompiled",
     smoke_config="smoke.yaml",
     hidden_information=True,
 )
