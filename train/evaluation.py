@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ice_envs.agents.spec import AgentSpecError, load_agent
+from ice_envs.core.files import write_atomic
 
 
 def heuristic_note(game: str) -> str | None:
@@ -230,7 +231,7 @@ def _session_lines(earlier: dict[str, Any] | None, train_seconds: float) -> list
 
 def write_final_report(run_dir: Path, report: dict[str, Any]) -> None:
     """``evaluation.json`` and a short ``evaluation.md`` in the run directory."""
-    (run_dir / "evaluation.json").write_text(json.dumps(report, indent=2))
+    write_atomic(run_dir / "evaluation.json", json.dumps(report, indent=2))
     lines = [
         f"# {report['game']}, {report['players']} players — {report['checkpoint']}",
         "",
@@ -253,4 +254,4 @@ def write_final_report(run_dir: Path, report: dict[str, Any]) -> None:
         lines.append(f"- vs {kind}: `{r['command']}`")
     for note in report.get("notes", []):
         lines.append(f"- note: {note}")
-    (run_dir / "evaluation.md").write_text("\n".join(lines) + "\n")
+    write_atomic(run_dir / "evaluation.md", "\n".join(lines) + "\n")
