@@ -353,11 +353,20 @@ def train(
 ) -> RunResult:
     """Train a new run from ``cfg``; returns the run directory, final model and final report."""
     run_dir = Path(run_dir) if run_dir is not None else new_run_dir(cfg)
-    if run_dir.exists() and any(run_dir.iterdir()):
-        raise ConfigError(f"run directory {run_dir} is not empty; resume it with --resume {run_dir}")
+    if run_dir.exists():
+        entries = list(run_dir.iterdir())
+        if not all(_temporary(p) for p in entries):
+            raise ConfigError(f"run directory {run_dir} is not empty; resume it with --resume {run_dir}")
+        for leftover in entries:  # a write cut short before the run's first file was complete
+            leftover.unlink()
     run_dir.mkdir(parents=True, exist_ok=True)
     write_atomic(run_dir / "config.yaml", dump_config(cfg))
     return _run(cfg, run_dir, _new_meta(cfg), command, resume_from=None, echo=echo)
+
+
+def _temporary(path: Path) -> bool:
+    """Whether ``path`` is a temporary file of an atomic write (``.<name>.<random>.tmp``) cut short."""
+    return path.is_file() and not path.is_symlink() and path.name.startswith(".") and path.name.endswith(".tmp")
 
 
 def _new_meta(cfg: TrainConfig) -> dict[str, Any]:
