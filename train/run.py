@@ -369,6 +369,16 @@ def _temporary(path: Path) -> bool:
     return path.is_file() and not path.is_symlink() and path.name.startswith(".") and path.name.endswith(".tmp")
 
 
+def _remove_temporaries(run_dir: Path) -> None:
+    """Remove the temporary files of atomic writes that a kill cut short (in the run directory and
+    its ``checkpoints/``); nothing else."""
+    for folder in (run_dir, run_dir / "checkpoints"):
+        if folder.is_dir() and not folder.is_symlink():
+            for path in folder.iterdir():
+                if _temporary(path):
+                    path.unlink()
+
+
 def _new_meta(cfg: TrainConfig) -> dict[str, Any]:
     return {
         "name": cfg.name,
@@ -412,6 +422,7 @@ def resume(
     from ice_envs.train.checkpoints import EVALUATIONS, NoCheckpoint, read_state, resolve_checkpoint, truncate_log
 
     _check_overrides(overrides)
+    _remove_temporaries(Path(target))
     try:
         run_dir, checkpoint = resolve_checkpoint(target, echo)
     except NoCheckpoint as exc:
@@ -581,6 +592,7 @@ def _run_session(
         venv.close()
         if getattr(model, "_logger", None) is not None:
             model.logger.close()
+    _plot(run_dir, echo)
     session.update(
         {
             "finished": _now(),
@@ -588,8 +600,7 @@ def _run_session(
             "steps_per_second": report["steps_per_second"],
         }
     )
-    _write_json(run_dir / "meta.json", meta)
-    _plot(run_dir, echo)
+    _write_json(run_dir / "meta.json", meta)  # last: a run is finished from here on (--resume says so)
     if echo:
         print(f"[train] done: {run_dir} (final model {final}; report {run_dir / 'evaluation.json'})", flush=True)
     return RunResult(run_dir, final, report)

@@ -141,10 +141,10 @@ def run_session(command: list[str], runner: Runner, run_dir: Path, kind: str | N
             if kind is not None:
                 checkpoints = _complete_checkpoints(run_dir)
                 while proc.poll() is None and time.monotonic() - start < SESSION_TIMEOUT:
-                    late = time.monotonic() - start >= delay
+                    due = time.monotonic() - start >= delay
                     if (
-                        (kind == "random" and late)
-                        or (kind == "write" and late and _temporary_files(run_dir))
+                        (kind == "random" and due)
+                        or (kind == "write" and due and _temporary_files(run_dir))
                         or (kind == "checkpoint" and _complete_checkpoints(run_dir) > checkpoints)
                     ):
                         os.kill(proc.pid, signal.SIGKILL)
@@ -221,6 +221,8 @@ class Trial:
 
     kills: list[str]
     problems: list[str]
+    #: Kills that came after the run had finished (its last file written): not counted as kills.
+    late: int = 0
 
 
 def reference(out: Path, config: Path, runner: Runner) -> tuple[dict[str, Any], float]:
@@ -247,7 +249,7 @@ def trial(
     run_dir = out / name
     kills: list[str] = []
     problems: list[str] = []
-    sessions = 0
+    sessions = late = 0
     for kind in [*kinds, None]:
         if sessions and not (run_dir / "config.yaml").is_file():  # killed before its config was written:
             command = runner.train(config, run_dir)  # the run never started, start it as the user would
@@ -259,6 +261,9 @@ def trial(
             problems.append(f"{len(session.leftovers)} process(es) outlived the killed learner ({kind})")
         if "Traceback" in session.stderr:
             problems.append(f"a traceback ({kind}): {session.stderr[-2000:]}")
+        if session.killed and _finished(run_dir):  # the kill came after the run's last write: it is done
+            late += 1
+            break
         if session.killed:
             kills.append(kind or "none")
             continue
@@ -276,7 +281,16 @@ def trial(
             problems += [f"{key} differ from the uninterrupted run's" for key in differences(ref, got)]
     if not problems:
         shutil.rmtree(run_dir, ignore_errors=True)
-    return Trial(kills, problems)
+    return Trial(kills, problems, late)
+
+
+def _finished(run_dir: Path) -> bool:
+    """Whether the run's last session recorded its end in ``meta.json`` (its last write)."""
+    try:
+        sessions = json.loads((run_dir / "meta.json").read_text())["sessions"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return bool(sessions) and "finished" in sessions[-1]
 
 
 def campaign(
@@ -291,12 +305,20 @@ def campaign(
     ref, span = reference(out, config_path, runner)
     log(f"reference run: {span:.1f} s")
     rng = random.Random(seed)
-    counts: dict[str, Any] = {"kills": 0, "by_kind": dict.fromkeys(kinds, 0), "trials": 0, "passed": 0, "failed": []}
+    counts: dict[str, Any] = {
+        "kills": 0,
+        "by_kind": dict.fromkeys(kinds, 0),
+        "late_kills": 0,
+        "trials": 0,
+        "passed": 0,
+        "failed": [],
+    }
     while counts["kills"] < kills:
         planned = [rng.choice(kinds) for _ in range(rng.randint(1, 3))]
         result = trial(out, f"trial-{counts['trials']:03d}", config_path, runner, ref, planned, span, rng)
         counts["trials"] += 1
         counts["kills"] += len(result.kills)
+        counts["late_kills"] += result.late
         for kind in result.kills:
             counts["by_kind"][kind] += 1
         if result.problems:
