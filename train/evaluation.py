@@ -149,8 +149,8 @@ class BackgroundEvaluations:
     same in a worker as in the training process; only the moment they come back differs.
     :meth:`submit` hands one over (with whatever the caller wants back: ``tag``); :meth:`collect`
     returns the finished ones in submission order (with ``block``, waits for all). The worker
-    starts with the first submission: ``fork`` on Linux (as the training envs' ``start_method:
-    auto``; only numpy runs there), ``forkserver`` elsewhere.
+    starts with the first submission, with ``forkserver`` (as the training envs' workers): it holds
+    no pipe of the training process but its own, so it ends when the training process does.
     """
 
     def __init__(self) -> None:
@@ -166,11 +166,9 @@ class BackgroundEvaluations:
         """Start ``evaluate_checkpoint(*args)`` in the worker; :meth:`collect` gives ``(tag, (results, notes))``."""
         if self._executor is None:
             import multiprocessing
-            import sys
             from concurrent.futures import ProcessPoolExecutor
 
-            method = "fork" if sys.platform.startswith("linux") else "forkserver"
-            self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(method))
+            self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"))
         self._pending.append((tag, self._executor.submit(evaluate_checkpoint, *args)))
 
     def collect(self, block: bool = False) -> list[tuple[Any, tuple[dict[str, dict[str, Any]], list[str]]]]:

@@ -96,7 +96,10 @@ def _worker(remote: Any, parent_remote: Any, fns: CloudpickleWrapper, learner: i
     try:
         venv = DummyVecEnv(fns.var)
     except Exception as exc:
-        remote.send(_Failure(f"building the envs: {_one_line(exc)}"))
+        try:
+            remote.send(_Failure(f"building the envs: {_one_line(exc)}"))
+        except OSError:
+            pass
         return
     has_masks = all(hasattr(env, MASK_METHOD) for env in venv.envs)
 
@@ -111,8 +114,13 @@ def _worker(remote: Any, parent_remote: Any, fns: CloudpickleWrapper, learner: i
         try:
             if _serve(venv, remote, masks, cmd, data):
                 break
+        except (BrokenPipeError, ConnectionResetError):
+            break  # the learner is gone
         except Exception as exc:
-            remote.send(_Failure(f"{cmd}: {_one_line(exc)}"))
+            try:
+                remote.send(_Failure(f"{cmd}: {_one_line(exc)}"))
+            except OSError:
+                break
 
 
 def _serve(venv: DummyVecEnv, remote: Any, masks: Callable[[], Any], cmd: str, data: Any) -> bool:
