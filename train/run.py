@@ -365,8 +365,15 @@ def train(
 
 
 def _temporary(path: Path) -> bool:
-    """Whether ``path`` is a temporary file of an atomic write (``.<name>.<random>.tmp``) cut short."""
-    return path.is_file() and not path.is_symlink() and path.name.startswith(".") and path.name.endswith(".tmp")
+    """Whether ``path`` is a temporary file of an atomic write cut short: ``.<name>.<random>.tmp`` (and
+    ``.tmp.png`` / ``.tmp.npz``, named for matplotlib's and numpy's sake)."""
+    name = path.name
+    return (
+        path.is_file()
+        and not path.is_symlink()
+        and name.startswith(".")
+        and name.endswith((".tmp", ".tmp.png", ".tmp.npz"))
+    )
 
 
 def _remove_temporaries(run_dir: Path) -> None:
