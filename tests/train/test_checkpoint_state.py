@@ -37,6 +37,9 @@ def _through_json(env: TrainingEnv) -> dict:
         ("icebergs", 3, {}, {"heuristic": 1.0, "random": 1.0}),
         ("tip_of_the_diceberg", 4, {}, {"heuristic": 1.0}),
         ("iceberg_rummy", 2, {}, {"heuristic": 1.0}),
+        # off-turn decisions: the learner's choices of Love or Adventure on others' turns
+        ("cubemelt", 3, {"expansion": True}, {"heuristic": 1.0, "random": 1.0}),
+        ("cardiceo", 4, {"hand_size": 5}, {"heuristic": 1.0, "random": 1.0}),
     ],
 )
 def test_a_restored_env_replays_its_game_and_plays_on_exactly_alike(game, players, options, opponents):
