@@ -29,6 +29,7 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -110,15 +111,17 @@ def session_processes(sid: int) -> list[int]:
     return found
 
 
-def _temporary_files(run_dir: Path) -> bool:
+def _temporary_file(run_dir: Path) -> str | None:
+    """The name of a temporary file of an atomic write in progress in the run directory (``.<name>.<x>.tmp``)."""
     for folder in (run_dir, run_dir / "checkpoints"):
         try:
             with os.scandir(folder) as entries:
-                if any(e.name.startswith(".") and e.name.endswith(".tmp") for e in entries):
-                    return True
+                for e in entries:
+                    if e.name.startswith(".") and e.name.endswith(".tmp"):
+                        return re.sub(r"\d{12}", "N", e.name[1:].rsplit(".", 2)[0])
         except OSError:
             pass
-    return False
+    return None
 
 
 def _complete_checkpoints(run_dir: Path) -> int:
@@ -142,13 +145,16 @@ def run_session(command: list[str], runner: Runner, run_dir: Path, kind: str | N
                 checkpoints = _complete_checkpoints(run_dir)
                 while proc.poll() is None and time.monotonic() - start < SESSION_TIMEOUT:
                     due = time.monotonic() - start >= delay
+                    writing = _temporary_file(run_dir) if kind == "write" and due else None
                     if (
                         (kind == "random" and due)
-                        or (kind == "write" and due and _temporary_files(run_dir))
+                        or writing is not None
                         or (kind == "checkpoint" and _complete_checkpoints(run_dir) > checkpoints)
                     ):
                         os.kill(proc.pid, signal.SIGKILL)
                         killed = True
+                        if writing is not None:
+                            kind = f"write:{writing}"
                         break
                     time.sleep(0.001 if kind != "random" else 0.01)
             _, err = proc.communicate(timeout=SESSION_TIMEOUT)
@@ -265,7 +271,7 @@ def trial(
             late += 1
             break
         if session.killed:
-            kills.append(kind or "none")
+            kills.append(session.kind)
             continue
         if session.returncode != 0:
             problems.append(f"a session failed (status {session.returncode}): {session.stderr[-1500:]}")
@@ -320,7 +326,10 @@ def campaign(
         counts["kills"] += len(result.kills)
         counts["late_kills"] += result.late
         for kind in result.kills:
-            counts["by_kind"][kind] += 1
+            counts["by_kind"][kind.partition(":")[0]] += 1
+            if kind.startswith("write:"):
+                counts.setdefault("writes", {}).setdefault(kind[6:], 0)
+                counts["writes"][kind[6:]] += 1
         if result.problems:
             counts["failed"].append({"trial": counts["trials"] - 1, "kills": result.kills, "problems": result.problems})
         else:
@@ -336,8 +345,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=30, help="kills to land (default 30)")
     parser.add_argument("--out", type=Path, required=True, help="a folder for the runs (failed trials are kept)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the kill moments")
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"kinds of kill moments (default {','.join(KINDS)})")
     args = parser.parse_args(argv)
-    counts = campaign(args.kills, args.out, args.seed)
+    kinds = tuple(k for k in args.kinds.split(",") if k)
+    if not kinds or set(kinds) - set(KINDS):
+        parser.error(f"--kinds: choose from {', '.join(KINDS)}")
+    counts = campaign(args.kills, args.out, args.seed, kinds=kinds)
     print(json.dumps(counts, indent=2))
     return 0 if not counts["failed"] else 1
 
