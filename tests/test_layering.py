@@ -108,7 +108,7 @@ def test_the_graph_is_read():
     assert "ice_envs.core.aec" in MODULES and "ice_envs.agents.spec" in MODULES and "ice_envs.train.run" in MODULES
     assert "ice_envs.core.aec" in GRAPH["ice_envs.cardiceo.env"]
     assert "ice_envs.evaluation.tournament" in GRAPH["ice_envs.evaluation.cli"]
-    assert "ice_envs.wrappers.single_agent" in GRAPH["ice_envs.train.run"]
+    assert "ice_envs.wrappers.single_agent" in GRAPH["ice_envs.train.training_env"]
     assert "ice_envs.wrappers.registration" in GRAPH["ice_envs"]
 
 

@@ -27,7 +27,7 @@ The semantics are :class:`train.single_agent.SingleAgentEnv`'s, per game:
 
 from __future__ import annotations
 
-import pickle
+import base64
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,11 +38,53 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.vector import BatchedEngine, random_actions
 from ice_envs.core.vector import make as make_batched
+from ice_envs.train.training_env import generator_from_state, generator_state
 
 OPPONENT_KINDS = ("random", "greedy")
 ILLEGAL_REWARD = -1.0
 #: Opponent rounds per step before giving up (a game always reaches the learner or its end long before).
 MAX_OPPONENT_ROUNDS = 100_000
+
+
+# ---------------------------------------------------------------------------- arrays as plain JSON
+def array_to_json(value: np.ndarray) -> dict[str, Any]:
+    """``value`` as ``{"dtype", "shape", "base64"}`` (its little-endian bytes: exact, NaN included)."""
+    array = np.ascontiguousarray(value)
+    little = array.astype(array.dtype.newbyteorder("<"), copy=False)
+    return {
+        "dtype": little.dtype.str,
+        "shape": list(array.shape),
+        "base64": base64.b64encode(little.tobytes()).decode("ascii"),
+    }
+
+
+def array_from_json(data: Any) -> np.ndarray:
+    """The array :func:`array_to_json` wrote (bool, integer and float dtypes only).
+
+    Raises:
+        ValueError: ``data`` is not such an array.
+    """
+    if not isinstance(data, dict) or set(data) != {"dtype", "shape", "base64"}:
+        raise ValueError("an array must be an object with dtype, shape and base64")
+    dtype, shape, text = data["dtype"], data["shape"], data["base64"]
+    if (
+        not isinstance(dtype, str)
+        or dtype not in ("|b1", "|i1", "|u1")
+        and not (len(dtype) == 3 and dtype[0] == "<" and dtype[1] in "iuf" and dtype[2] in "248")
+    ):
+        raise ValueError(f"an array's dtype must be a little-endian bool, integer or float, got {dtype!r}")
+    if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape) or len(shape) > 8:
+        raise ValueError(f"an array's shape must be a list of sizes, got {shape!r}")
+    if not isinstance(text, str):
+        raise ValueError("an array's data must be base64 text")
+    try:
+        raw = base64.b64decode(text.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        raise ValueError("an array's data is not valid base64") from None
+    kind = np.dtype(dtype)
+    if len(raw) != kind.itemsize * int(np.prod(shape, dtype=np.int64)):
+        raise ValueError(f"an array's data must hold {shape} values of {dtype}")
+    return np.frombuffer(raw, dtype=kind).reshape(shape).astype(kind.newbyteorder("="))
 
 
 # ---------------------------------------------------------------------------- vectorised opponents
@@ -245,16 +287,64 @@ class BatchedVecEnv(VecEnv):
         if list(paths):
             raise OptionError("BatchedVecEnv: self-play opponents are not supported (opponents: random, greedy)")
 
-    #: Checkpoints save and restore the whole batch with one get_state / set_state call.
+    #: Checkpoints save and restore the whole batch with one training_state / load_training_state call.
     one_state = True
 
-    def get_state(self) -> bytes:
-        """The whole env (engine arrays, generators, seats, pending rewards) as bytes, for exact resume."""
-        return pickle.dumps(self.__dict__, protocol=pickle.HIGHEST_PROTOCOL)
+    def training_state(self) -> dict[str, Any]:
+        """The whole batch as plain JSON, for exact resume: the engine's declared state arrays
+        (``state_arrays()``, and the observation buffer) and generator, the seats, opponent kinds,
+        pending rewards, returns and lengths of every game, and this env's generator."""
+        engine = self.engine
+        arrays = {**engine.state_arrays(), "obs": engine.obs}
+        return {
+            "engine": {name: array_to_json(value) for name, value in arrays.items()},
+            "engine_rng": generator_state(engine.rng),
+            "engine_stage": int(engine._stage),
+            "engine_started": bool(engine._started),
+            "rng": generator_state(self.rng),
+            "games": {name: array_to_json(getattr(self, name)) for name in self._GAME_ARRAYS},
+            "skipped_games": int(self.skipped_games),
+        }
 
-    def set_state(self, blob: bytes) -> None:
-        """Restore :meth:`get_state`."""
-        self.__dict__.update(pickle.loads(blob))
+    def load_training_state(self, data: dict[str, Any]) -> None:
+        """Restore :meth:`training_state`: every array is copied into this env's own (same names, dtypes
+        and shapes), so views of them stay views.
+
+        Raises:
+            ValueError: ``data`` is not the state of a batch like this one (nothing is changed then).
+        """
+        keys = {"engine", "engine_rng", "engine_stage", "engine_started", "rng", "games", "skipped_games"}
+        if not isinstance(data, dict) or set(data) != keys:
+            raise ValueError(f"a batched env state must be an object with exactly {sorted(keys)}")
+        engine = self.engine
+        targets = {**engine.state_arrays(), "obs": engine.obs}
+        mine = {name: getattr(self, name) for name in self._GAME_ARRAYS}
+        copies = []
+        for part, expected in (("engine", targets), ("games", mine)):
+            saved = data[part]
+            if not isinstance(saved, dict) or set(saved) != set(expected):
+                raise ValueError(f"'{part}' must hold exactly the arrays {sorted(expected)}")
+            for name, target in expected.items():
+                try:
+                    value = array_from_json(saved[name])
+                except ValueError as exc:
+                    raise ValueError(f"'{part}.{name}': {exc}") from None
+                if value.dtype != target.dtype or value.shape != target.shape:
+                    raise ValueError(f"'{part}.{name}' must be a {target.dtype} array of shape {target.shape}")
+                copies.append((target, value))
+        engine_rng, rng = generator_from_state(data["engine_rng"]), generator_from_state(data["rng"])
+        if data["engine_stage"] not in (0, 1) or type(data["engine_started"]) is not bool:
+            raise ValueError("'engine_stage' must be 0 or 1 and 'engine_started' a flag")
+        if type(data["skipped_games"]) is not int or data["skipped_games"] < 0:
+            raise ValueError("'skipped_games' must be a count")
+        for target, value in copies:
+            np.copyto(target, value)
+        engine.rng, self.rng = engine_rng, rng
+        engine._stage, engine._started = data["engine_stage"], data["engine_started"]
+        self.skipped_games = data["skipped_games"]
+
+    #: The per-game arrays of this env (besides the engine's) that a checkpoint saves.
+    _GAME_ARRAYS = ("seat", "kind", "carry", "returns", "lengths", "_actions")
 
     # ---------------------------------------------------------------- internals
     def _learner_obs(self) -> np.ndarray:
@@ -354,4 +444,11 @@ def make_batched_vec_env(
     return BatchedVecEnv(game, num_envs, num_players, options, opponents, learner_seat, seed)
 
 
-__all__: Sequence[str] = ("BatchedVecEnv", "greedy_actions", "make_batched_vec_env", "OPPONENT_KINDS")
+__all__: Sequence[str] = (
+    "BatchedVecEnv",
+    "array_from_json",
+    "array_to_json",
+    "greedy_actions",
+    "make_batched_vec_env",
+    "OPPONENT_KINDS",
+)

@@ -228,7 +228,14 @@ class TrainingCallback(BaseCallback):
         if self.league is not None:
             self.league_events(step, previous)
         if crossed(previous, step, self.cfg.checkpoint_every):
-            save_checkpoint(self.model, self.run_dir, self.pool, league=self.league, pending_evals=self._pending)
+            save_checkpoint(
+                self.model,
+                self.run_dir,
+                self.pool,
+                league=self.league,
+                pending_evals=self._pending,
+                config=self.cfg.to_dict(),
+            )
             if self.on_checkpoint is not None:
                 self.on_checkpoint(step)
         self._last_event = step

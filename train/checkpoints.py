@@ -1,50 +1,50 @@
-"""Resumable checkpoints: the MaskablePPO model plus everything else a run needs to continue exactly.
+"""Resumable checkpoints: the MaskablePPO model plus the declared state of everything else a run needs.
 
-A checkpoint is two files in ``<run>/checkpoints/``:
+A checkpoint is two files in ``<run>/checkpoints/``, each written atomically
+(:func:`ice_envs.core.files.write_atomic`: a temporary file, fsync, ``os.replace``):
 
-* ``step_<N>.zip`` — ``MaskablePPO.save``: weights, optimizer, step count, the last
-  observations and the episode statistics (also a ``ppo:PATH`` agent for evaluation);
-* ``step_<N>.state.json`` — the global random generators (torch, numpy, python), the full
-  state of every training env (game, generators, opponents, pending reward), the
-  self-play pool and the logger values not yet written.
+* ``step_<N>.zip`` — ``MaskablePPO.save``: the policy and optimizer ``state_dict`` s (read back with
+  ``torch.load(weights_only=True)``) and SB3's settings (also a ``ppo:PATH`` agent for evaluation);
+* ``step_<N>.state.json`` — written second, so it marks the checkpoint complete: the SHA-256 of the
+  ``.zip``, the run's config, the global random generators (torch as its state tensor's bytes,
+  numpy and python as their plain states), each training env's declared state
+  (:meth:`~ice_envs.train.training_env.TrainingEnv.training_state`: where its game started, the
+  learner's actions since, its opponents as the pool's policy files or the league's members, and
+  the game's own ``state_dict()`` as a check), the self-play pool and league (policy files named
+  inside the run directory), the evaluations not yet logged, the rows of ``evaluations.jsonl``
+  so far, the SB3 logger values not yet written and the model's runtime values (last observations,
+  episode buffers).
 
-The ``.state.json`` is plain JSON, never pickle: a resumed run reads it through
-:func:`ice_envs.core.files.load_json` and checks every field before it is used (a bad one
-is a :class:`~train.config.ConfigError` naming the file and the field). The training envs
-are written as a tagged object graph (:func:`encode_state`): arrays with their dtype and
-shape, generators as their bit-generator state, tuples, sets, dicts with non-string keys, shared
-objects as references, objects of ice-envs (and gymnasium space) classes as their
-attributes, and a PPO opponent's network as the path of its ``.npz`` (loaded again by the
-checked PPO loader). Decoding builds only those: no callable is ever called, no module is
-imported, no class outside ``ice_envs`` and ``gymnasium.spaces`` is instantiated.
+Nothing in a checkpoint names a class: arrays are saved as dtype, shape and values, generators as
+their bit-generator states, envs as what they declare. So any registered game, built-in or
+plug-in, trains and resumes exactly, and resuming imports nothing named in the files. The
+``.state.json`` is read through :func:`ice_envs.core.files.load_json` and every field is checked
+before it is used (a bad one is a :class:`~train.config.ConfigError` naming the file and the field).
 
-The ``.zip`` is never unpickled either (:func:`load_model`): its ``data`` member is read
-as plain JSON, every ``":serialized:"`` (cloudpickled) entry in it gets its value from
-elsewhere, handed to ``MaskablePPO.load`` as ``custom_objects`` so that SB3 never
-deserializes it — the static ones (:data:`STATIC_KEYS`: policy class, spaces, schedules,
-policy kwargs...) from a fresh model built from the run's config, the runtime ones
-(:data:`RUNTIME_KEYS`: last observations, episode buffers) from the ``.state.json``, which
-saves them as plain JSON — and a serialized entry with no such value refuses the resume.
-The ``.pth`` weights are read with ``torch.load(..., weights_only=True)``; SB3 is handed an
-archive rebuilt in memory from the checked ``data`` and those weights only.
+The ``.zip`` is never unpickled either (:func:`load_model`): its ``data`` member is read as plain
+JSON, and every ``":serialized:"`` (cloudpickled) entry in it gets its value from elsewhere, handed
+to ``MaskablePPO.load`` as ``custom_objects`` so that SB3 never deserializes it — the static ones
+(:data:`STATIC_KEYS`) from a fresh model built from the run's config, the runtime ones
+(:data:`RUNTIME_KEYS`) from the ``.state.json``. A serialized entry with no such value refuses the resume.
 
-Checkpoints are taken at rollout boundaries, after a PPO update, so a resumed run
-continues with the very same updates as an uninterrupted one (same machine, same thread
-count).
+A checkpoint is complete when its state parses and checks and the ``.zip`` has the SHA-256 the
+state records (:func:`checkpoint_problem`); ``--resume`` of a run directory takes the newest
+complete one and names the newer ones it skips (a kill in the middle of writing one).
+
+Checkpoints are taken at rollout boundaries, after a PPO update, so a resumed run continues with
+the very same updates as an uninterrupted one (same machine, same thread count).
 """
 
 from __future__ import annotations
 
 import base64
 import collections
+import hashlib
 import io
 import json
 import math
-import os
-import pickle
 import random
 import re
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -53,17 +53,30 @@ import numpy as np
 
 CHECKPOINTS = "checkpoints"
 _NAME = re.compile(r"^step_(\d+)\.zip$")
-STATE_FORMAT = 3
+STATE_FORMAT = 4
 STATE_KIND = "ice-envs training state"
 #: Size cap of a ``.state.json`` (read through :func:`ice_envs.core.files.load_json`).
 MAX_STATE_BYTES = 256 << 20
-#: Nesting bound of a ``.state.json`` (the env object graphs nest a few levels per object).
+#: Nesting bound of a ``.state.json`` (a game's ``state_dict()`` nests a few levels per dataclass).
 MAX_STATE_DEPTH = 128
-STATE_KEYS = frozenset(("kind", "format", "num_timesteps", "rng", "envs", "pool", "logger", "last_event", "model"))
-#: Fields a ``.state.json`` may hold besides :data:`STATE_KEYS` (states written before they existed lack them):
-#: ``league``, the league of league self-play (:meth:`train.league.League.state_dict`, plain JSON).
-#: ``pending_evals``, the evaluations still running in the background worker (a resume runs them again).
-OPTIONAL_STATE_KEYS = frozenset(("league", "pending_evals"))
+STATE_KEYS = frozenset(
+    (
+        "kind",
+        "format",
+        "num_timesteps",
+        "model_sha256",
+        "config",
+        "rng",
+        "envs",
+        "pool",
+        "league",
+        "pending_evals",
+        "evaluations",
+        "logger",
+        "last_event",
+        "model",
+    )
+)
 #: Attributes of the model that change while it trains and that SB3 pickles into the ``.zip``'s
 #: ``data``: the ``.state.json`` holds them as plain JSON (field ``model``) and a resume takes
 #: them from there.
@@ -86,23 +99,9 @@ STATIC_KEYS = (
 )
 #: The ``torch.save`` member of a MaskablePPO ``.zip`` that holds plain torch variables (not state dicts).
 _TORCH_VARIABLES = "pytorch_variables.pth"
-
-#: Modules whose classes a state file may name (as ``module:qualname``).
-_SAFE_MODULES = ("ice_envs.", "gymnasium.spaces.")
-#: Modules whose classes moved since states were first written (old name: new name), so that a
-#: ``.state.json`` written before the move still resumes; the old modules only re-export them.
-_MOVED_MODULES = {
-    "ice_envs.train.opponents": "ice_envs.wrappers.opponents",
-    "ice_envs.train.single_agent": "ice_envs.wrappers.single_agent",
-}
-_BIT_GENERATORS = {
-    "PCG64": np.random.PCG64,
-    "PCG64DXSM": np.random.PCG64DXSM,
-    "MT19937": np.random.MT19937,
-    "Philox": np.random.Philox,
-    "SFC64": np.random.SFC64,
-}
-_DTYPE_KINDS = "biuf"  # bool, signed, unsigned, float: no object, string, void or datetime dtypes
+#: How a policy file inside the run directory is named in a checkpoint's env states (``run:pool/snap_....npz``).
+_IN_RUN = "run:"
+EVALUATIONS = "evaluations.jsonl"
 
 
 def checkpoint_path(run_dir: Path, step: int) -> Path:
@@ -122,6 +121,7 @@ def save_checkpoint(
     events_done: bool = True,
     league: Any | None = None,
     pending_evals: list[dict[str, Any]] | None = None,
+    config: dict[str, Any] | None = None,
 ) -> Path:
     """Write the model and the run state at ``model.num_timesteps``; returns the ``.zip`` path.
 
@@ -129,24 +129,29 @@ def save_checkpoint(
     check, league events) have already run; a resumed run runs them if not. ``league`` is the
     run's :class:`~train.league.League` (its state is saved under ``league``), or ``None``;
     ``pending_evals`` the training callback's evaluations not yet come back from its worker
-    (``step``, ``policy`` file, ``games`` and the pool's scalars and state at that step).
+    (``step``, ``policy`` file, ``games`` and the pool's scalars and state at that step);
+    ``config`` the run's resolved config (``TrainConfig.to_dict()``).
     """
     import torch
 
+    from ice_envs.core.files import write_atomic
+
     path = checkpoint_path(run_dir, model.num_timesteps)
     path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(path)
-    # get_state() hands over each env as bytes (in memory, from this very process or its
-    # workers); they are turned into the tagged JSON graph here and never written as pickle.
+    buffer = io.BytesIO()
+    model.save(buffer)
+    archive = buffer.getvalue()
     venv = model.get_env()
     indices = [0] if _one_state(venv) else None
-    envs = [encode_state(pickle.loads(blob)) for blob in venv.env_method("get_state", indices=indices)]
+    envs = [_portable(s, run_dir) for s in venv.env_method("training_state", indices=indices)]
     np_state = np.random.get_state(legacy=False)
     py_state = random.getstate()
     state = {
         "kind": STATE_KIND,
         "format": STATE_FORMAT,
         "num_timesteps": int(model.num_timesteps),
+        "model_sha256": hashlib.sha256(archive).hexdigest(),
+        "config": config,
         "rng": {
             "torch": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode("ascii"),
             "numpy": {
@@ -165,18 +170,90 @@ def save_checkpoint(
             {**e, "policy": Path(e["policy"]).name, "pool_scalars": {k: float(v) for k, v in e["pool_scalars"].items()}}
             for e in pending_evals or []
         ],
+        "evaluations": len(complete_rows(run_dir / EVALUATIONS)),
         "logger": encode_state(_pending_logs(model)),
         "last_event": int(model.num_timesteps if events_done else model.num_timesteps - 1),
         "model": model_runtime_state(model),
     }
-    target = state_path(path)
-    tmp = target.with_name(target.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(state, handle, separators=(",", ":"), allow_nan=False)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, target)
+    text = json.dumps(state, separators=(",", ":"), allow_nan=False)
+    write_atomic(path, archive)
+    write_atomic(state_path(path), text)  # last: the checkpoint is complete from here on
     return path
+
+
+def complete_rows(path: Path) -> list[bytes]:
+    """The complete lines (ending in a newline) of an append-only log; a torn last line is left out."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    lines = data.split(b"\n")
+    return [line + b"\n" for line in lines[:-1]]
+
+
+def truncate_log(path: Path, rows: int) -> int:
+    """Keep the first ``rows`` complete lines of ``path`` (written atomically); returns the lines dropped."""
+    from ice_envs.core.files import write_atomic
+
+    if not path.exists():
+        return 0
+    lines = complete_rows(path)
+    kept = b"".join(lines[:rows])
+    if kept != path.read_bytes():
+        write_atomic(path, kept)
+    return max(0, len(lines) - rows)
+
+
+def _portable(env_state: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+    """``env_state`` with the policy files inside ``run_dir`` named relative to it (``run:pool/...``),
+    so that a run directory can move; :func:`_local` reverses it."""
+    return _map_sources(env_state, lambda p: _relative(p, run_dir))
+
+
+def _local(env_state: Any, run_dir: Path, source: str, where: str) -> Any:
+    """``env_state`` with its ``run:`` names as paths in ``run_dir`` (names leading outside it refused)."""
+
+    def absolute(name: str) -> str:
+        if not name.startswith(_IN_RUN):
+            return name
+        relative = Path(name[len(_IN_RUN) :])
+        if relative.is_absolute() or ".." in relative.parts:
+            raise _fail(source, where, f"names a policy file outside the run directory: {name!r}")
+        return str(run_dir / relative)
+
+    return _map_sources(env_state, absolute)
+
+
+def _relative(path: str, run_dir: Path) -> str:
+    try:
+        return _IN_RUN + Path(path).resolve().relative_to(run_dir.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def _map_sources(env_state: Any, fn: Any) -> Any:
+    """Apply ``fn`` to every policy file path of the opponent sources of a training env state."""
+    if not isinstance(env_state, dict) or "start" not in env_state:
+        return env_state  # a batched env: no policy files
+
+    def source(src: Any) -> Any:
+        if not isinstance(src, dict):
+            return src
+        out = dict(src)
+        if isinstance(src.get("pool"), list):
+            out["pool"] = [fn(p) if isinstance(p, str) else p for p in src["pool"]]
+        if isinstance(src.get("members"), list):
+            out["members"] = [
+                [m[0], m[1], fn(m[2])] if isinstance(m, list) and len(m) == 3 and m[1] == "snapshot" else m
+                for m in src["members"]
+            ]
+        return out
+
+    out = dict(env_state)
+    out["opponents"] = source(env_state.get("opponents"))
+    if isinstance(env_state.get("start"), dict):
+        out["start"] = {**env_state["start"], "opponents": source(env_state["start"].get("opponents"))}
+    return out
 
 
 def model_runtime_state(model: Any) -> dict[str, Any]:
@@ -215,7 +292,8 @@ def _pending_logs(model: Any) -> dict[str, Any] | None:
 
 
 def list_checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
-    """Complete checkpoints of a run (both files present), oldest first."""
+    """The checkpoints of a run whose two files are both present, oldest first (complete or not:
+    :func:`checkpoint_problem` tells)."""
     found = []
     for p in (run_dir / CHECKPOINTS).glob("step_*.zip"):
         m = _NAME.match(p.name)
@@ -224,34 +302,81 @@ def list_checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
+def checkpoint_problem(zip_path: Path) -> str | None:
+    """Why the checkpoint ``zip_path`` is not complete (one line), or ``None`` when it is: its state
+    parses and checks, and the ``.zip`` is the one the state records (SHA-256) and opens as a zip."""
+    from ice_envs.train.config import ConfigError
+
+    try:
+        state = read_state(zip_path)
+    except ConfigError as exc:
+        return str(exc)
+    try:
+        archive = zip_path.read_bytes()
+    except OSError as exc:
+        return f"checkpoint {zip_path}: cannot be read: {exc.strerror or exc}"
+    if hashlib.sha256(archive).hexdigest() != state["model_sha256"]:
+        return f"checkpoint {zip_path}: is not the model its state {state_path(zip_path).name} records (SHA-256)"
+    try:
+        with zipfile.ZipFile(io.BytesIO(archive)) as handle:
+            if "data" not in handle.namelist():
+                return f"checkpoint {zip_path}: has no 'data' member"
+    except zipfile.BadZipFile as exc:
+        return f"checkpoint {zip_path}: is not a zip file ({exc})"
+    return None
+
+
 def checkpoint_step(zip_path: Path) -> int:
     """The training step a checkpoint was saved at (from its checked ``.state.json``)."""
     return int(read_state(zip_path)["num_timesteps"])
 
 
-def resolve_checkpoint(target: str | Path) -> tuple[Path, Path]:
-    """(run directory, checkpoint ``.zip``) for a run directory (its latest checkpoint) or a ``.zip``."""
+class NoCheckpoint(Exception):
+    """A run directory holds no complete checkpoint (``resume`` may then start the run again in place)."""
+
+
+def resolve_checkpoint(target: str | Path, echo: bool = True) -> tuple[Path, Path]:
+    """(run directory, checkpoint ``.zip``) for a run directory (its newest complete checkpoint) or a ``.zip``.
+
+    Newer checkpoints that are not complete are skipped, each named on one line (with ``echo``).
+
+    Raises:
+        NoCheckpoint: a run directory without any checkpoint state (killed before its first one).
+        ConfigError: ``target`` is neither, a named ``.zip`` is not complete, or no checkpoint of a
+            run directory is (nothing is started again then: the files are left for a look).
+    """
     from ice_envs.train.config import ConfigError
 
     target = Path(target)
     if target.is_dir():
         found = list_checkpoints(target)
-        if not found:
-            raise ConfigError(f"--resume: no checkpoint in {target / CHECKPOINTS}")
-        return target, found[-1][1]
+        if not found:  # killed before its first checkpoint was written (a lone .zip or temporary file at most)
+            raise NoCheckpoint(f"--resume: no checkpoint in {target / CHECKPOINTS}")
+        problems = []
+        for step, path in reversed(found):
+            problem = checkpoint_problem(path)
+            if problem is None:
+                return target, path
+            problems.append(problem)
+            if echo:
+                print(f"[train] skipping the incomplete checkpoint at {step:,} steps: {problem}", flush=True)
+        raise ConfigError(f"--resume: no complete checkpoint in {target / CHECKPOINTS}; the newest: {problems[0]}")
     if target.suffix != ".zip" or not target.is_file():
         raise ConfigError(f"--resume: {target} is neither a run directory nor a checkpoint .zip")
     if not state_path(target).is_file():
         raise ConfigError(f"--resume: {state_path(target)} is missing; the checkpoint cannot be resumed")
+    problem = checkpoint_problem(target)
+    if problem is not None:
+        raise ConfigError(f"--resume: {problem}")
     return target.parent.parent, target
 
 
 def read_state(zip_path: Path) -> dict[str, Any]:
     """The ``.state.json`` of ``zip_path``, read safely, with its top-level fields checked.
 
-    The envs and the logger values stay encoded (:func:`decode_state` checks them);
-    everything else is checked here. Errors are :class:`~train.config.ConfigError` naming
-    the file and the field.
+    The env states are checked by the envs that load them, the logger values by
+    :func:`restore_state`; everything else is checked here. Errors are
+    :class:`~train.config.ConfigError` naming the file and the field.
     """
     from ice_envs.core.files import FileFormatError, load_json
     from ice_envs.train.config import ConfigError
@@ -264,27 +389,35 @@ def read_state(zip_path: Path) -> dict[str, Any]:
     src = str(path)
     if not isinstance(state, dict):
         raise ConfigError(f"checkpoint state {src}: must be a JSON object, got {type(state).__name__}")
+    if state.get("kind") != STATE_KIND:
+        raise ConfigError(f"checkpoint state {src}: field 'kind' must be {STATE_KIND!r}, got {state.get('kind')!r}")
+    if type(state.get("format")) is int and state["format"] < STATE_FORMAT:
+        raise ConfigError(
+            f"checkpoint state {src}: format {state['format']} was written by an earlier ice-envs (envs saved as "
+            f"object graphs), which this version does not resume; its .zip still plays as a ppo: agent"
+        )
+    if state.get("format") != STATE_FORMAT:
+        raise ConfigError(
+            f"checkpoint state {src}: unknown format {state.get('format')!r} (this version reads {STATE_FORMAT})"
+        )
     missing = sorted(STATE_KEYS - set(state))
-    unknown = sorted(set(state) - STATE_KEYS - OPTIONAL_STATE_KEYS)
+    unknown = sorted(set(state) - STATE_KEYS)
     if missing or unknown:
         raise ConfigError(f"checkpoint state {src}: missing fields {missing}, unknown fields {unknown}")
-    if state["kind"] != STATE_KIND:
-        raise ConfigError(f"checkpoint state {src}: field 'kind' must be {STATE_KIND!r}, got {state['kind']!r}")
-    if state["format"] != STATE_FORMAT or type(state["format"]) is not int:
-        raise ConfigError(
-            f"checkpoint state {src}: unknown format {state['format']!r} (this version reads {STATE_FORMAT})"
-        )
     _check_int(src, "num_timesteps", state["num_timesteps"], low=0)
     _check_int(src, "last_event", state["last_event"], low=-1)
+    _check_int(src, "evaluations", state["evaluations"], low=0)
+    if not isinstance(state["model_sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", state["model_sha256"]):
+        raise _fail(src, "model_sha256", "must be a SHA-256 in hex")
+    if state["config"] is not None and not isinstance(state["config"], dict):
+        raise _fail(src, "config", "must be null or an object")
     _check_rng(src, state["rng"])
-    if not isinstance(state["envs"], list) or not state["envs"]:
-        raise ConfigError(f"checkpoint state {src}: field 'envs' must be a non-empty list")
+    if not isinstance(state["envs"], list) or not state["envs"] or not all(isinstance(e, dict) for e in state["envs"]):
+        raise ConfigError(f"checkpoint state {src}: field 'envs' must be a non-empty list of objects")
     if state["pool"] is not None:
         _check_pool(src, state["pool"])
-    state.setdefault("league", None)
     if state["league"] is not None:
         _check_league(src, state["league"])
-    state.setdefault("pending_evals", [])
     _check_pending_evals(src, state["pending_evals"])
     if not isinstance(state["model"], dict) or set(state["model"]) != set(RUNTIME_KEYS):
         raise ConfigError(f"checkpoint state {src}: field 'model' must be an object with exactly {list(RUNTIME_KEYS)}")
@@ -455,8 +588,10 @@ def restore_state(model: Any, zip_path: Path, pool: Any | None, league: Any | No
     """Put the envs, the pool, the league and the random generators back as they were when ``zip_path`` was saved.
 
     Returns what the callback needs to continue: ``logger`` (SB3 logger values pending at
-    that moment) and ``last_event`` (the last step whose scheduled events have run).
-    Everything is checked before anything is changed.
+    that moment), ``last_event`` (the last step whose scheduled events have run),
+    ``pending_evals`` and ``evaluations`` (the rows of ``evaluations.jsonl`` at that moment).
+    The state file is checked before anything is changed; an env that cannot replay its game
+    is a :class:`~train.config.ConfigError` naming the env.
     """
     import torch
 
@@ -464,6 +599,7 @@ def restore_state(model: Any, zip_path: Path, pool: Any | None, league: Any | No
 
     state = read_state(zip_path)
     src = str(state_path(zip_path))
+    run_dir = zip_path.parent.parent
     venv = model.get_env()
     if state["num_timesteps"] != model.num_timesteps:
         raise ConfigError(
@@ -475,12 +611,7 @@ def restore_state(model: Any, zip_path: Path, pool: Any | None, league: Any | No
         raise ConfigError(
             f"checkpoint state {src}: field 'envs' has {len(state['envs'])} env states, the config asks for {expected}"
         )
-    envs = []
-    for i, blob in enumerate(state["envs"]):
-        env_state = decode_state(blob, source=src, where=f"envs[{i}]")
-        if not isinstance(env_state, dict) or not all(isinstance(k, str) for k in env_state):
-            raise ConfigError(f"checkpoint state {src}: field 'envs[{i}]' must be an env's attributes")
-        envs.append(pickle.dumps(env_state, protocol=pickle.HIGHEST_PROTOCOL))
+    envs = [_local(e, run_dir, src, f"envs[{i}]") for i, e in enumerate(state["envs"])]
     logger = decode_state(state["logger"], source=src, where="logger")
     if logger is not None:
         _check_logger(src, logger)
@@ -505,16 +636,24 @@ def restore_state(model: Any, zip_path: Path, pool: Any | None, league: Any | No
         pool.load_state_dict(state["pool"])
         venv.env_method("set_pool", pool.paths())
     venv.reset()  # the envs must have started before their state can be replaced
-    for i, blob in enumerate(envs):
-        venv.env_method("set_state", blob, indices=[i])
+    for i, env_state in enumerate(envs):
+        try:
+            venv.env_method("load_training_state", env_state, indices=[i])
+        except (ValueError, OSError) as exc:
+            raise ConfigError(f"checkpoint state {src}: field 'envs[{i}]' cannot be restored: {exc}") from None
     torch.set_rng_state(torch_state)
     np.random.set_state(numpy_state)
     random.setstate(python_state)
-    return {"logger": logger, "last_event": state["last_event"], "pending_evals": state["pending_evals"]}
+    return {
+        "logger": logger,
+        "last_event": state["last_event"],
+        "pending_evals": state["pending_evals"],
+        "evaluations": state["evaluations"],
+    }
 
 
 def _one_state(venv: Any) -> bool:
-    """Whether ``venv`` keeps all its games in one state (a batched engine: one get_state/set_state call)."""
+    """Whether ``venv`` keeps all its games in one state (a batched engine: one training_state call)."""
     return bool(getattr(venv, "one_state", False))
 
 
@@ -685,308 +824,93 @@ def _check_logger(source: str, logger: Any) -> None:
             raise _fail(source, f"logger.excluded[{key!r}]", f"must be null or a tuple of strings, got {value!r}")
 
 
-# ---------------------------------------------------------------------- the object graph
+# ---------------------------------------------------------------------- plain values
 def encode_state(value: Any) -> Any:
-    """``value`` as plain JSON data (see the module docstring); :func:`decode_state` reverses it."""
-    return _Encoder().encode(value)
+    """A model's runtime values and logger values as plain JSON; :func:`decode_state` reverses it.
+
+    JSON values as they are; numpy arrays as ``{"$array": dtype, "shape", "data"}``, numpy scalars as
+    ``{"$scalar": dtype, "value"}`` (their dtype kept: the logger averages in it), tuples as
+    ``{"$tuple": [...]}`` and non-finite floats as ``{"$float": "nan"}``. Nothing else: an object
+    is a :class:`TypeError` (a checkpoint saves declared state, never objects).
+    """
+    if value is None or type(value) in (bool, str, int):
+        return value
+    if type(value) is float:
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if isinstance(value, np.generic):
+        if value.dtype.kind not in _DTYPE_KINDS:
+            raise TypeError(f"cannot save a numpy {value.dtype} scalar in a checkpoint state")
+        return {"$scalar": value.dtype.str, "value": encode_state(value.item())}
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in _DTYPE_KINDS:
+            raise TypeError(f"cannot save a numpy array of {value.dtype} in a checkpoint state")
+        flat = value.ravel().tolist()
+        data = [encode_state(v) for v in flat] if value.dtype.kind == "f" else flat
+        return {"$array": value.dtype.str, "shape": list(value.shape), "data": data}
+    if type(value) is tuple:
+        return {"$tuple": [encode_state(v) for v in value]}
+    if type(value) is list:
+        return [encode_state(v) for v in value]
+    if type(value) is dict and all(type(k) is str and not k.startswith("$") for k in value):
+        return {k: encode_state(v) for k, v in value.items()}
+    raise TypeError(f"cannot save a {type(value).__module__}.{type(value).__qualname__} in a checkpoint state")
 
 
-class _Encoder:
-    def __init__(self) -> None:
-        self.ids: dict[int, int] = {}
-        self.keep: list[Any] = []  # keeps encoded objects alive so that their ids stay unique
-
-    def _ref(self, value: Any) -> tuple[int, bool]:
-        key = id(value)
-        if key in self.ids:
-            return self.ids[key], True
-        self.ids[key] = len(self.ids)
-        self.keep.append(value)
-        return self.ids[key], False
-
-    def encode(self, value: Any) -> Any:
-        if value is None or isinstance(value, (bool, str)) and type(value) in (bool, str):
-            return value
-        if type(value) is int:
-            return value
-        if type(value) is float:
-            return value if math.isfinite(value) else {"$float": repr(value)}
-        if isinstance(value, np.generic):
-            dtype = value.dtype
-            if dtype.kind not in _DTYPE_KINDS:
-                raise TypeError(f"cannot save a numpy {dtype} scalar in a checkpoint state")
-            return {"$scalar": dtype.str, "value": self.encode(value.item())}
-        if isinstance(value, np.ndarray):
-            if value.dtype.kind not in _DTYPE_KINDS:
-                raise TypeError(f"cannot save a numpy array of {value.dtype} in a checkpoint state")
-            data = (
-                [self.encode(v) for v in value.ravel().tolist()] if value.dtype.kind == "f" else value.ravel().tolist()
-            )
-            return {"$array": value.dtype.str, "shape": list(value.shape), "data": data}
-        if isinstance(value, np.dtype):
-            if value.kind not in _DTYPE_KINDS:
-                raise TypeError(f"cannot save the numpy dtype {value} in a checkpoint state")
-            return {"$dtype": value.str}
-        if isinstance(value, slice):
-            return {"$slice": [self.encode(value.start), self.encode(value.stop), self.encode(value.step)]}
-        if type(value) is tuple:
-            return {"$tuple": [self.encode(v) for v in value]}
-        if type(value) is bytes:  # e.g. an agent's cache keyed by ``array.tobytes()``
-            return {"$bytes": base64.b64encode(value).decode("ascii")}
-        if type(value) in (set, frozenset):  # in iteration order, as pickle rebuilds them
-            return {f"${type(value).__name__}": [self.encode(v) for v in value]}
-        if type(value) is list:
-            return [self.encode(v) for v in value]
-        if type(value) is dict:
-            if all(type(k) is str and not k.startswith("$") for k in value):
-                return {k: self.encode(v) for k, v in value.items()}
-            return {"$dict": [[self.encode(k), self.encode(v)] for k, v in value.items()]}
-        if isinstance(value, np.random.Generator):
-            n, seen = self._ref(value)
-            if seen:
-                return {"$ref": n}
-            state = value.bit_generator.state
-            if state.get("bit_generator") not in _BIT_GENERATORS:
-                raise TypeError(f"cannot save a {state.get('bit_generator')} generator in a checkpoint state")
-            return {"$generator": n, "state": self.encode(state)}
-        cls = type(value)
-        if cls.__name__ == "PolicyNet" and cls.__module__ == "ice_envs.agents.ppo_agent" and value.source:
-            return {"$policy": str(value.source)}
-        if hasattr(value, "__dict__") and not isinstance(value, type) and _safe_class_name(cls):
-            n, seen = self._ref(value)
-            if seen:
-                return {"$ref": n}
-            attrs = {k: self.encode(v) for k, v in _attributes(value).items()}
-            return {"$object": f"{cls.__module__}:{cls.__qualname__}", "id": n, "attrs": attrs}
-        raise TypeError(f"cannot save a {cls.__module__}.{cls.__qualname__} in a checkpoint state")
-
-
-def _attributes(value: Any) -> dict[str, Any]:
-    """What an object saves: its own ``__getstate__`` (an env without its caches, an agent without its
-    simulator), as pickle would take it, or else its attributes."""
-    getstate = getattr(type(value), "__getstate__", None)
-    if getstate is None or getstate is object.__getstate__:
-        return vars(value)
-    state = value.__getstate__()
-    if type(state) is not dict:
-        raise TypeError(f"cannot save a {type(value).__qualname__} whose __getstate__ gives no attribute dict")
-    return state
-
-
-def _safe_class_name(cls: type) -> bool:
-    return cls.__module__.startswith(_SAFE_MODULES) and "<" not in cls.__qualname__
+_DTYPE_KINDS = "biuf"  # bool, signed, unsigned, float: no object, string, void or datetime dtypes
 
 
 def decode_state(data: Any, *, source: str, where: str) -> Any:
     """Rebuild what :func:`encode_state` wrote; a bad value is a ConfigError naming ``source`` and the field."""
-    return _Decoder(source).decode(data, where)
-
-
-class _Decoder:
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.objects: dict[int, Any] = {}
-
-    def fail(self, where: str, problem: str) -> Exception:
-        return _fail(self.source, where, problem)
-
-    def decode(self, data: Any, where: str) -> Any:
-        if data is None or type(data) in (bool, int, str):
-            return data
-        if type(data) is float:
-            if not math.isfinite(data):
-                raise self.fail(where, "holds a non-finite number")
-            return data
-        if type(data) is list:
-            return [self.decode(v, f"{where}[{i}]") for i, v in enumerate(data)]
-        if type(data) is not dict:
-            raise self.fail(where, f"holds an unexpected {type(data).__name__}")
-        tags = [k for k in data if k.startswith("$")]
-        if not tags:
-            return {k: self.decode(v, f"{where}.{k}") for k, v in data.items()}
-        tag = tags[0]
-        handler = getattr(self, "_" + tag[1:], None) if len(tags) == 1 else None
-        if handler is None:
-            raise self.fail(where, f"has an unknown tag {tags}")
-        return handler(data, where)
-
-    def _expect(self, data: dict, keys: set[str], where: str) -> None:
-        if set(data) != keys:
-            raise self.fail(where, f"must have exactly the keys {sorted(keys)}, got {sorted(data)}")
-
-    def _dtype(self, data: dict, where: str) -> np.dtype:
-        self._expect(data, {"$dtype"}, where)
-        return self._make_dtype(data["$dtype"], where)
-
-    def _make_dtype(self, text: Any, where: str) -> np.dtype:
-        if not isinstance(text, str) or not re.fullmatch(r"[<>|=]?[biuf][1248]", text):
-            raise self.fail(where, f"names an unsupported dtype {text!r}")
-        return np.dtype(text)
-
-    def _float(self, data: dict, where: str) -> float:
-        self._expect(data, {"$float"}, where)
-        if data["$float"] not in ("nan", "inf", "-inf"):
-            raise self.fail(where, f"is not a float ({data['$float']!r})")
+    if data is None or type(data) in (bool, int, str):
+        return data
+    if type(data) is float:
+        if not math.isfinite(data):
+            raise _fail(source, where, "holds a non-finite number")
+        return data
+    if type(data) is list:
+        return [decode_state(v, source=source, where=f"{where}[{i}]") for i, v in enumerate(data)]
+    if type(data) is not dict:
+        raise _fail(source, where, f"holds an unexpected {type(data).__name__}")
+    tags = [k for k in data if k.startswith("$")]
+    if not tags:
+        return {k: decode_state(v, source=source, where=f"{where}.{k}") for k, v in data.items()}
+    tag = tags[0] if len(tags) == 1 else None
+    if tag == "$float" and set(data) == {"$float"} and data["$float"] in ("nan", "inf", "-inf"):
         return float(data["$float"])
-
-    def _scalar(self, data: dict, where: str) -> Any:
-        self._expect(data, {"$scalar", "value"}, where)
-        dtype = self._make_dtype(data["$scalar"], where)
-        value = self.decode(data["value"], where) if isinstance(data["value"], dict) else data["value"]
+    if tag == "$tuple" and set(data) == {"$tuple"} and isinstance(data["$tuple"], list):
+        return tuple(decode_state(v, source=source, where=f"{where}[{i}]") for i, v in enumerate(data["$tuple"]))
+    if tag == "$scalar" and set(data) == {"$scalar", "value"}:
+        dtype = _dtype(data["$scalar"], source, where)
+        value = decode_state(data["value"], source=source, where=where)
         if type(value) not in (bool, int, float):
-            raise self.fail(where, f"is not a number ({value!r})")
+            raise _fail(source, where, f"is not a number ({value!r})")
         try:
             return dtype.type(value)
         except (OverflowError, ValueError, TypeError) as exc:
-            raise self.fail(where, f"is not a {dtype}: {exc}") from None
+            raise _fail(source, where, f"is not a {dtype}: {exc}") from None
+    if tag == "$array" and set(data) == {"$array", "shape", "data"}:
+        return _array(data, source, where)
+    raise _fail(source, where, f"has an unknown tag {tags}")
 
-    def _array(self, data: dict, where: str) -> np.ndarray:
-        self._expect(data, {"$array", "shape", "data"}, where)
-        dtype = self._make_dtype(data["$array"], where)
-        shape = data["shape"]
-        if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape) or len(shape) > 32:
-            raise self.fail(where, f"has a bad shape {shape!r}")
-        flat = data["data"]
-        if not isinstance(flat, list) or len(flat) != math.prod(shape):
-            raise self.fail(where, f"must hold {math.prod(shape)} values")
-        values = [self._float(v, where) if isinstance(v, dict) else v for v in flat]
-        if not all(type(v) in (bool, int, float) for v in values):
-            raise self.fail(where, "must hold numbers only")
-        try:
-            return np.asarray(values, dtype=dtype).reshape(shape)
-        except (OverflowError, ValueError, TypeError) as exc:
-            raise self.fail(where, f"is not a {dtype} array: {exc}") from None
 
-    def _slice(self, data: dict, where: str) -> slice:
-        self._expect(data, {"$slice"}, where)
-        parts = data["$slice"]
-        if not isinstance(parts, list) or len(parts) != 3 or not all(p is None or type(p) is int for p in parts):
-            raise self.fail(where, "must be a slice [start, stop, step]")
-        return slice(*parts)
+def _dtype(text: Any, source: str, where: str) -> np.dtype:
+    if not isinstance(text, str) or not re.fullmatch(r"[<>|=]?[biuf][1248]", text):
+        raise _fail(source, where, f"names an unsupported dtype {text!r}")
+    return np.dtype(text)
 
-    def _tuple(self, data: dict, where: str) -> tuple:
-        self._expect(data, {"$tuple"}, where)
-        if not isinstance(data["$tuple"], list):
-            raise self.fail(where, "must be a list")
-        return tuple(self.decode(v, f"{where}[{i}]") for i, v in enumerate(data["$tuple"]))
 
-    def _bytes(self, data: dict, where: str) -> bytes:
-        self._expect(data, {"$bytes"}, where)
-        text = data["$bytes"]
-        if not isinstance(text, str):
-            raise self.fail(where, "must be base64 text")
-        try:
-            return base64.b64decode(text.encode("ascii"), validate=True)
-        except (ValueError, UnicodeEncodeError):
-            raise self.fail(where, "is not valid base64") from None
-
-    def _set(self, data: dict, where: str, kind: type = set) -> Any:
-        key = f"${kind.__name__}"
-        self._expect(data, {key}, where)
-        if not isinstance(data[key], list):
-            raise self.fail(where, "must be a list")
-        items = [self.decode(v, f"{where}[{i}]") for i, v in enumerate(data[key])]
-        try:
-            return kind(items)
-        except TypeError:
-            raise self.fail(where, "holds an unhashable value") from None
-
-    def _frozenset(self, data: dict, where: str) -> frozenset:
-        return self._set(data, where, frozenset)
-
-    def _dict(self, data: dict, where: str) -> dict:
-        self._expect(data, {"$dict"}, where)
-        out: dict[Any, Any] = {}
-        items = data["$dict"]
-        if not isinstance(items, list):
-            raise self.fail(where, "must be a list of [key, value] pairs")
-        for i, pair in enumerate(items):
-            if not isinstance(pair, list) or len(pair) != 2:
-                raise self.fail(f"{where}[{i}]", "must be a [key, value] pair")
-            key = self.decode(pair[0], f"{where}[{i}].key")
-            try:
-                hash(key)
-            except TypeError:
-                raise self.fail(f"{where}[{i}].key", "is not hashable") from None
-            out[key] = self.decode(pair[1], f"{where}[{key!r}]")
-        return out
-
-    def _register(self, n: Any, value: Any, where: str) -> None:
-        if type(n) is not int or n < 0 or n in self.objects:
-            raise self.fail(where, f"has a bad or repeated object id {n!r}")
-        self.objects[n] = value
-
-    def _ref(self, data: dict, where: str) -> Any:
-        self._expect(data, {"$ref"}, where)
-        n = data["$ref"]
-        if type(n) is not int or n not in self.objects:
-            raise self.fail(where, f"refers to an unknown object {n!r}")
-        return self.objects[n]
-
-    def _generator(self, data: dict, where: str) -> np.random.Generator:
-        self._expect(data, {"$generator", "state"}, where)
-        state = self.decode(data["state"], f"{where}.state")
-        name = state.get("bit_generator") if isinstance(state, dict) else None
-        if name not in _BIT_GENERATORS:
-            raise self.fail(where, f"names an unsupported bit generator {name!r}")
-        bit_generator = _BIT_GENERATORS[name]()
-        try:
-            bit_generator.state = state
-        except (TypeError, ValueError, KeyError, OverflowError) as exc:
-            raise self.fail(where, f"is not a {name} state: {exc}") from None
-        generator = np.random.Generator(bit_generator)
-        self._register(data["$generator"], generator, where)
-        return generator
-
-    def _policy(self, data: dict, where: str) -> Any:
-        from ice_envs.agents.ppo_agent import load_policy_net
-        from ice_envs.core.errors import AgentSpecError
-
-        self._expect(data, {"$policy"}, where)
-        if not isinstance(data["$policy"], str):
-            raise self.fail(where, "must be the path of a policy .npz")
-        try:
-            return load_policy_net(data["$policy"])
-        except AgentSpecError as exc:
-            raise self.fail(where, f"cannot be loaded: {exc}") from None
-
-    def _object(self, data: dict, where: str) -> Any:
-        self._expect(data, {"$object", "id", "attrs"}, where)
-        cls = self._class(data["$object"], where)
-        if not isinstance(data["attrs"], dict):
-            raise self.fail(where, "must have its attributes as an object")
-        try:
-            obj = object.__new__(cls)
-        except TypeError as exc:
-            raise self.fail(where, f"cannot rebuild a {data['$object']}: {exc}") from None
-        self._register(data["id"], obj, where)
-        attrs = {}
-        for k, v in data["attrs"].items():
-            if k.startswith("$"):
-                raise self.fail(where, f"has a bad attribute name {k!r}")
-            attrs[k] = self.decode(v, f"{where}.{k}")
-        if getattr(cls, "__setstate__", None) is None:
-            obj.__dict__.update(attrs)
-            return obj
-        try:  # as pickle would: the class rebuilds what it left out (an env's caches start empty)
-            obj.__setstate__(attrs)
-        except Exception as exc:
-            raise self.fail(where, f"cannot be restored as a {data['$object']}: {exc!r}") from None
-        return obj
-
-    def _class(self, name: Any, where: str) -> type:
-        if not isinstance(name, str) or ":" not in name:
-            raise self.fail(where, f"names a bad class {name!r}")
-        module_name, _, qualname = name.partition(":")
-        if not module_name.startswith(_SAFE_MODULES) or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", qualname):
-            raise self.fail(where, f"names a class outside ice_envs: {name!r}")
-        moved = _MOVED_MODULES.get(module_name)
-        if moved is not None and hasattr(sys.modules.get(moved), qualname.partition(".")[0]):
-            module_name = moved
-        module = sys.modules.get(module_name)  # only modules already imported: loading never imports
-        cls: Any = module
-        for part in qualname.split("."):
-            cls = getattr(cls, part, None) if cls is not None else None
-        if not isinstance(cls, type) or cls.__module__ != module_name or issubclass(cls, BaseException):
-            raise self.fail(where, f"names an unknown class {name!r}")
-        return cls
+def _array(data: dict[str, Any], source: str, where: str) -> np.ndarray:
+    dtype = _dtype(data["$array"], source, where)
+    shape = data["shape"]
+    if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape) or len(shape) > 32:
+        raise _fail(source, where, f"has a bad shape {shape!r}")
+    flat = data["data"]
+    if not isinstance(flat, list) or len(flat) != math.prod(shape):
+        raise _fail(source, where, f"must hold {math.prod(shape)} values")
+    values = [decode_state(v, source=source, where=where) if isinstance(v, dict) else v for v in flat]
+    if not all(type(v) in (bool, int, float) for v in values):
+        raise _fail(source, where, "must hold numbers only")
+    try:
+        return np.asarray(values, dtype=dtype).reshape(shape)
+    except (OverflowError, ValueError, TypeError) as exc:
+        raise _fail(source, where, f"is not a {dtype} array: {exc}") from None

@@ -229,12 +229,12 @@ class TrainConfig:
     #: or ``batched``: all ``n_envs`` games in one batched numpy engine in this process (games with a
     #: ``vector`` engine: Cardiceo, CubeMelt; random opponents; see docs/training.md).
     vec_env: Literal["auto", "subproc", "dummy", "batched"] = "auto"
-    #: How SubprocVecEnv starts its workers: ``auto`` is ``fork`` on Linux (workers start in a
-    #: fraction of a second; they use numpy only) and ``forkserver`` elsewhere.
+    #: How the env workers start: ``auto`` is ``forkserver`` (each worker holds only its own pipe,
+    #: so it ends with the learner; ``ice_envs.train.grouped_vec_env``).
     start_method: Literal["auto", "fork", "forkserver", "spawn"] = "auto"
     #: With ``vec_env: subproc``: how many worker processes run the envs, each stepping
     #: ``n_envs / env_processes`` of them in turn (:mod:`ice_envs.train.grouped_vec_env`); ``null``:
-    #: one process per env (stable-baselines3's SubprocVecEnv). The same weights either way.
+    #: one process per env. The same weights either way.
     env_processes: int | None = None
     total_timesteps: int = 100_000
     eval: EvalConfig = field(default_factory=EvalConfig)

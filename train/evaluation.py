@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ice_envs.agents.spec import AgentSpecError, load_agent
+from ice_envs.core.files import write_atomic
 
 
 def heuristic_note(game: str) -> str | None:
@@ -148,8 +149,8 @@ class BackgroundEvaluations:
     same in a worker as in the training process; only the moment they come back differs.
     :meth:`submit` hands one over (with whatever the caller wants back: ``tag``); :meth:`collect`
     returns the finished ones in submission order (with ``block``, waits for all). The worker
-    starts with the first submission: ``fork`` on Linux (as the training envs' ``start_method:
-    auto``; only numpy runs there), ``forkserver`` elsewhere.
+    starts with the first submission, with ``forkserver`` (as the training envs' workers): it holds
+    no pipe of the training process but its own, so it ends when the training process does.
     """
 
     def __init__(self) -> None:
@@ -165,11 +166,9 @@ class BackgroundEvaluations:
         """Start ``evaluate_checkpoint(*args)`` in the worker; :meth:`collect` gives ``(tag, (results, notes))``."""
         if self._executor is None:
             import multiprocessing
-            import sys
             from concurrent.futures import ProcessPoolExecutor
 
-            method = "fork" if sys.platform.startswith("linux") else "forkserver"
-            self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context(method))
+            self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"))
         self._pending.append((tag, self._executor.submit(evaluate_checkpoint, *args)))
 
     def collect(self, block: bool = False) -> list[tuple[Any, tuple[dict[str, dict[str, Any]], list[str]]]]:
@@ -230,7 +229,7 @@ def _session_lines(earlier: dict[str, Any] | None, train_seconds: float) -> list
 
 def write_final_report(run_dir: Path, report: dict[str, Any]) -> None:
     """``evaluation.json`` and a short ``evaluation.md`` in the run directory."""
-    (run_dir / "evaluation.json").write_text(json.dumps(report, indent=2))
+    write_atomic(run_dir / "evaluation.json", json.dumps(report, indent=2))
     lines = [
         f"# {report['game']}, {report['players']} players — {report['checkpoint']}",
         "",
@@ -253,4 +252,4 @@ def write_final_report(run_dir: Path, report: dict[str, Any]) -> None:
         lines.append(f"- vs {kind}: `{r['command']}`")
     for note in report.get("notes", []):
         lines.append(f"- note: {note}")
-    (run_dir / "evaluation.md").write_text("\n".join(lines) + "\n")
+    write_atomic(run_dir / "evaluation.md", "\n".join(lines) + "\n")

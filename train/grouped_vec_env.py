@@ -21,11 +21,20 @@ infos), and the results come back in env order, so a run trains the same weights
 reset and sends them with the results; the next ``env_method("action_masks")`` over all envs is
 answered from them, without a round trip. Any other call (``set_attr``, ``env_method``, ...)
 may change an env, so it drops the stored masks and the next request asks the workers.
+
+**Workers never outlive the learner, and never hang it.** Each worker watches the learner's
+process and ends when it is gone (whatever the start method: with ``fork`` a worker inherits the
+other workers' pipe ends and would never see its own pipe close). An exception in a worker is sent
+back to the learner, which raises it as an :class:`EnvWorkerError` naming the worker and the error
+on one line (the CLI's exit status 2); a worker that dies is noticed within a second.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,14 +43,64 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices
 
+from ice_envs.core.errors import OptionError
+
 #: The env method whose results the workers send with every step and reset.
 MASK_METHOD = "action_masks"
 
 
-def _worker(remote: Any, parent_remote: Any, fns: CloudpickleWrapper) -> None:
-    """Serve one group of envs, held in a ``DummyVecEnv``, until ``close``."""
+#: Seconds between a worker's checks that the learner is still there (and the learner's that a worker is).
+WATCH_SECONDS = 0.5
+
+
+class EnvWorkerError(OptionError):
+    """An env worker process failed: its error, or its end, in one line."""
+
+
+class _Failure:
+    """What a worker sends back instead of an answer when a command raised: the error in one line."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - a pid of another user: not the learner any more
+        return False
+    return True
+
+
+def _watch_learner(learner: int) -> None:
+    """End this worker at once when the learner process is gone (or this worker was handed to another parent)."""
+    parent = os.getppid()
+    while True:
+        time.sleep(WATCH_SECONDS)
+        if os.getppid() != parent or not _alive(learner):
+            os._exit(0)
+
+
+def _worker(remote: Any, parent_remote: Any, fns: CloudpickleWrapper, learner: int | None = None) -> None:
+    """Serve one group of envs, held in a ``DummyVecEnv``, until ``close`` or the learner's end."""
     parent_remote.close()
-    venv = DummyVecEnv(fns.var)
+    if learner is not None:
+        threading.Thread(target=_watch_learner, args=(learner,), daemon=True).start()
+    try:
+        venv = DummyVecEnv(fns.var)
+    except Exception as exc:
+        try:
+            remote.send(_Failure(f"building the envs: {_one_line(exc)}"))
+        except OSError:
+            pass
+        return
     has_masks = all(hasattr(env, MASK_METHOD) for env in venv.envs)
 
     def masks() -> list[Any] | None:
@@ -50,36 +109,51 @@ def _worker(remote: Any, parent_remote: Any, fns: CloudpickleWrapper) -> None:
     while True:
         try:
             cmd, data = remote.recv()
-        except (EOFError, KeyboardInterrupt):
+        except (EOFError, OSError, KeyboardInterrupt):
             break
-        if cmd == "step":
-            venv.step_async(data)
-            obs, rewards, dones, infos = venv.step_wait()
-            remote.send((obs, rewards, dones, infos, list(venv.reset_infos), masks()))
-        elif cmd == "reset":
-            venv._seeds, venv._options = list(data[0]), list(data[1])
-            obs = venv.reset()
-            remote.send((obs, list(venv.reset_infos), masks()))
-        elif cmd == "env_method":
-            name, args, kwargs, local = data
-            remote.send(venv.env_method(name, *args, indices=local, **kwargs))
-        elif cmd == "get_attr":
-            remote.send(venv.get_attr(data[0], indices=data[1]))
-        elif cmd == "set_attr":
-            venv.set_attr(data[0], data[1], indices=data[2])
-            remote.send(None)
-        elif cmd == "is_wrapped":
-            remote.send(venv.env_is_wrapped(data[0], indices=data[1]))
-        elif cmd == "render":
-            remote.send([env.render() for env in venv.envs])
-        elif cmd == "get_spaces":
-            remote.send((venv.observation_space, venv.action_space, venv.render_mode))
-        elif cmd == "close":
-            venv.close()
-            remote.close()
-            break
-        else:  # pragma: no cover - the parent sends only the commands above
-            raise NotImplementedError(f"unknown worker command {cmd!r}")
+        try:
+            if _serve(venv, remote, masks, cmd, data):
+                break
+        except (BrokenPipeError, ConnectionResetError):
+            break  # the learner is gone
+        except Exception as exc:
+            try:
+                remote.send(_Failure(f"{cmd}: {_one_line(exc)}"))
+            except OSError:
+                break
+
+
+def _serve(venv: DummyVecEnv, remote: Any, masks: Callable[[], Any], cmd: str, data: Any) -> bool:
+    """Answer one command of the learner; ``True`` after ``close``."""
+    if cmd == "step":
+        venv.step_async(data)
+        obs, rewards, dones, infos = venv.step_wait()
+        remote.send((obs, rewards, dones, infos, list(venv.reset_infos), masks()))
+    elif cmd == "reset":
+        venv._seeds, venv._options = list(data[0]), list(data[1])
+        obs = venv.reset()
+        remote.send((obs, list(venv.reset_infos), masks()))
+    elif cmd == "env_method":
+        name, args, kwargs, local = data
+        remote.send(venv.env_method(name, *args, indices=local, **kwargs))
+    elif cmd == "get_attr":
+        remote.send(venv.get_attr(data[0], indices=data[1]))
+    elif cmd == "set_attr":
+        venv.set_attr(data[0], data[1], indices=data[2])
+        remote.send(None)
+    elif cmd == "is_wrapped":
+        remote.send(venv.env_is_wrapped(data[0], indices=data[1]))
+    elif cmd == "render":
+        remote.send([env.render() for env in venv.envs])
+    elif cmd == "get_spaces":
+        remote.send((venv.observation_space, venv.action_space, venv.render_mode))
+    elif cmd == "close":
+        venv.close()
+        remote.close()
+        return True
+    else:  # pragma: no cover - the parent sends only the commands above
+        raise NotImplementedError(f"unknown worker command {cmd!r}")
+    return False
 
 
 def split_envs(n_envs: int, processes: int) -> list[list[int]]:
@@ -106,17 +180,22 @@ class GroupedSubprocVecEnv(VecEnv):
         self.closed = False
         self._masks: list[Any] | None = None
         ctx = mp.get_context(start_method)
-        pipes = [ctx.Pipe() for _ in self.groups]
-        self.remotes = [parent for parent, _ in pipes]
+        self.remotes = []
         self.processes = []
-        for (parent, child), group in zip(pipes, self.groups, strict=True):
+        for group in self.groups:
+            parent, child = ctx.Pipe()  # one at a time: a forked worker inherits no later worker's pipe
             fns = CloudpickleWrapper([env_fns[i] for i in group])
-            process = ctx.Process(target=_worker, args=(child, parent, fns), daemon=True)
+            process = ctx.Process(target=_worker, args=(child, parent, fns, os.getpid()), daemon=True)
             process.start()
+            self.remotes.append(parent)
             self.processes.append(process)
             child.close()
         self.remotes[0].send(("get_spaces", None))
-        observation_space, action_space, render_mode = self.remotes[0].recv()
+        try:
+            observation_space, action_space, render_mode = self._recv(0)
+        except EnvWorkerError:
+            self._terminate()
+            raise
         super().__init__(len(env_fns), observation_space, action_space)
         self.render_mode = render_mode
 
@@ -128,8 +207,8 @@ class GroupedSubprocVecEnv(VecEnv):
         self.waiting = True
 
     def step_wait(self) -> Any:
-        results = [remote.recv() for remote in self.remotes]
         self.waiting = False
+        results = [self._recv(p) for p in range(len(self.remotes))]
         obs, rewards, dones, infos, reset_infos, masks = zip(*results, strict=True)
         self.reset_infos = [info for part in reset_infos for info in part]
         self._keep_masks(masks)
@@ -140,7 +219,7 @@ class GroupedSubprocVecEnv(VecEnv):
         self._masks = None
         for remote, group in zip(self.remotes, self.groups, strict=True):
             remote.send(("reset", ([self._seeds[i] for i in group], [self._options[i] for i in group])))
-        results = [remote.recv() for remote in self.remotes]
+        results = [self._recv(p) for p in range(len(self.remotes))]
         obs, reset_infos, masks = zip(*results, strict=True)
         self.reset_infos = [info for part in reset_infos for info in part]
         self._keep_masks(masks)
@@ -151,16 +230,49 @@ class GroupedSubprocVecEnv(VecEnv):
     def close(self) -> None:
         if self.closed:
             return
-        if self.waiting:
+        self.closed = True
+        try:
+            if self.waiting:
+                for p in range(len(self.remotes)):
+                    self._recv(p, raise_failure=False)
             for remote in self.remotes:
-                remote.recv()
-        for remote in self.remotes:
-            remote.send(("close", None))
+                remote.send(("close", None))
+            for process in self.processes:
+                process.join(timeout=10)
+        except (EnvWorkerError, OSError):
+            pass
+        self._terminate()
+
+    def _terminate(self) -> None:
+        """End every worker still running and close the pipes (nothing is left behind)."""
         for process in self.processes:
-            process.join()
+            if process.is_alive():
+                process.kill()
+            process.join(timeout=10)
         for remote in self.remotes:
             remote.close()
         self.closed = True
+
+    def _recv(self, p: int, raise_failure: bool = True) -> Any:
+        """Worker ``p``'s answer; an :class:`EnvWorkerError` if it failed or ended."""
+        remote, process = self.remotes[p], self.processes[p]
+        try:
+            while not remote.poll(WATCH_SECONDS):
+                if not process.is_alive():
+                    raise EOFError
+            answer = remote.recv()
+        except (EOFError, OSError):
+            code = process.exitcode
+            raise EnvWorkerError(
+                f"env worker {p} ended unexpectedly (exit status {code})"
+                if code is not None
+                else f"env worker {p} is gone"
+            ) from None
+        if isinstance(answer, _Failure):
+            if raise_failure:
+                raise EnvWorkerError(f"env worker {p} failed: {answer.message}")
+            return None
+        return answer
 
     # ----------------------------------------------------------------- envs' attributes and methods
     def env_method(
@@ -184,7 +296,7 @@ class GroupedSubprocVecEnv(VecEnv):
     def get_images(self) -> Sequence[np.ndarray | None]:
         for remote in self.remotes:
             remote.send(("render", None))
-        return [image for remote in self.remotes for image in remote.recv()]
+        return [image for p in range(len(self.remotes)) for image in self._recv(p)]
 
     # ----------------------------------------------------------------- helpers
     def _keep_masks(self, masks: Sequence[list[Any] | None]) -> None:
@@ -208,11 +320,11 @@ class GroupedSubprocVecEnv(VecEnv):
             per_process.setdefault(process, []).append(local)
         for process, local in per_process.items():
             self.remotes[process].send(message(local))
-        answers = {process: iter(self.remotes[process].recv() or ()) for process in per_process}
+        answers = {process: iter(self._recv(process) or ()) for process in per_process}
         if not results:
             return None
         # each process answers for its local indices in the order they were sent, i.e. the order of ``indices``
         return [next(answers[self._where[i][0]]) for i in order]
 
 
-__all__ = ["GroupedSubprocVecEnv", "MASK_METHOD", "split_envs"]
+__all__ = ["EnvWorkerError", "GroupedSubprocVecEnv", "MASK_METHOD", "split_envs"]

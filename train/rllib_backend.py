@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from ice_envs.core.files import write_atomic
 from ice_envs.core.machine import machine_info, package_versions
 from ice_envs.evaluation.ray_backend import init_ray
 from ice_envs.train.config import ConfigError, RLlibTrainConfig
@@ -166,7 +167,7 @@ def train(
     if run_dir.exists() and any(run_dir.iterdir()):
         raise ConfigError(f"run directory {run_dir} is not empty (RLlib runs are not resumed by ice-envs train)")
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(dump_config(cfg))  # type: ignore[arg-type]
+    write_atomic(run_dir / "config.yaml", dump_config(cfg))  # type: ignore[arg-type]
     torch.set_num_threads(cfg.torch_threads)
     session = {
         "command": command or shlex.join(sys.argv),
@@ -334,4 +335,4 @@ def _now() -> str:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, indent=2, default=str))
+    write_atomic(path, json.dumps(data, indent=2, default=str))

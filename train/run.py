@@ -22,6 +22,7 @@ torch kernels are of another instruction set (``torch_cpu_kernels`` in ``meta.js
 from __future__ import annotations
 
 import json
+import os
 import platform
 import shlex
 import shutil
@@ -35,12 +36,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 import ice_envs
 from ice_envs.agents.ppo_agent import observation_pieces
-from ice_envs.core.files import load_json
+from ice_envs.core.files import atomic_path, write_atomic
 from ice_envs.core.machine import machine_info, package_versions
 from ice_envs.core.threads import one_blas_thread
-from ice_envs.train.config import ConfigError, RLlibTrainConfig, TrainConfig, config_from_dict, dump_config
+from ice_envs.train.config import (
+    ConfigError,
+    RLlibTrainConfig,
+    TrainConfig,
+    apply_overrides,
+    config_from_dict,
+    dump_config,
+    read_config_data,
+)
 
 #: Keys that ``--set`` may change when resuming (the rest would change what the checkpoint means).
 RESUMABLE_KEYS = ("total_timesteps", "checkpoint_every", "eval", "verbose")
@@ -139,8 +150,18 @@ def model_meta(cfg: TrainConfig | RLlibTrainConfig) -> dict[str, Any]:
         "options": cfg.resolved_options(),
         "seed": cfg.seed,
         "name": cfg.name,
-        "observation_pieces": observation_pieces(env.obs_layout),
+        "observation_pieces": env_observation_pieces(env),
     }
+
+
+def env_observation_pieces(env: Any) -> list[list[Any]]:
+    """``[name, size]`` of each piece of ``env``'s observation: its ``obs_layout``'s, or one piece
+    ``observation`` covering the whole vector when the game declares no layout."""
+    layout = getattr(env, "obs_layout", None)
+    if layout is not None:
+        return observation_pieces(layout)
+    box = env.observation_space(env.possible_agents[0])["observation"]
+    return [["observation", int(np.prod(box.shape))]]
 
 
 # ---------------------------------------------------------------------------- envs and model
@@ -166,8 +187,8 @@ class EnvFactory:
     league: tuple[tuple[tuple[str, str, str], ...], tuple[int, ...], bool, bool] | None = None
 
     def __call__(self) -> Any:
+        from ice_envs.train.training_env import TrainingEnv
         from ice_envs.wrappers.opponents import LeagueOpponents, OpponentMix
-        from ice_envs.wrappers.single_agent import SingleAgentEnv
 
         # for the rest of a SubprocVecEnv worker (in the training process, _run restores the limit)
         one_blas_thread()
@@ -183,7 +204,7 @@ class EnvFactory:
         from ice_envs.train.shaping import Shaper
 
         shaping = Shaper(self.game, *self.shaping) if self.shaping else None
-        return SingleAgentEnv(self.game, self.players, self.options, opponents, self.learner_seat, shaping=shaping)
+        return TrainingEnv(self.game, self.players, self.options, opponents, self.learner_seat, shaping=shaping)
 
 
 def env_factory(cfg: TrainConfig, pool_paths: list[str]) -> EnvFactory:
@@ -218,10 +239,15 @@ def env_factory(cfg: TrainConfig, pool_paths: list[str]) -> EnvFactory:
 
 
 def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
-    """``n_envs`` training envs in a DummyVecEnv, a SubprocVecEnv (one process per env), a
-    :class:`~ice_envs.train.grouped_vec_env.GroupedSubprocVecEnv` (``env_processes`` processes), or
-    ``n_envs`` games of one batched engine."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    """``n_envs`` training envs in a DummyVecEnv, in worker processes (a
+    :class:`~ice_envs.train.grouped_vec_env.GroupedSubprocVecEnv` of ``env_processes`` processes, one
+    per env by default), or ``n_envs`` games of one batched engine.
+
+    Workers start with ``forkserver`` unless the config names another start method: each then
+    holds only its own pipe, so it ends as soon as the learner does, and a worker's error reaches
+    the learner as a one-line error (:class:`~ice_envs.train.grouped_vec_env.EnvWorkerError`).
+    """
+    from stable_baselines3.common.vec_env import DummyVecEnv
 
     if cfg.vec_env == "batched":  # every game in one batched numpy engine, in this process
         from ice_envs.train.batched_vec_env import make_batched_vec_env
@@ -240,14 +266,10 @@ def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
     fns = [factory] * cfg.n_envs
     if kind == "dummy":
         return DummyVecEnv(fns)
-    method = cfg.start_method
-    if method == "auto":
-        method = "fork" if sys.platform.startswith("linux") else "forkserver"
-    if cfg.env_processes is not None:  # several envs per worker process
-        from ice_envs.train.grouped_vec_env import GroupedSubprocVecEnv
+    from ice_envs.train.grouped_vec_env import GroupedSubprocVecEnv
 
-        return GroupedSubprocVecEnv(fns, cfg.env_processes, start_method=method)
-    return SubprocVecEnv(fns, start_method=method)
+    method = "forkserver" if cfg.start_method == "auto" else cfg.start_method
+    return GroupedSubprocVecEnv(fns, cfg.env_processes or cfg.n_envs, start_method=method)
 
 
 def resolve_device(device: str, imitation: bool = False) -> str:
@@ -331,11 +353,41 @@ def train(
 ) -> RunResult:
     """Train a new run from ``cfg``; returns the run directory, final model and final report."""
     run_dir = Path(run_dir) if run_dir is not None else new_run_dir(cfg)
-    if run_dir.exists() and any(run_dir.iterdir()):
-        raise ConfigError(f"run directory {run_dir} is not empty; resume it with --resume {run_dir}")
+    if run_dir.exists():
+        entries = list(run_dir.iterdir())
+        if not all(_temporary(p) for p in entries):
+            raise ConfigError(f"run directory {run_dir} is not empty; resume it with --resume {run_dir}")
+        for leftover in entries:  # a write cut short before the run's first file was complete
+            leftover.unlink()
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(dump_config(cfg))
-    meta = {
+    write_atomic(run_dir / "config.yaml", dump_config(cfg))
+    return _run(cfg, run_dir, _new_meta(cfg), command, resume_from=None, echo=echo)
+
+
+def _temporary(path: Path) -> bool:
+    """Whether ``path`` is a temporary file of an atomic write cut short: ``.<name>.<random>.tmp`` (and
+    ``.tmp.png`` / ``.tmp.npz``, named for matplotlib's and numpy's sake)."""
+    name = path.name
+    return (
+        path.is_file()
+        and not path.is_symlink()
+        and name.startswith(".")
+        and name.endswith((".tmp", ".tmp.png", ".tmp.npz"))
+    )
+
+
+def _remove_temporaries(run_dir: Path) -> None:
+    """Remove the temporary files of atomic writes that a kill cut short (in the run directory and
+    its ``checkpoints/``); nothing else."""
+    for folder in (run_dir, run_dir / "checkpoints"):
+        if folder.is_dir() and not folder.is_symlink():
+            for path in folder.iterdir():
+                if _temporary(path):
+                    path.unlink()
+
+
+def _new_meta(cfg: TrainConfig) -> dict[str, Any]:
+    return {
         "name": cfg.name,
         "seed": cfg.seed,
         "torch_threads": cfg.torch_threads,
@@ -345,34 +397,124 @@ def train(
         "machine": machine_info(),
         "sessions": [],
     }
-    return _run(cfg, run_dir, meta, command, resume_from=None, echo=echo)
+
+
+#: What a run writes besides ``config.yaml`` and ``meta.json``: removed when a run that never reached
+#: its first checkpoint starts again in place.
+RUN_OUTPUTS = (
+    "checkpoints",
+    "tb",
+    "policies",
+    "pool",
+    "evaluations.jsonl",
+    "final.zip",
+    "final.npz",
+    "evaluation.json",
+    "evaluation.md",
+    "curves.png",
+)
 
 
 def resume(
     target: str | Path, overrides: list[str] | None = None, command: str | None = None, echo: bool = True
 ) -> RunResult:
-    """Continue a run from its latest checkpoint (``target`` = run dir) or a given checkpoint ``.zip``."""
-    from ice_envs.train.checkpoints import checkpoint_step, resolve_checkpoint
-    from ice_envs.train.config import apply_overrides, read_config_data
+    """Continue a run from its newest complete checkpoint (``target`` = run dir) or a given checkpoint ``.zip``.
 
-    run_dir, checkpoint = resolve_checkpoint(target)
-    data = read_config_data(run_dir / "config.yaml")
-    if not isinstance(data, dict):
-        raise ConfigError(f"{run_dir / 'config.yaml'}: the config must be a mapping of keys")
-    for text in overrides or []:
-        key = text.partition("=")[0].strip()
-        if key.split(".")[0] not in RESUMABLE_KEYS:
-            raise ConfigError(f"--set {key}: cannot be changed when resuming; only {', '.join(RESUMABLE_KEYS)}")
-    cfg = config_from_dict(apply_overrides(data, overrides or []), source=str(run_dir / "config.yaml"))
-    done = checkpoint_step(checkpoint)
-    if done >= cfg.total_timesteps:
+    Newer checkpoints that are not complete (a kill while one was written) are skipped and named.
+    ``evaluations.jsonl`` is cut back to the rows it had at the checkpoint (later rows are written
+    again, identically). A run whose checkpoint is at ``total_timesteps`` but that never finished
+    (killed during its final evaluation) is finished; a run killed before its first checkpoint
+    starts again from step 0 in its own directory.
+    """
+    from ice_envs.train.checkpoints import EVALUATIONS, NoCheckpoint, read_state, resolve_checkpoint, truncate_log
+
+    _check_overrides(overrides)
+    _remove_temporaries(Path(target))
+    try:
+        run_dir, checkpoint = resolve_checkpoint(target, echo)
+    except NoCheckpoint as exc:
+        return _start_again(Path(target), str(exc), overrides, command, echo)
+    state = read_state(checkpoint)
+    cfg = config_from_dict(
+        apply_overrides(_run_config(run_dir, state, echo), overrides or []), source=str(run_dir / "config.yaml")
+    )
+    meta = _read_meta(run_dir, cfg, echo)
+    done = int(state["num_timesteps"])
+    finished = bool(meta["sessions"]) and "finished" in meta["sessions"][-1]
+    if done > cfg.total_timesteps or (done == cfg.total_timesteps and finished):
         raise ConfigError(
             f"{checkpoint} is at {done:,} steps, total_timesteps is {cfg.total_timesteps:,}; "
             "continue with --set total_timesteps=<more>"
         )
-    (run_dir / "config.yaml").write_text(dump_config(cfg))
-    meta = load_json(run_dir / "meta.json", what="run meta data")
+    dropped = truncate_log(run_dir / EVALUATIONS, state["evaluations"])
+    if dropped and echo:
+        print(f"[train] {EVALUATIONS}: {dropped} row(s) written after {checkpoint.name} dropped", flush=True)
+    if done == cfg.total_timesteps and echo:
+        print(f"[train] {run_dir} reached {done:,} steps but did not finish: finishing it", flush=True)
+    write_atomic(run_dir / "config.yaml", dump_config(cfg))
     return _run(cfg, run_dir, meta, command, resume_from=checkpoint, echo=echo)
+
+
+def _check_overrides(overrides: list[str] | None) -> None:
+    for text in overrides or []:
+        key = text.partition("=")[0].strip()
+        if key.split(".")[0] not in RESUMABLE_KEYS:
+            raise ConfigError(f"--set {key}: cannot be changed when resuming; only {', '.join(RESUMABLE_KEYS)}")
+
+
+def _run_config(run_dir: Path, state: dict[str, Any], echo: bool) -> dict[str, Any]:
+    """The run's config: its ``config.yaml``, or the checkpoint's copy when that file cannot be read."""
+    path = run_dir / "config.yaml"
+    try:
+        data = read_config_data(path)
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: the config must be a mapping of keys")
+    except ConfigError as exc:
+        if state.get("config") is None:
+            raise
+        if echo:
+            print(f"[train] {exc}; using the config saved in the checkpoint", flush=True)
+        return dict(state["config"])
+    return data
+
+
+def _read_meta(run_dir: Path, cfg: TrainConfig, echo: bool) -> dict[str, Any]:
+    """The run's ``meta.json``, or a new one (named on one line) when it is missing or cannot be read."""
+    from ice_envs.core.files import FileFormatError, load_json
+
+    path = run_dir / "meta.json"
+    try:
+        meta = load_json(path, what="run meta data")
+        if isinstance(meta, dict) and isinstance(meta.get("sessions"), list):
+            return meta
+        problem = f"{path}: not a run's meta data"
+    except FileFormatError as exc:
+        problem = str(exc)
+    if echo:
+        print(f"[train] {problem}; its earlier sessions are not known, a new one is started", flush=True)
+    return _new_meta(cfg)
+
+
+def _start_again(run_dir: Path, why: str, overrides: list[str] | None, command: str | None, echo: bool) -> RunResult:
+    """A run killed before its first checkpoint: start it again from step 0 in its own directory."""
+    path = run_dir / "config.yaml"
+    if not path.is_file():
+        raise ConfigError(f"{why}, and no config.yaml to start it again from")
+    data = read_config_data(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of keys")
+    cfg = config_from_dict(apply_overrides(data, overrides or []), source=str(path))
+    meta = _read_meta(run_dir, cfg, echo)
+    if echo:
+        print(f"[train] {why}: the run starts again from step 0 in {run_dir}", flush=True)
+    for name in RUN_OUTPUTS:
+        target = run_dir / name
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+    write_atomic(run_dir / "config.yaml", dump_config(cfg))
+    return _run(cfg, run_dir, meta, command, resume_from=None, echo=echo)
 
 
 def _run(
@@ -432,10 +574,11 @@ def _run_session(
         )
         callback.collect_evaluations(block=True)
         train_rate = callback.steps_per_second()
-        last = save_checkpoint(model, run_dir, pool, events_done=False, league=league)
+        last = save_checkpoint(model, run_dir, pool, events_done=False, league=league, config=cfg.to_dict())
         final = run_dir / "final.zip"
-        shutil.copyfile(last, final)
-        policy_net(model, cfg).save_npz(run_dir / "final.npz")
+        write_atomic(final, last.read_bytes())
+        with atomic_path(run_dir / "final.npz") as tmp:
+            policy_net(model, cfg).save_npz(tmp)
         report = _final_report(
             cfg,
             run_dir,
@@ -456,6 +599,7 @@ def _run_session(
         venv.close()
         if getattr(model, "_logger", None) is not None:
             model.logger.close()
+    _plot(run_dir, echo)
     session.update(
         {
             "finished": _now(),
@@ -463,8 +607,7 @@ def _run_session(
             "steps_per_second": report["steps_per_second"],
         }
     )
-    _write_json(run_dir / "meta.json", meta)
-    _plot(run_dir, echo)
+    _write_json(run_dir / "meta.json", meta)  # last: a run is finished from here on (--resume says so)
     if echo:
         print(f"[train] done: {run_dir} (final model {final}; report {run_dir / 'evaluation.json'})", flush=True)
     return RunResult(run_dir, final, report)
@@ -654,7 +797,13 @@ def _plot(run_dir: Path, echo: bool) -> None:
     except ImportError:
         return
     try:
-        plot_run(run_dir, run_dir / "curves.png")
+        with atomic_path(run_dir / "curves.png") as tmp:
+            png = tmp.with_name(tmp.name + ".png")  # matplotlib picks the format by the suffix
+            try:
+                plot_run(run_dir, png)
+                os.replace(png, tmp)
+            finally:
+                png.unlink(missing_ok=True)
     except ImportError as exc:  # matplotlib is in the eval extra
         if echo:
             print(f"[train] no curves.png ({exc})", flush=True)
@@ -665,4 +814,4 @@ def _now() -> str:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, indent=2, default=str))
+    write_atomic(path, json.dumps(data, indent=2, default=str))

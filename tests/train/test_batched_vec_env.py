@@ -128,14 +128,17 @@ def test_greedy_opponents_play_legal_moves(game):
         _, mask, *_ = engine.step(actions)
 
 
-def test_get_state_and_set_state_resume_exactly():
-    env = BatchedVecEnv("cubemelt", 8, 3, {"expansion": True}, opponents={"random": 0.5, "greedy": 0.5}, seed=4)
+@pytest.mark.parametrize(("game", "options"), [("cubemelt", {"expansion": True}), ("cardiceo", {})])
+def test_training_state_is_plain_json_and_resumes_exactly(game, options):
+    import json
+
+    env = BatchedVecEnv(game, 8, 3, options, opponents={"random": 0.5, "greedy": 0.5}, seed=4)
     env.reset()
     rng = np.random.default_rng(0)
     for _ in range(20):
         mask = env.action_masks()
         env.step((rng.random(mask.shape) * mask).argmax(axis=1))
-    blob = env.get_state()
+    blob = json.loads(json.dumps(env.training_state(), allow_nan=False))
     mask = env.action_masks()
     actions = [(np.random.default_rng(k).random(mask.shape) * mask).argmax(axis=1) for k in range(30)]
 
@@ -149,8 +152,15 @@ def test_get_state_and_set_state_resume_exactly():
         return out
 
     first = play(env)
-    env.set_state(blob)
-    again = play(env)
+    fresh = BatchedVecEnv(game, 8, 3, options, opponents={"random": 0.5, "greedy": 0.5}, seed=99)
+    fresh.reset()
+    fresh.load_training_state(blob)
+    again = play(fresh)
     assert all(np.array_equal(x, y) for p, q in zip(first, again, strict=True) for x, y in zip(p, q, strict=True))
+    if game == "cubemelt":  # the engine's views of its tracks still follow them
+        assert np.shares_memory(fresh.engine.love, fresh.engine.tracks)
+    bad = {**blob, "games": {**blob["games"], "seat": {**blob["games"]["seat"], "shape": [9]}}}
+    with pytest.raises(ValueError, match="seat"):
+        fresh.load_training_state(bad)
     with pytest.raises(OptionError, match="self-play"):
         env.set_pool(["snapshot.npz"])

@@ -1,135 +1,114 @@
-"""What a training checkpoint saves of an env: its state without its caches, restored as pickle would."""
+"""What a training checkpoint saves of an env: its declared state as plain JSON, restored by replaying its game."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from ice_envs import tip_of_the_diceberg_v1
-from ice_envs.core import vector
-from ice_envs.train.checkpoints import decode_state, encode_state
+from ice_envs.train.checkpoints import _local, _portable
+from ice_envs.train.config import ConfigError
+from ice_envs.train.training_env import TrainingEnv
+from ice_envs.wrappers.opponents import LeagueOpponents, OpponentMix
 
-TIP_CACHES = ("_mask_cache", "_slot_cache", "_base_cache", "_misc_cache", "_removed_cache", "_past_cache", "_play_memo")
 
-
-def _tip_mid_game(steps: int = 400, seed: int = 3):
-    """A Tip of the Diceberg raw env after ``steps`` random decisions (its caches filled)."""
-    env = tip_of_the_diceberg_v1.raw_env(num_players=4)
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
+def _play(env: TrainingEnv, rng: np.random.Generator, steps: int) -> list[tuple]:
+    """``steps`` learner decisions drawn by ``rng`` (resetting at each game end): what the learner saw."""
+    seen = []
     for _ in range(steps):
-        obs = env.observe(env.agent_selection)  # fills the encoder's caches, as training does
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(legal.size)]))
-    return env
+        action = int(rng.choice(np.flatnonzero(env.action_masks())))
+        obs, reward, terminated, truncated, info = env.step(action)
+        seen.append((obs.tobytes(), reward, terminated, truncated, info.get("opponents")))
+        if terminated or truncated:
+            env.reset()
+    return seen
 
 
-def _round_trip(value):
-    return decode_state(json.loads(json.dumps(encode_state(value))), source="test.state.json", where="envs[0]")
+def _through_json(env: TrainingEnv) -> dict:
+    return json.loads(json.dumps(env.training_state(), allow_nan=False))
 
 
-def _continue_alike(a, b, steps: int = 300, seed: int = 11) -> int:
-    """Play ``a`` and ``b`` on with the same actions; assert equal observations and rewards. Returns the steps."""
-    rng = np.random.default_rng(seed)
-    done = 0
-    for _ in range(steps):
-        if any(a.terminations.values()) or any(a.truncations.values()):
-            break
-        for agent in a.agents:
-            oa, ob = a.observe(agent), b.observe(agent)
-            assert np.array_equal(oa["observation"], ob["observation"])
-            assert np.array_equal(oa["action_mask"], ob["action_mask"])
-        legal = np.flatnonzero(a.action_mask())
-        action = int(legal[rng.integers(legal.size)])
-        a.step(action)
-        b.step(action)
-        assert a.rewards == b.rewards and a.agent_selection == b.agent_selection
-        done += 1
-    return done
+@pytest.mark.parametrize(
+    ("game", "players", "options", "opponents"),
+    [
+        # the Icebergs heuristic remembers the hexes its ship sailed through this turn
+        ("icebergs", 3, {}, {"heuristic": 1.0, "random": 1.0}),
+        ("tip_of_the_diceberg", 4, {}, {"heuristic": 1.0}),
+        ("iceberg_rummy", 2, {}, {"heuristic": 1.0}),
+        # off-turn decisions: the learner's choices of Love or Adventure on others' turns
+        ("cubemelt", 3, {"expansion": True}, {"heuristic": 1.0, "random": 1.0}),
+        ("cardiceo", 4, {"hand_size": 5}, {"heuristic": 1.0, "random": 1.0}),
+    ],
+)
+def test_a_restored_env_replays_its_game_and_plays_on_exactly_alike(game, players, options, opponents):
+    env = TrainingEnv(game, players, options, OpponentMix(game, opponents))
+    env.reset(seed=7)
+    _play(env, np.random.default_rng(1), 25)
+    state = _through_json(env)
+    assert state["check"]["game"] == json.loads(json.dumps(env.raw.state_dict()))
+    assert len(json.dumps(state)) < 60_000
+    back = TrainingEnv(game, players, options, OpponentMix(game, opponents))
+    back.reset(seed=123)  # another game first: the restore replaces it
+    back.load_training_state(state)
+    assert _play(back, np.random.default_rng(2), 60) == _play(env, np.random.default_rng(2), 60)
 
 
-def test_an_env_in_a_checkpoint_leaves_out_its_caches():
-    env = _tip_mid_game()
-    assert env._base_cache and env._slot_cache  # filled by play
-    attrs = encode_state(env)["attrs"]
-    assert not set(TIP_CACHES) & set(attrs)
-    assert "game_state" in attrs and "_num_steps" in attrs
+def test_league_opponents_come_back_as_they_were_drawn_and_as_they_are_now():
+    members = [("rnd", "agent", "random"), ("heu", "agent", "heuristic")]
+
+    def make() -> TrainingEnv:
+        return TrainingEnv("cardiceo", 3, {"hand_size": 5}, LeagueOpponents("cardiceo", 3, members, [1, 0], True))
+
+    env = make()
+    env.reset(seed=3)
+    _play(env, np.random.default_rng(0), 4)
+    env.opponents.set_league(members, [0, 1])  # changed mid-game: this game's table stays, the next one changes
+    state = _through_json(env)
+    assert state["start"]["opponents"]["weights"] == [1, 0] and state["opponents"]["weights"] == [0, 1]
+    back = make()
+    back.reset(seed=9)
+    back.load_training_state(state)
+    assert back.opponents.weights == [0, 1]
+    assert _play(back, np.random.default_rng(5), 40) == _play(env, np.random.default_rng(5), 40)
 
 
-def test_meld_patterns_are_saved_without_their_cached_tables():
-    """A pattern's companion tables and other cached values (about 400 KB of JSON per env after some play)
-    follow from its fields: a checkpoint and a pickle hold the fields only, and a restored pattern is equal."""
-    import pickle
-
-    env = _tip_mid_game()
-    patterns = [card.pattern for card in env.game_state.config.catalog.cards]
-    assert any("_companion_tables" in p.__dict__ for p in patterns)  # filled by play
-    cards = encode_state(env)["attrs"]["config"]["attrs"]["catalog"]["attrs"]["cards"]["$tuple"]
-    for card in cards:
-        assert set(card["attrs"]["pattern"]["attrs"]) == set(type(patterns[0]).__dataclass_fields__)
-    for p in patterns:
-        q = pickle.loads(pickle.dumps(p))
-        assert q == p and hash(q) == hash(p) and q.allowed == p.allowed and q.search_bounds == p.search_bounds
-    assert len(json.dumps(encode_state(env))) < 200_000
-
-
-def test_a_restored_env_starts_with_empty_caches_and_plays_on_exactly_alike():
-    env = _tip_mid_game()
-    back = _round_trip(env)
-    assert type(back) is type(env)
-    assert back._base_cache == {} and back._slot_cache == {} and back._play_memo is None
-    assert back._mask_cache is env._mask_cache  # the masks shared by every env with this action count
-    assert _continue_alike(env, back) == 300
+def test_a_replay_that_does_not_reach_the_saved_game_is_refused():
+    env = TrainingEnv("cardiceo", 2, {"hand_size": 5}, OpponentMix("cardiceo", {"random": 1.0}))
+    env.reset(seed=1)
+    _play(env, np.random.default_rng(0), 3)
+    state = _through_json(env)
+    other = TrainingEnv("cardiceo", 2, {"hand_size": 5}, OpponentMix("cardiceo", {"random": 1.0}))
+    other.reset(seed=1)
+    moved = {**state, "start": {**state["start"], "skipped": state["start"]["skipped"] + 1}}
+    with pytest.raises(ValueError, match="differs from the saved one in 'skipped'"):
+        other.load_training_state(moved)
+    game = json.loads(json.dumps(state))
+    game["start"]["rng"]["state"]["state"] += 1  # another deal
+    with pytest.raises(ValueError, match="replayed"):
+        other.load_training_state(game)
+    for bad in ({**state, "actions": [99]}, {**state, "extra": 1}, {**state, "start": {"rng": 1}}):
+        with pytest.raises(ValueError):
+            other.load_training_state(bad)
 
 
-def test_a_checkpoint_with_an_older_cache_layout_still_resumes():
-    """Checkpoints written before caches were left out hold them as that code laid them out: a
-    ``_play_memo`` of (state, step, seat, observation), as before commit ea06d2b, made the resumed
-    run fail at its first select. They are dropped on restore."""
-    env = _tip_mid_game()
-    state = encode_state(env)
-    attrs = state["attrs"]
-    game_state_ref = {"$ref": state["attrs"]["game_state"]["id"]}
-    attrs["_play_memo"] = {"$tuple": [game_state_ref, env._num_steps, 2, encode_state(np.zeros(4, np.float32))]}
-    attrs["_misc_cache"] = {"$dict": [[{"$tuple": [1, 2]}, encode_state(np.ones(3, np.float32))]]}
-    back = decode_state(json.loads(json.dumps(state)), source="old.state.json", where="envs[0]")
-    assert back._play_memo is None and back._misc_cache == {}
-    assert _continue_alike(env, back) == 300
-
-
-def test_a_checkpoint_with_other_encoder_tables_is_encoded_by_this_code():
-    """The encoder's index tables are laid out again on restore: a checkpoint written by code whose
-    tables differ (here: the per-seat places of the counts and values, reversed) observes as this code does."""
-    env = _tip_mid_game()
-    state = encode_state(env)
-    for name in ("_misc_at", "_count_at"):
-        state["attrs"][name] = encode_state([a[::-1].copy() for a in getattr(env, name)])
-    back = decode_state(json.loads(json.dumps(state)), source="old.state.json", where="envs[0]")
-    assert _continue_alike(env, back) == 300
-
-
-def test_a_batched_engine_keeps_its_track_views_through_a_checkpoint():
-    """CubeMelt's batched engine rebuilds its love / adventure / melt views of ``tracks`` on restore
-    (its ``__setstate__``): saved as arrays of their own, they would stop following the tracks."""
-    engine = vector.make("cubemelt", 4, num_players=3)
-    engine.reset(seed=0)
-    back = _round_trip(engine)
-    for name in ("love", "adventure", "melt"):
-        assert np.shares_memory(getattr(back, name), back.tracks)
-    assert np.array_equal(back.tracks, engine.tracks)
-
-
-class _OddState:
-    """An object of a package class whose ``__getstate__`` is not an attribute dict."""
-
-    __module__ = "ice_envs.fake"
-
-    def __getstate__(self):
-        return ("not", "a", "dict")
-
-
-def test_an_object_whose_getstate_gives_no_dict_is_refused():
-    with pytest.raises(TypeError, match="__getstate__"):
-        encode_state(_OddState())
+def test_policy_files_of_the_run_are_named_inside_it_and_never_outside(tmp_path: Path):
+    run = tmp_path / "run"
+    inside, outside = str(run / "pool" / "snap_000000000128.npz"), str(tmp_path / "elsewhere.npz")
+    state = {
+        "start": {"rng": {}, "skipped": 0, "opponents": {"pool": [inside, outside]}},
+        "actions": [],
+        "opponents": {"members": [["s", "snapshot", inside], ["h", "agent", "heuristic"]], "weights": [1, 1]},
+        "check": {},
+    }
+    portable = _portable(state, run)
+    assert portable["start"]["opponents"]["pool"] == ["run:pool/snap_000000000128.npz", outside]
+    assert portable["opponents"]["members"][0][2] == "run:pool/snap_000000000128.npz"
+    moved = tmp_path / "moved"
+    back = _local(portable, moved, "x.state.json", "envs[0]")
+    assert back["start"]["opponents"]["pool"][0] == str(moved / "pool" / "snap_000000000128.npz")
+    assert back["opponents"]["members"][1] == ["h", "agent", "heuristic"]
+    escape = {**portable, "opponents": {"pool": ["run:../../etc/passwd"]}}
+    with pytest.raises(ConfigError, match="outside the run directory"):
+        _local(escape, moved, "x.state.json", "envs[0]")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import pathlib
 import pickle
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from ice_envs.train.checkpoints import state_path
 from ice_envs.train.config import ConfigError, config_from_dict
 from ice_envs.train.run import resume, train
 from tests.train.conftest import tiny_config_dict
@@ -62,6 +64,15 @@ def craft(zip_path: Path, key: str, marker: Path, type_text: str | None = None) 
     with zipfile.ZipFile(zip_path, "w") as archive:
         for name, blob in members.items():
             archive.writestr(name, blob)
+    record_model(zip_path)
+
+
+def record_model(zip_path: Path) -> None:
+    """Make the checkpoint's state record the (changed) ``.zip``, as an attacker who edits both files would."""
+    state_file = state_path(zip_path)
+    state = json.loads(state_file.read_text())
+    state["model_sha256"] = hashlib.sha256(zip_path.read_bytes()).hexdigest()
+    state_file.write_text(json.dumps(state))
 
 
 def test_the_payload_would_run_if_unpickled(tmp_path: Path):
@@ -109,7 +120,11 @@ def test_a_payload_with_no_safe_value_refuses_the_resume(
         ("_last_episode_starts", {"$array": "|b1", "shape": [3], "data": [True, False, True]}, "bool array of 2"),
         ("_last_obs", [1, 2], "observations of 2 envs"),
         ("ep_info_buffer", {"maxlen": 1, "items": [{"r": 1.0}, {"r": 2.0}]}, "at most 1 entries"),
-        ("ep_success_buffer", {"maxlen": 100, "items": [{"$object": "os:system", "id": 0, "attrs": {}}]}, "outside"),
+        (
+            "ep_success_buffer",
+            {"maxlen": 100, "items": [{"$object": "os:system", "id": 0, "attrs": {}}]},
+            "unknown tag",
+        ),
     ],
 )
 def test_bad_runtime_values_in_the_state_refuse_the_resume(run_copy: Path, field: str, value: Any, message: str):
@@ -159,16 +174,25 @@ def test_a_normal_resume_unpickles_nothing_and_loads_weights_only(run_copy: Path
     assert meta["sessions"][-1]["resumed_from"].endswith(CHECKPOINT.name)
 
 
-def test_a_state_naming_a_moved_class_by_its_old_module_still_decodes():
-    """States written before the opponents moved to ``ice_envs.wrappers`` name ``ice_envs.train.opponents``."""
-    from ice_envs.train.checkpoints import decode_state, encode_state
-    from ice_envs.wrappers.opponents import OpponentMix
+def test_a_state_holds_no_object_and_names_no_class(run_copy: Path):
+    """Declared state only: no tagged object, generator or class name anywhere in the state file."""
+    from ice_envs.train.checkpoints import encode_state
 
-    mix = OpponentMix("cardiceo", {"random": 1.0, "heuristic": 1.0})
-    text = json.dumps(encode_state(mix))
-    assert "ice_envs.wrappers.opponents:OpponentMix" in text
-    old = json.loads(text.replace("ice_envs.wrappers.opponents:", "ice_envs.train.opponents:"))
-    back = decode_state(old, source="old.state.json", where="envs[0].opponents")
-    assert type(back) is OpponentMix
-    assert back.__dict__.keys() == mix.__dict__.keys()
-    assert json.dumps(encode_state(back)) == text
+    text = (run_copy / CHECKPOINT.with_name("step_000000000128.state.json")).read_text()
+    for tag in ('"$object"', '"$generator"', '"$ref"', '"$policy"', "ice_envs.wrappers", '__dataclass__": "builtins'):
+        assert tag not in text
+    with pytest.raises(TypeError, match="cannot save a"):
+        encode_state({"env": object()})
+
+
+def test_a_state_of_an_older_format_is_one_clear_line(run_copy: Path):
+    state_file = run_copy / CHECKPOINT.with_name("step_000000000128.state.json")
+    state = json.loads(state_file.read_text())
+    state["format"] = 3
+    state_file.write_text(json.dumps(state))
+    with pytest.raises(ConfigError, match="format 3 was written by an earlier ice-envs") as err:
+        resume(run_copy / CHECKPOINT, ["total_timesteps=192"], echo=False)
+    assert "\n" not in str(err.value)
+    with pytest.raises(ConfigError, match="no complete checkpoint"):  # a run directory is never started again then
+        resume(run_copy, ["total_timesteps=192"], echo=False)
+    assert (run_copy / "final.zip").is_file()

@@ -97,27 +97,28 @@ def test_score_mode_success_is_the_games_outcome_not_a_tie_of_scores():
 
 
 def test_a_shaped_env_state_goes_through_a_checkpoint_and_plays_on_identically():
-    """The checkpoint state holds plain data only (no function): the shaper keeps its potential's name."""
+    """The checkpoint state is plain JSON; the replay of the game restores the shaper's last potential too."""
     import json
-    import pickle
 
-    from ice_envs.train.checkpoints import decode_state, encode_state
+    from ice_envs.train.training_env import TrainingEnv
 
     options = {"max_turns": 30, "max_turns_end": "decide"}
-    shaped = SingleAgentEnv(
-        "icebergs", 2, options, learner_seat=0, shaping=Shaper("icebergs", "icebergs_voyage", 2.0, 1.0)
-    )
+
+    def make() -> TrainingEnv:
+        return TrainingEnv(
+            "icebergs", 2, options, learner_seat=0, shaping=Shaper("icebergs", "icebergs_voyage", 2.0, 1.0)
+        )
+
+    shaped = make()
     shaped.reset(seed=5)
     rng = np.random.default_rng(0)
     for _ in range(6):
         shaped.step(int(rng.choice(np.flatnonzero(shaped.action_masks()))))
-    data = json.loads(json.dumps(encode_state(pickle.loads(shaped.get_state()))))
-    restored = SingleAgentEnv(
-        "icebergs", 2, options, learner_seat=0, shaping=Shaper("icebergs", "icebergs_voyage", 1.0, 1.0)
-    )
+    data = json.loads(json.dumps(shaped.training_state(), allow_nan=False))
+    restored = make()
     restored.reset(seed=9)
-    restored.set_state(pickle.dumps(decode_state(data, source="test", where="env")))
-    assert restored.shaping.scale == 2.0 and restored.shaping.potential is icebergs_voyage
+    restored.load_training_state(data)
+    assert restored.shaping._last == shaped.shaping._last and restored.shaping.potential is icebergs_voyage
     done = False
     while not done:
         action = int(rng.choice(np.flatnonzero(shaped.action_masks())))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -259,15 +260,15 @@ def test_same_seed_same_games_and_state_round_trip():
 def test_subproc_vec_env_exposes_action_masks():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
-    from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from ice_envs.train.config import config_from_dict
+    from ice_envs.train.grouped_vec_env import GroupedSubprocVecEnv
     from ice_envs.train.run import make_vec_env
     from tests.train.conftest import tiny_config_dict
 
     cfg = config_from_dict(tiny_config_dict(vec_env="subproc", game__players=3, opponents__mix={"random": 1}))
     venv = make_vec_env(cfg, [])
-    assert isinstance(venv, SubprocVecEnv)
+    assert isinstance(venv, GroupedSubprocVecEnv) and len(venv.processes) == 2  # one worker process per env
     try:
         venv.seed(0)
         venv.reset()
@@ -277,7 +278,7 @@ def test_subproc_vec_env_exposes_action_masks():
             masks = get_action_masks(venv)
             assert masks.shape == (2, 10) and masks.dtype == bool and masks.any(axis=1).all()
             venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
-        blobs = venv.env_method("get_state")
-        assert len(blobs) == 2 and all(isinstance(b, bytes) for b in blobs)
+        states = venv.env_method("training_state")
+        assert len(states) == 2 and all(json.loads(json.dumps(s)) == s for s in states)
     finally:
         venv.close()
