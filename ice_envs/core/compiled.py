@@ -16,7 +16,9 @@ row ``cfg`` (player count, options and observation offsets, laid out by the game
 ``legal(s, cfg, mask)``                   write the deciding seat's legal actions into ``mask`` (int8, every entry)
 ``apply(s, action, rng, cfg)``            apply one legal action, chance included
 ``deciding(s, cfg) -> int``               the seat that must decide (the scalar env's ``current_seat``)
-``is_over(s, cfg) -> bool``               the game has ended (not a truncation)
+``is_over(s, cfg) -> int``                the game has ended: 1 (or ``True``); :data:`STOPPED` when a cap of
+                                          the game's own stopped it undecided (a truncation, no outcome;
+                                          the env's ``_undecided_stop``); 0 while it goes on
 ``scores(s, cfg, out)``                   running scores of every seat into ``out`` (float64)
 ``outcome(s, cfg, out)``                  outcome rewards into ``out`` (float64; zeros while the game goes on)
 ``encode(s, seat, cfg, obs)``             ``seat``'s observation into ``obs`` (float32, zeroed by the caller)
@@ -50,10 +52,13 @@ import numpy as np
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.vector import STAGE_RESET, STAGE_STEP, BatchedEngine
 
-__all__ = ["CompiledEngine", "GameKernels", "below", "build_kernels", "draw", "seed_streams"]
+__all__ = ["STOPPED", "CompiledEngine", "GameKernels", "below", "build_kernels", "draw", "seed_streams"]
 
 #: Where numba caches compiled machine code: beside each module (``__pycache__``), reused across processes.
 njit = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+#: What ``is_over`` returns for a game stopped undecided by a cap of its own (a truncation).
+STOPPED = 2
 
 #: Log slots per game and step (a Cardiceo step draws at most a few dice; a re-deal adds a few).
 LOG_CAPACITY = 256
@@ -231,7 +236,10 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
                     for p in range(players):
                         rewards[i, p] = scratch[p] - last_scores[i, p]
                         last_scores[i, p] = scratch[p]
-                if is_over(s, cfg):
+                over = is_over(s, cfg)
+                if over == STOPPED:
+                    truncated[i] = True
+                elif over:
                     terminated[i] = True
                     if not score_mode:
                         outcome(s, cfg, scratch)
