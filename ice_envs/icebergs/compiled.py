@@ -131,11 +131,12 @@ HEAD = ORDER + MAX_SHIPS
     S_HAZARDS,
     # tables in this row
     T_TERRAIN,
-    T_BORDER,
+    T_SEA_DIRS,
     T_NEIGHBOURS,
     T_FLOE_STARTS,
     T_BERG_STARTS,
-) = range(37)
+    T_TEMPLATE,
+) = range(38)
 #: Observation pieces whose offsets follow the fixed part of the config row, in this order.
 OBS_PIECES = (
     "sea",
@@ -186,8 +187,8 @@ OBS_PIECES = (
     O_NEXT_SHIP,
     O_START_SEAT,
     O_ICE_CHOICE,
-) = range(37, 37 + len(OBS_PIECES))
-CONFIG_HEAD = 37 + len(OBS_PIECES)
+) = range(38, 38 + len(OBS_PIECES))
+CONFIG_HEAD = 38 + len(OBS_PIECES)
 
 THIRD = np.float32(1.0 / 3.0)
 QUARTER = np.float32(0.25)
@@ -201,8 +202,10 @@ def _nbr(cfg: np.ndarray, space: int, d: int) -> int:
 
 
 @njit
-def _is_sea(cfg: np.ndarray, space: int) -> bool:
-    return space != OFF_GRID and cfg[cfg[T_TERRAIN] + space] == SEA
+def _sea_dirs(cfg: np.ndarray, space: int) -> int:
+    """Bit ``d`` (0-5): the neighbour in direction ``d`` is a sea space; bit 6: ``space`` is on the border
+    (an ice piece may leave the map from it)."""
+    return cfg[cfg[T_SEA_DIRS] + space]
 
 
 @njit
@@ -311,8 +314,9 @@ def _drift_actions(s: np.ndarray, cfg: np.ndarray, k: int, mask: np.ndarray, pro
     """``rules._drift_actions`` (with ``probe``: only whether there is one)."""
     p = s[POS + k]
     found = False
+    sea = _sea_dirs(cfg, p)
     for d in range(NUM_DIRECTIONS):
-        if _is_sea(cfg, _nbr(cfg, p, d)):
+        if sea >> d & 1:
             if probe:
                 return True
             mask[cfg[A_DRIFT] + d] = 1
@@ -350,9 +354,10 @@ def _move_actions(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, probe: bool)
             pen_p = s[floes + p] + 3 * s[berg_count + p] + _ships_at(s, cfg, p) - 1
             budget = ml - 1 - pen_p
             if budget >= 0:
+                sea = _sea_dirs(cfg, p)
                 for d in range(NUM_DIRECTIONS):
-                    t = _nbr(cfg, p, d)
-                    if _is_sea(cfg, t):
+                    if sea >> d & 1:
+                        t = _nbr(cfg, p, d)
                         pen_t = s[floes + t] + 3 * s[berg_count + t] + _ships_at(s, cfg, t)
                         if pen_t <= budget:
                             if probe:
@@ -393,16 +398,15 @@ def _move_actions(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, probe: bool)
                     mask[ENTER + r] = 1
                     found = True
     if not solo and ml >= 1:
+        ice_dirs = cfg[T_SEA_DIRS]
         for sp in range(cfg[C_SPACES]):
             has_floe = s[floes + sp] > 0
             has_berg = ml >= 3 and s[berg_count + sp] > 0
             if not (has_floe or has_berg):
                 continue
+            dirs = cfg[ice_dirs + sp]
             for d in range(NUM_DIRECTIONS + 1):
-                if d < NUM_DIRECTIONS:
-                    if not _is_sea(cfg, _nbr(cfg, sp, d)):
-                        continue
-                elif not cfg[cfg[T_BORDER] + sp]:
+                if not dirs >> d & 1:
                     continue
                 if probe:
                     return True
@@ -848,15 +852,15 @@ def _pick3(rng: np.ndarray, size: int, count: int) -> tuple[int, int, int, int]:
 @njit
 def _random_sea_direction(s: np.ndarray, cfg: np.ndarray, sp: int, rng: np.ndarray) -> int:
     """``rules._random_sea_direction`` (-1, with no draw, when no sea neighbour)."""
+    sea = _sea_dirs(cfg, sp)
     count = 0
     for d in range(NUM_DIRECTIONS):
-        if _is_sea(cfg, _nbr(cfg, sp, d)):
-            count += 1
+        count += sea >> d & 1
     if count == 0:
         return -1
     x = draw(rng, 0, count)
     for d in range(NUM_DIRECTIONS):
-        if _is_sea(cfg, _nbr(cfg, sp, d)):
+        if sea >> d & 1:
             if x == 0:
                 return d
             x -= 1
@@ -1052,28 +1056,21 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
     """``env.IcebergsEnv._encode`` of ``seat`` (the caller zeroes ``obs``)."""
     players, kps, ships = cfg[C_PLAYERS], cfg[C_KPS], cfg[C_SHIPS]
     spaces, rows, cols = cfg[C_SPACES], cfg[C_ROWS], cfg[C_COLS]
-    terrain = cfg[T_TERRAIN]
-    o_sea, o_island, o_west, o_east = cfg[O_SEA], cfg[O_ISLAND], cfg[O_WEST], cfg[O_EAST]
+    # the ones of the template: the four terrain planes, "the ship exists", the solo and fleet flags
+    at = cfg[T_TEMPLATE]
+    for x in range(at + 1, at + 1 + cfg[at]):
+        obs[cfg[x]] = 1.0
     o_floes, o_bergs = cfg[O_FLOES], cfg[O_BERGS]
     fl, bc = cfg[S_FLOES], cfg[S_BERG_COUNT]
     berg_high = np.float32(max(1.0, cfg[C_BERGS] / 3.0))
     for sp in range(spaces):
-        if cfg[terrain + sp] == SEA:
-            obs[o_sea + sp] = 1.0
-            col = sp % cols
-            if col == 0:
-                obs[o_west + sp] = 1.0
-            if col == cols - 1:
-                obs[o_east + sp] = 1.0
-            f = s[fl + sp]
-            if f:
-                obs[o_floes + sp] = np.float32(f) * QUARTER
-            b = s[bc + sp]
-            if b:
-                v = np.float32(b) * THIRD
-                obs[o_bergs + sp] = v if v < berg_high else berg_high
-        else:
-            obs[o_island + sp] = 1.0
+        f = s[fl + sp]
+        if f:
+            obs[o_floes + sp] = np.float32(f) * QUARTER
+        b = s[bc + sp]
+        if b:
+            v = np.float32(b) * THIRD
+            obs[o_bergs + sp] = v if v < berg_high else berg_high
     over = s[OVER]
     deciding_ship = s[cfg[S_HAZARDS]] if (not over and s[PHASE] == PHASE_HAZARD) else -1
     current = s[CURRENT] if not over else -1
@@ -1088,7 +1085,6 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
         plane = o_ships + rel * spaces
         f = o_slots + (rel * MAX_KPS + j) * SHIP_FEATURES
         p = s[POS + k]
-        obs[f] = 1.0
         obs[f + 1] = min(s[FUEL + k], FULL_FUEL) / FULL_FUEL
         obs[f + 2] = min(s[CARGO + k], FULL_CARGO) / FULL_CARGO
         obs[f + 3 + s[STATUS + k]] = 1.0
@@ -1141,13 +1137,28 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
     if first_home >= 0:
         obs[cfg[O_HOME]] = 1.0
     obs[cfg[O_ROUND]] = min(1.0, s[ROUND] / cfg[C_MAX_TURNS])
-    if cfg[C_SOLO]:
-        obs[cfg[O_SOLO]] = 1.0
-    if kps > 1:
-        obs[cfg[O_FLEET]] = 1.0
 
 
 KERNELS = GameKernels(new_game, legal, apply, deciding, is_over, scores, outcome, encode)
+
+
+def _template(config: rules.IcebergsConfig, obs_layout: Any) -> list[int]:
+    """What every observation of ``config`` holds (env ``_make_encoding_tables``' template: the terrain
+    planes, "the ship exists" of the slots in use, solo and fleet; every entry 0 or 1): the count of
+    its ones, then their offsets."""
+    m = config.hexmap
+    obs = np.zeros(obs_layout.size, dtype=np.float32)
+    terrain = np.asarray(m.terrain).reshape(m.rows, m.cols)
+    obs_layout.view(obs, "sea")[:] = terrain == SEA
+    obs_layout.view(obs, "island")[:] = terrain != SEA
+    obs_layout.view(obs, "west_edge")[:, 0] = terrain[:, 0] == SEA
+    obs_layout.view(obs, "east_edge")[:, -1] = terrain[:, -1] == SEA
+    obs_layout.view(obs, "ship_slots")[: config.num_players, : config.ships_per_player, 0] = 1.0
+    obs[obs_layout.offset("solo")] = float(config.solo)
+    obs[obs_layout.offset("fleet")] = float(config.fleet)
+    ones = np.flatnonzero(obs)
+    assert (obs[ones] == 1.0).all()
+    return [len(ones), *ones.tolist()]
 
 
 def config_row(config: rules.IcebergsConfig, obs_layout: Any) -> np.ndarray:
@@ -1163,12 +1174,17 @@ def config_row(config: rules.IcebergsConfig, obs_layout: Any) -> np.ndarray:
     floe_counts = [0] * spaces
     for sp in m.floe_starts:
         floe_counts[sp] += 1
+    sea_dirs = []
+    for sp in range(spaces):
+        bits = sum(1 << d for d, t in enumerate(m.neighbours[sp]) if t != OFF_GRID and m.terrain[t] == SEA)
+        sea_dirs.append(bits | (int(m.border[sp]) << OFF_MAP))
     tables = {
         "terrain": list(m.terrain),
-        "border": [int(b) for b in m.border],
+        "sea_dirs": sea_dirs,
         "neighbours": [t for row in m.neighbours for t in row],
         "floe_starts": floe_counts,
         "berg_starts": list(m.iceberg_starts),
+        "template": _template(config, obs_layout),
     }
     head = [0] * CONFIG_HEAD
     head[C_PLAYERS] = config.num_players
@@ -1195,8 +1211,8 @@ def config_row(config: rules.IcebergsConfig, obs_layout: Any) -> np.ndarray:
         head[O_SEA + at] = obs_layout.offset(name)
     row = list(head)
     for index, name in zip(
-        (T_TERRAIN, T_BORDER, T_NEIGHBOURS, T_FLOE_STARTS, T_BERG_STARTS),
-        ("terrain", "border", "neighbours", "floe_starts", "berg_starts"),
+        (T_TERRAIN, T_SEA_DIRS, T_NEIGHBOURS, T_FLOE_STARTS, T_BERG_STARTS, T_TEMPLATE),
+        ("terrain", "sea_dirs", "neighbours", "floe_starts", "berg_starts", "template"),
         strict=True,
     ):
         row[index] = len(row)
