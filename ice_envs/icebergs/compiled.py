@@ -20,6 +20,11 @@ arithmetic (the ice planes as float32 products, the ship planes as float32 sums 
 
 A game stopped by ``max_turns`` with ``max_turns_end="truncate"`` is reported by :func:`is_over` as
 :data:`~ice_envs.core.compiled.STOPPED` (a truncation with no outcome, as the env's ``_undecided_stop``).
+
+One deal the batched API cannot show as the scalar env does: a game over before its first decision.
+That happens only in the solo game on a map where the ship can afford no entry space of the east
+edge and the ice table does not clear one before ``max_turns``; the scalar env starts such a game
+finished, this engine leaves it with no legal action.
 """
 
 from __future__ import annotations
