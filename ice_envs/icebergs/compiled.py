@@ -849,8 +849,7 @@ def _pick3(rng: np.ndarray, size: int, count: int) -> tuple[int, int, int, int]:
     if n > 1:
         b = _nth_free(draw(rng, 0, size - 1), a, 0, 1)
     if n > 2:
-        lo, hi = (a, b) if a < b else (b, a)
-        c = _nth_free(draw(rng, 0, size - 2), lo, hi, 2)
+        c = _nth_free(draw(rng, 0, size - 2), a, b, 2)
     return n, a, b, c
 
 
