@@ -16,7 +16,7 @@ row ``cfg`` (player count, options and observation offsets, laid out by the game
 ``legal(s, cfg, mask)``                   write the deciding seat's legal actions into ``mask`` (int8, every entry)
 ``apply(s, action, rng, cfg)``            apply one legal action, chance included
 ``deciding(s, cfg) -> int``               the seat that must decide (the scalar env's ``current_seat``)
-``is_over(s, cfg) -> bool``               the game has ended (not a truncation)
+``is_over(s, cfg) -> bool``               the game has ended (decided, or stopped by a cap of its own)
 ``scores(s, cfg, out)``                   running scores of every seat into ``out`` (float64)
 ``outcome(s, cfg, out)``                  outcome rewards into ``out`` (float64; zeros while the game goes on)
 ``encode(s, seat, cfg, obs)``             ``seat``'s observation into ``obs`` (float32, zeroed by the caller)

@@ -22,6 +22,7 @@ SPEC = GameSpec(
     max_random_decisions=6_000,
     quick=Variant({"max_turns": 4}, players=(2,)),
     heuristic="ice_envs.icebergs.heuristic:IcebergsHeuristic",
+    compiled="ice_envs.icebergs.compiled:IcebergsCompiled",
     greedy="ice_envs.icebergs.greedy:value",
     ui="ice_envs.icebergs.ui",
     potentials={"icebergs_voyage": "ice_envs.icebergs.shaping:voyage"},
