@@ -57,13 +57,13 @@ import numpy as np
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.vector import STAGE_RESET, STAGE_STEP, BatchedEngine
 
-__all__ = ["CompiledEngine", "GameKernels", "below", "build_kernels", "draw", "sample_legal_rows", "seed_streams"]
+__all__ = ["CompiledEngine", "GameKernels", "below", "build_kernels", "draw", "seed_streams"]
 
 #: Where numba caches compiled machine code: beside each module (``__pycache__``), reused across processes.
 njit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
-#: Log slots per game and step (a Cardiceo step draws at most a few dice; a re-deal adds a few).
-LOG_CAPACITY = 256
+#: Log slots per game and step (a step that plays many automatic turns, e.g. solo Icebergs on a tiny map, draws many).
+LOG_CAPACITY = 1024
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -107,28 +107,6 @@ def draw(rng: np.ndarray, low: int, high: int) -> int:
         rng[2 + at] = np.uint64(value)
         rng[1] = np.uint64(at + 1)
     return value
-
-
-@njit
-def sample_legal_rows(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
-    """``out[i]``: the ``floor(u[i] * k)``-th of row ``i``'s ``k`` legal actions (0 if none); see
-    :func:`ice_envs.core.vector.sample_legal`."""
-    for i in range(mask.shape[0]):
-        row = mask[i]
-        k = 0
-        for a in range(row.shape[0]):
-            if row[a]:
-                k += 1
-        out[i] = 0
-        if k == 0:
-            continue
-        pick = int(np.floor(u[i] * k))
-        for a in range(row.shape[0]):
-            if row[a]:
-                if pick == 0:
-                    out[i] = a
-                    break
-                pick -= 1
 
 
 def seed_streams(seed: int | None, num_envs: int) -> np.ndarray:

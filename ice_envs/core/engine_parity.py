@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-import ice_envs
-from ice_envs import vector
+from ice_envs.core import vector
+from ice_envs.core.registry import make as make_env
 from ice_envs.core.testing import ScriptedRng, draws_by_game
 from ice_envs.core.vector import STAGE_RESET, STAGE_STEP, BatchedEngine
 
@@ -68,7 +68,7 @@ def run_parity(
     reset_draws = draws_by_game(engine.draw_log, STAGE_RESET)
     envs = []
     for i in range(num_envs):
-        env = ice_envs.make(game, raw=True, num_players=num_players, **options)
+        env = make_env(game, raw=True, num_players=num_players, **options)
         env._rng = ScriptedRng([])
         _start(env, engine, i, reset_draws.get(i, []))
         envs.append(env)

@@ -404,7 +404,7 @@ def sample_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     mask = np.ascontiguousarray(mask)
     u = rng.random(mask.shape[0])
     if compiled_available():
-        from ice_envs.core.compiled import sample_legal_rows
+        from ice_envs.core.compiled_sampling import sample_legal_rows
 
         out = np.zeros(mask.shape[0], dtype=np.int64)
         sample_legal_rows(mask, u, out)
