@@ -297,7 +297,8 @@ def list_checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
     found = []
     for p in (run_dir / CHECKPOINTS).glob("step_*.zip"):
         m = _NAME.match(p.name)
-        if m and state_path(p).is_file():
+        state = state_path(p)
+        if m and (state.exists() or state.is_symlink()):  # any kind of file: checkpoint_problem names a bad one
             found.append((int(m.group(1)), p))
     return sorted(found)
 
@@ -311,10 +312,13 @@ def checkpoint_problem(zip_path: Path) -> str | None:
         state = read_state(zip_path)
     except ConfigError as exc:
         return str(exc)
-    try:
-        archive = zip_path.read_bytes()
-    except OSError as exc:
-        return f"checkpoint {zip_path}: cannot be read: {exc.strerror or exc}"
+    from ice_envs.agents.ppo_agent import MAX_CHECKPOINT_BYTES
+    from ice_envs.core.files import FileFormatError, read_bytes
+
+    try:  # a regular file of bounded size only (never a FIFO or a device)
+        archive = read_bytes(zip_path, what="checkpoint", max_bytes=MAX_CHECKPOINT_BYTES)
+    except FileFormatError as exc:
+        return str(exc)
     if hashlib.sha256(archive).hexdigest() != state["model_sha256"]:
         return f"checkpoint {zip_path}: is not the model its state {state_path(zip_path).name} records (SHA-256)"
     try:

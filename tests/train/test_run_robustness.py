@@ -49,6 +49,31 @@ def test_an_incomplete_newest_checkpoint_is_skipped_and_named(tiny_run: Path, ru
     assert_same_run(tiny_run, run_copy)
 
 
+@pytest.mark.parametrize("hostile", ["state is a FIFO", "zip is /dev/zero", "zip is a FIFO"])
+def test_a_checkpoint_file_that_is_not_a_regular_file_is_named_and_skipped(
+    tiny_run: Path, run_copy: Path, capsys, hostile
+):
+    """A device or FIFO in place of a checkpoint file is refused by name at once (never read, never waited on)."""
+    import os
+
+    zip_path = run_copy / LAST
+    target = zip_path.with_name(zip_path.name.replace(".zip", ".state.json")) if "state" in hostile else zip_path
+    target.unlink()
+    if "FIFO" in hostile:
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero")
+    (run_copy / "final.zip").unlink()
+    meta = json.loads((run_copy / "meta.json").read_text())
+    del meta["sessions"][-1]["finished"]
+    (run_copy / "meta.json").write_text(json.dumps(meta))
+    resume(run_copy, echo=True)
+    out = capsys.readouterr().out
+    assert f"skipping the incomplete checkpoint at 256 steps: checkpoint{' state' if 'state' in hostile else ''}" in out
+    assert f"{target}: not a regular file" in out and "from step_000000000128.zip" in out
+    assert_same_run(tiny_run, run_copy)
+
+
 def test_rows_logged_after_the_checkpoint_and_a_torn_line_are_dropped(tiny_run: Path, run_copy: Path, capsys):
     log = run_copy / "evaluations.jsonl"
     rows = log.read_text().splitlines(keepends=True)
