@@ -12,9 +12,12 @@ spec                        agent
                             ``width=K`` (root pruned to the K best greedy actions),
                             ``distinct=yes|no`` (width counts equal greedy values once),
                             ``tree=ucb|flat`` (flat: rollouts of the root actions only),
-                            ``margin=Z`` (flat: standard errors a challenger must beat the
-                            rollout policy's own action by), ``reward=share|win`` (a shared
-                            win counts 1/k or 1),
+                            ``margin=Z`` (standard errors a challenger must beat the
+                            rollout policy's own action by, or with ``guard=yes`` the
+                            heuristic's), ``reward=share|win`` (a shared win counts 1/k or 1),
+                            ``leaf=rank|margin|leader`` (a cut rollout graded by rank or value, or won by
+                            the leaders), ``guard=yes|no`` (tree: keep the heuristic's move
+                            unless beaten by ``margin``),
                             e.g. ``mcts:sims=400,rollout=heuristic``
 ``ppo:PATH[?players=any]``  a PPO checkpoint
 ``rllib:PATH``              a run of the RLlib backend (its directory or a policy ``.npz``,
@@ -48,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from ice_envs.agents.greedy import GreedyAgent
-from ice_envs.agents.mcts import REWARDS, ROLLOUTS, TREES, MCTSAgent
+from ice_envs.agents.mcts import LEAVES, REWARDS, ROLLOUTS, TREES, MCTSAgent
 from ice_envs.agents.ppo_agent import PPOAgent
 from ice_envs.agents.random_agent import RandomAgent
 from ice_envs.core.agent import Agent
@@ -150,6 +153,8 @@ OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
         "distinct": _flag,
         "margin": _non_negative_fraction,
         "reward": _one_of(REWARDS),
+        "leaf": _one_of(LEAVES),
+        "guard": _flag,
     },
 }
 
