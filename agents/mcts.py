@@ -79,6 +79,8 @@ from ice_envs.core.registry import get_spec
 
 __all__ = [
     "AUTO_WIDTH_VISITS",
+    "WHOLE_MOVES_MAX",
+    "WHOLE_MOVE_LENGTH",
     "DEFAULT_C",
     "DEFAULT_REDEALS",
     "DEFAULT_SIMS",
@@ -110,6 +112,9 @@ LEAVES = ("rank", "margin", "leader")
 #: Without ``width``, the tree search keeps at most ``sims // AUTO_WIDTH_VISITS`` root actions (the best by
 #: greedy value): every root action gets a few visits and selection happens.
 AUTO_WIDTH_VISITS = 4
+#: ``whole=yes``: the most whole moves enumerated a decision, and the most decisions in one whole move.
+WHOLE_MOVES_MAX = 512
+WHOLE_MOVE_LENGTH = 16
 #: Fixed-point bits of the UCB1 scores and of the logarithm table.
 _SCORE_BITS = 24
 _LN_BITS = 48
@@ -220,6 +225,9 @@ class MCTSAgent(SeededAgent):
             ``"leader"`` (the leaders share the win).
         guard: ``tree=ucb``: keep the game's heuristic move unless the most visited move beats its mean by
             ``margin`` standard errors (the heuristic's move is always searched).
+        whole: ``tree=flat``: the candidates are whole moves, the seat's own decisions up to the next
+            chance draw or the next seat's decision (:meth:`whole_moves`); the rest of the chosen move is
+            played without searching again.
     """
 
     name = "mcts"
@@ -245,6 +253,7 @@ class MCTSAgent(SeededAgent):
         reward: str = "share",
         leaf: str = "rank",
         guard: bool = False,
+        whole: bool = False,
     ) -> None:
         super().__init__(seed)
         if sims is not None and seconds is not None:
@@ -280,6 +289,10 @@ class MCTSAgent(SeededAgent):
             raise ValueError(f"mcts: leaf must be one of {list(LEAVES)}, got {leaf!r}")
         if not isinstance(guard, bool):
             raise ValueError(f"mcts: guard must be True or False, got {guard!r}")
+        if not isinstance(whole, bool):
+            raise ValueError(f"mcts: whole must be True or False, got {whole!r}")
+        if whole and tree != "flat":
+            raise ValueError("mcts: whole is for tree=flat")
         if guard and tree == "flat":
             raise ValueError("mcts: guard is for tree=ucb (the flat search always weighs its rollout policy's move)")
         if tree == "flat" and seconds is not None:
@@ -306,6 +319,10 @@ class MCTSAgent(SeededAgent):
         self.reward = reward
         self.leaf = leaf
         self.guard = guard
+        self.whole = whole
+        #: ``whole=yes``: the rest of the chosen whole move, and the seat playing it.
+        self._plan: list[int] = []
+        self._plan_seat = -1
         self._heuristic: Any = None
         self._guard_agent: Any = None
         if rollout == "heuristic" or guard:
@@ -337,10 +354,19 @@ class MCTSAgent(SeededAgent):
         self.unit = sim.unit * self._scale
 
     # ------------------------------------------------------------------ playing
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._plan = []
+
     def act(self, observation: dict[str, np.ndarray], view: PlayerView | None = None) -> int:
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         if view is None:
             return self.random_legal(observation["action_mask"])
+        if self._plan:
+            step = self._plan.pop(0)
+            if view.seat == self._plan_seat and step in legal:
+                return int(step)
+            self._plan = []
         if len(legal) == 1:
             return int(legal[0])
         return self.search(view, legal)
@@ -454,7 +480,9 @@ class MCTSAgent(SeededAgent):
         """
         deals: list[Any] = []
         first = self._deal(view, deals, 0)
-        candidates = self._flat_candidates(view, legal, first)
+        candidates: list[Any] = (
+            self._whole_candidates(view, legal, first) if self.whole else self._flat_candidates(view, legal, first)
+        )
         base = None if self.rollout == "random" else candidates[0]
         stats = {a: [0, 0, 0, 0] for a in candidates}  # visits, reward sum, paired difference sum, its squares
         alive, samples = list(candidates), 0
@@ -472,7 +500,72 @@ class MCTSAgent(SeededAgent):
         self.last_iterations = sum(st[0] for st in stats.values())
         self.last_deals = len(deals) if self.redeals is not None else samples
         self.last_search = {a: (st[0], st[1]) for a, st in sorted(stats.items())}
-        return self._flat_choice(alive, stats, base, self.margin)
+        choice = self._flat_choice(alive, stats, base, self.margin)
+        if self.whole:
+            self._plan, self._plan_seat = list(choice[1:]), view.seat
+            return choice[0]
+        return choice
+
+    def whole_moves(self, state: Any, seat: int) -> list[tuple[tuple[int, ...], Any]]:
+        """The whole moves of ``seat`` in ``state``, ``(actions, state after)`` in the order found.
+
+        A whole move is a sequence of ``seat``'s own decisions that ends where the engine draws chance,
+        another seat decides, the game ends or :data:`WHOLE_MOVE_LENGTH` decisions are made. Past
+        :data:`WHOLE_MOVES_MAX` sequences the ones still open stop where they are (partial moves, which
+        the rollout policy completes). The state after a move that drew chance is one sample of it."""
+        sim = self.sim
+        done: list[tuple[tuple[int, ...], Any]] = []
+        stack: list[tuple[tuple[int, ...], Any]] = [((a,), state) for a in reversed(sim.legal_actions(state))]
+        while stack:
+            seq, parent = stack.pop()
+            after = sim.copy(parent)
+            draws = _Draws(np.random.default_rng(len(done)))
+            sim.apply(after, seq[-1], draws)
+            if draws.drawn or sim.is_over(after) or sim.deciding_seat(after) != seat or len(seq) >= WHOLE_MOVE_LENGTH:
+                done.append((seq, after))
+                continue
+            following = sim.legal_actions(after)
+            if len(done) + len(stack) + len(following) > WHOLE_MOVES_MAX:
+                done.append((seq, after))
+                continue
+            stack.extend(((*seq, a), after) for a in reversed(following))
+        return done
+
+    def _whole_candidates(self, view: PlayerView, legal: list[int], deal: Any) -> list[tuple[int, ...]]:
+        """The candidates of a whole-move flat search: the rollout policy's own whole move first (its
+        decisions from the first re-deal while it is the seat's turn and nothing is drawn), then the
+        whole moves of best greedy value after them (:meth:`root_width` of them, ties to the first found)."""
+        sim, seat = self.sim, view.seat
+        moves = self.whole_moves(sim.copy(deal), seat)
+        ranked = sorted(range(len(moves)), key=lambda i: -Fraction(sim.value(moves[i][1], seat)))
+        order = [moves[i][0] for i in ranked]
+        width = self.root_width()
+        if width is not None:
+            order = order[:width]
+        if self.rollout == "random":
+            return order
+        base = self._base_whole_move(sim.copy(deal), seat, legal)
+        return [base, *(m for m in order if m != base)]
+
+    def _base_whole_move(self, state: Any, seat: int, legal: list[int]) -> tuple[int, ...]:
+        """The rollout policy's whole move from ``state`` (see :meth:`_whole_candidates`)."""
+        sim = self.sim
+        rng = np.random.default_rng(int(self.rng.integers(0, 2**63)))
+        if self._heuristic is not None:
+            self._heuristic.reset(seed=int(rng.integers(0, 2**63)))
+        seq: list[int] = []
+        while len(seq) < WHOLE_MOVE_LENGTH:
+            if self.rollout == "heuristic":
+                action = self._heuristic_action(state, legal)
+            else:
+                action = self._greedy_action(sim.copy(state), legal, rng)
+            seq.append(action)
+            draws = _Draws(rng)
+            sim.apply(state, action, draws)
+            if draws.drawn or sim.is_over(state) or sim.deciding_seat(state) != seat:
+                break
+            legal = sim.legal_actions(state)
+        return tuple(seq)
 
     @staticmethod
     def _flat_record(stats: dict[int, list[int]], rewards: dict[int, int], base: int | None) -> None:
@@ -514,15 +607,23 @@ class MCTSAgent(SeededAgent):
             base = self._greedy_action(state, list(legal), rng)
         return [base, *(a for a in order if a != base)]
 
-    def _flat_rollout(self, deal: Any, action: int, seed: int) -> list[int]:
-        """Rewards of one rollout: ``action`` on a copy of ``deal``, then the rollout policy, chance and
-        the heuristic's own draws from ``seed`` (the same for every candidate of a sample)."""
-        state = self.sim.copy(deal)
+    def _flat_rollout(self, deal: Any, action: int | tuple[int, ...], seed: int) -> list[int]:
+        """Rewards of one rollout: ``action`` (or a whole move's actions, while they stay legal) on a copy
+        of ``deal``, then the rollout policy, chance and the heuristic's own draws from ``seed`` (the same
+        for every candidate of a sample)."""
+        sim = self.sim
+        state = sim.copy(deal)
         rng = np.random.default_rng(seed)
         if self._heuristic is not None:
             self._heuristic.reset(seed=seed)
-        self.sim.apply(state, action, rng)
-        return self._rollout(state, 1, rng)
+        actions = action if isinstance(action, tuple) else (action,)
+        played = 0
+        for a in actions:
+            if played and (sim.is_over(state) or a not in sim.legal_actions(state)):
+                break
+            sim.apply(state, a, rng)
+            played += 1
+        return self._rollout(state, played, rng)
 
     def _deal(self, view: PlayerView, deals: list[Any], iteration: int) -> Any:
         """The determinization of iteration ``iteration``: a fresh re-deal (``redeals=None``), or a copy of

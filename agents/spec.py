@@ -21,6 +21,8 @@ spec                        agent
                             ``leaf=rank|margin|leader`` (a cut rollout graded by rank or value, or won by
                             the leaders), ``guard=yes|no`` (tree: keep the heuristic's move
                             unless beaten by ``margin``),
+                            ``whole=yes|no`` (flat: candidates are whole moves, up to
+                            the next chance draw or the next seat's turn),
                             e.g. ``mcts:sims=400,rollout=heuristic``
 ``ppo:PATH[?players=any]``  a PPO checkpoint
 ``rllib:PATH``              a run of the RLlib backend (its directory or a policy ``.npz``,
@@ -160,6 +162,7 @@ OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
         "reward": _one_of(REWARDS),
         "leaf": _one_of(LEAVES),
         "guard": _flag,
+        "whole": _flag,
     },
 }
 

@@ -176,3 +176,51 @@ def test_guard_and_leaf_options_are_checked():
     ]:
         with pytest.raises(AgentSpecError, match=message):
             load_agent(bad, "cardiceo", seed=0, num_players=2)
+
+
+def test_whole_moves_stop_at_chance_or_the_next_seat():
+    """Tip of the Diceberg: a meld is built item by item; its whole moves carry the seat's decisions up to
+    the next chance draw or the next seat's turn, and nothing else."""
+    from ice_envs.agents.mcts import WHOLE_MOVE_LENGTH, WHOLE_MOVES_MAX, _Draws
+
+    sim = simulator_for("tip_of_the_diceberg", 4)
+    agent = MCTSAgent("tip_of_the_diceberg", 4, seed=0, tree="flat", whole=True)
+    longest = 0
+    for env in decision_points("tip_of_the_diceberg", 4, {}, seed=1, count=3, every=7):
+        seat = env.current_seat
+        moves = agent.whole_moves(sim.copy(env.game_state), seat)
+        assert len(moves) < WHOLE_MOVES_MAX // 2  # far below the cap: every move is complete
+        assert len({m for m, _ in moves}) == len(moves) and {m[0] for m, _ in moves} == set(env.legal_actions())
+        for actions, _ in moves[:40]:
+            state = sim.copy(env.game_state)
+            for i, a in enumerate(actions):
+                assert sim.deciding_seat(state) == seat and a in sim.legal_actions(state)
+                draws = _Draws(np.random.default_rng(0))
+                sim.apply(state, a, draws)
+                last = i == len(actions) - 1
+                assert last or not draws.drawn  # chance only at a move's end
+            ended = draws.drawn or sim.is_over(state) or sim.deciding_seat(state) != seat
+            assert ended or len(actions) == WHOLE_MOVE_LENGTH
+            longest = max(longest, len(actions))
+    assert longest > 1
+
+
+def test_whole_move_search_plays_the_rest_of_its_move_without_searching():
+    env = next(decision_points("tip_of_the_diceberg", 4, {}, seed=1, count=1, every=14))
+    agent = MCTSAgent("tip_of_the_diceberg", 4, seed=0, sims=6, depth=4, tree="flat", rollout="heuristic", whole=True)
+    seat = env.current_seat
+    first = agent.act({"action_mask": env.action_mask()}, make_view(env, seat, np.random.default_rng(0)))
+    plan = list(agent._plan)
+    assert all(isinstance(k, tuple) for k in agent.last_search)
+    env.step(first)
+    searched = agent.last_iterations
+    for step in plan:
+        if env.current_seat != seat:
+            break
+        agent.last_iterations = -1
+        action = agent.act({"action_mask": env.action_mask()}, make_view(env, seat, np.random.default_rng(0)))
+        assert action == step and agent.last_iterations == -1  # played from the plan, no search
+        env.step(action)
+    assert searched > 0
+    with pytest.raises(ValueError, match="whole is for tree=flat"):
+        MCTSAgent("tip_of_the_diceberg", 4, whole=True)
