@@ -12,7 +12,7 @@ heuristic or a learner can take.
 1. **Decision points.** Games of the **baseline** (an agent spec, default ``heuristic``) against
    itself at the table (by default the game's table of the held-out suite v1: its players and
    options) are played on deals ``seed * 2**32 + g``; of each game's decisions with two or more
-   legal moves, ``per_game`` are drawn at random. Each keeps the engine state, the deciding seat,
+   legal moves (and, with ``kinds``, of those kinds only), ``per_game`` are drawn at random. Each keeps the engine state, the deciding seat,
    its legal moves and the move the baseline played there.
 2. **Candidates.** Every legal move (with ``max_candidates``: the baseline's move and
    ``max_candidates - 1`` others drawn at random).
@@ -67,6 +67,7 @@ __all__ = [
 ]
 
 #: Deals of probe game ``g`` under seed ``s``: ``s * DEAL_STRIDE + g`` (training seeds, never a suite's).
+#: Sampling gives up (an ``OptionError``) when 20 games give no point of the kinds asked for.
 DEAL_STRIDE = 2**32
 
 
@@ -85,6 +86,8 @@ class ProbeSettings:
     max_candidates: int | None = None
     z_min: float = 2.0
     seed: int = 0
+    #: Only decision points of these kinds (:func:`decision_kind`); empty: every kind.
+    kinds: tuple[str, ...] = ()
 
     def check(self) -> ProbeSettings:
         """These settings with the game's registry name; ``OptionError`` names a bad value."""
@@ -108,7 +111,7 @@ class ProbeSettings:
             except ValueError as exc:
                 raise OptionError(f"probe: {role}: {exc}") from None
         ice_envs.make(spec.name, raw=True, num_players=self.players, **self.options)  # checks players and options
-        return ProbeSettings(**{**asdict(self), "game": spec.name})
+        return ProbeSettings(**{**asdict(self), "game": spec.name, "kinds": tuple(self.kinds)})
 
 
 def default_table(game: str) -> tuple[int, dict[str, Any]]:
@@ -156,6 +159,7 @@ def sample_points(settings: ProbeSettings) -> list[Point]:
     """``settings.points`` decision points of baseline self-play (see the module docstring, step 1)."""
     game, n = settings.game, settings.players
     agents = _agents(settings.baseline, game, n)
+    sim = simulator_for(game, n)
     points: list[Point] = []
     g = 0
     while len(points) < settings.points:
@@ -178,6 +182,8 @@ def sample_points(settings: ProbeSettings) -> list[Point]:
             obs = env.observe(name)
             legal = sorted(int(a) for a in np.flatnonzero(obs["action_mask"]))
             state = Simulator.copy(raw.game_state) if len(legal) > 1 else None
+            if state is not None and settings.kinds and decision_kind(sim, state, legal) not in settings.kinds:
+                state = None
             view = make_view(env, seat, view_rng) if agent.needs_view else None
             action = int(agent.act(obs, view))
             if state is not None:
@@ -190,8 +196,11 @@ def sample_points(settings: ProbeSettings) -> list[Point]:
             st, seat, legal, action, state = found[i]
             points.append(Point(len(points), deal, g, st, seat, legal, action, state))
         g += 1
-        if g > 100 * settings.points:
-            raise OptionError(f"probe: {game} baseline games have no decision with two or more legal moves")
+        if g > 100 * settings.points or (g >= 20 and not points):
+            raise OptionError(
+                f"probe: {game} baseline games have no decision with two or more legal moves"
+                + (f" of kind {' or '.join(settings.kinds)}" if settings.kinds else "")
+            )
     return points
 
 
@@ -376,6 +385,7 @@ def to_markdown(report: dict[str, Any], command: str | None = None) -> str:
         f"{s['points']} points ({s['per_game']} per game, seed {s['seed']}), {s['samples']} samples to select "
         f"and {s['samples']} fresh ones to validate (z >= {s['z_min']:g})"
         + (f", at most {s['max_candidates']} candidates a point" if s["max_candidates"] else "")
+        + (f", only decisions of kind {', '.join(s['kinds'])}" if s.get("kinds") else "")
         + ".",
         "",
     ]

@@ -1,7 +1,7 @@
 """``ice-envs probe GAME``: the headroom probe on the command line (:mod:`ice_envs.evaluation.probe`).
 
 ice-envs probe GAME [--players N] [--option K=V ...] [--baseline SPEC] [--continuation SPEC]
-                    [--points P] [--per-game K] [--samples S] [--max-candidates C] [--z Z]
+                    [--points P] [--per-game K] [--samples S] [--max-candidates C] [--z Z] [--kind KIND ...]
                     [--seed S] [--workers W] [--out DIR]
 
 Prints the Markdown table and writes ``probe.json`` and ``probe.md`` to ``--out`` (default
@@ -52,6 +52,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         max_candidates=args.max_candidates,
         z_min=args.z,
         seed=args.seed,
+        kinds=tuple(args.kind),
     ).check()
     bar = _bar(settings.points, not args.no_progress, f"probe {game}")
     report = probe(settings, workers=args.workers, progress=bar.update)
@@ -77,6 +78,8 @@ def _canonical(settings: Any, workers: int) -> list[str]:
     argv += ["--points", str(settings.points), "--per-game", str(settings.per_game), "--samples", str(settings.samples)]
     if settings.max_candidates is not None:
         argv += ["--max-candidates", str(settings.max_candidates)]
+    for kind in settings.kinds:
+        argv += ["--kind", kind]
     argv += ["--z", f"{settings.z_min:g}", "--seed", str(settings.seed), "--workers", str(workers)]
     return argv
 
@@ -115,6 +118,7 @@ def add_subcommand(sub: Any) -> None:
     p.add_argument("--samples", type=at_least(2), default=16, help="samples to select, and again to validate")
     p.add_argument("--max-candidates", type=at_least(2), default=None, help="candidates a point (default: all legal)")
     p.add_argument("--z", type=positive_number, default=2.0, help="standard errors a validated gain needs (default 2)")
+    p.add_argument("--kind", action="append", default=[], help="only decisions of this kind, e.g. draft (repeatable)")
     p.add_argument("--seed", type=at_least(0), default=0)
     p.add_argument("--workers", type=at_least(1), default=1)
     p.add_argument("--out", type=Path, default=None, help="report folder")

@@ -132,3 +132,14 @@ def test_cli_writes_json_and_markdown(tmp_path, capsys):
     assert report["settings"]["players"] == 4 and len(report["points"]) == 2
     assert report["command"].startswith("ice-envs probe cardiceo --players 4")
     assert (out / "probe.md").read_text() in capsys.readouterr().out
+
+
+def test_kinds_keep_only_those_decisions():
+    settings = ProbeSettings("cardiceo", 4, points=3, per_game=2, samples=2, kinds=("keep/re-roll",)).check()
+    sim = simulator_for("cardiceo", 4)
+    from ice_envs.evaluation.probe import decision_kind
+
+    points = sample_points(settings)
+    assert len(points) == 3 and all(decision_kind(sim, p.state, p.legal) == "keep/re-roll" for p in points)
+    with pytest.raises(OptionError, match="of kind nothing"):
+        sample_points(ProbeSettings("cardiceo", 4, points=1, kinds=("nothing",)).check())
