@@ -77,7 +77,20 @@ from ice_envs.agents.search import Simulator, same_state, simulator_for
 from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.core.registry import get_spec
 
-__all__ = ["DEFAULT_C", "DEFAULT_REDEALS", "DEFAULT_SIMS", "REWARDS", "ROLLOUTS", "TREES", "MCTSAgent", "ucb_score"]
+__all__ = [
+    "AUTO_WIDTH_VISITS",
+    "WHOLE_MOVES_MAX",
+    "WHOLE_MOVE_LENGTH",
+    "DEFAULT_C",
+    "DEFAULT_REDEALS",
+    "DEFAULT_SIMS",
+    "LEAVES",
+    "REWARDS",
+    "ROLLOUTS",
+    "TREES",
+    "MCTSAgent",
+    "ucb_score",
+]
 
 #: Iterations per decision when neither ``sims`` nor ``seconds`` is given.
 DEFAULT_SIMS = 200
@@ -92,6 +105,16 @@ ROLLOUTS = ("random", "greedy", "heuristic")
 REWARDS = ("share", "win")
 #: The searches: ``ucb`` (the ISMCTS tree) or ``flat`` (rollouts of the root actions, successive halving).
 TREES = ("ucb", "flat")
+#: How an unfinished rollout is scored: ``rank`` (graded: each seat's rank among the seats by greedy value,
+#: 1 for the leader, 0 for the last, ties halved), ``margin`` (graded: each seat's greedy value placed
+#: linearly between the lowest, 0, and the highest, 1) or ``leader`` (the leaders share a whole win).
+LEAVES = ("rank", "margin", "leader")
+#: Without ``width``, the tree search keeps at most ``sims // AUTO_WIDTH_VISITS`` root actions (the best by
+#: greedy value): every root action gets a few visits and selection happens.
+AUTO_WIDTH_VISITS = 4
+#: ``whole=yes``: the most whole moves enumerated a decision, and the most decisions in one whole move.
+WHOLE_MOVES_MAX = 512
+WHOLE_MOVE_LENGTH = 16
 #: Fixed-point bits of the UCB1 scores and of the logarithm table.
 _SCORE_BITS = 24
 _LN_BITS = 48
@@ -117,16 +140,61 @@ def ucb_score(reward: int, visits: int, available: int, unit: int, c2: Fraction)
 
 
 class _Node:
-    """A node of the tree: the action that leads to it, who chose it, and its statistics."""
+    """A node of the tree: the move that leads to it, who chose it, and its statistics.
 
-    __slots__ = ("mover", "children", "visits", "reward", "available")
+    Its children are keyed by ``(deciding seat, action)`` and grouped by the chance outcome that
+    followed the move (:attr:`branches`, keyed by what the engine drew: ``()`` when it drew
+    nothing), so a node is never credited to a seat that did not decide there, and the same action
+    id after another roll of the dice is another node."""
+
+    __slots__ = ("mover", "branches", "visits", "reward", "squares", "available")
 
     def __init__(self, mover: int) -> None:
         self.mover = mover
-        self.children: dict[int, _Node] = {}
+        self.branches: dict[Any, dict[tuple[int, int], _Node]] = {}
         self.visits = 0
         self.reward = 0
+        self.squares = 0
         self.available = 1
+
+    @property
+    def children(self) -> dict[tuple[int, int], _Node]:
+        """The children after no chance draw (the root's children)."""
+        return self.branches.setdefault((), {})
+
+
+class _Draws:
+    """A generator that forwards every call to ``rng`` and records what it returned: the chance outcome
+    of an engine call, as a hashable key (equal draws, equal key)."""
+
+    __slots__ = ("rng", "drawn")
+
+    def __init__(self, rng: Any) -> None:
+        self.rng = rng
+        self.drawn: list[Any] = []
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.rng, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            out = attr(*args, **kwargs)
+            self.drawn.append((name, _hashable(args[0] if out is None and args else out)))
+            return out
+
+        return call
+
+
+def _hashable(value: Any) -> Any:
+    """``value`` as a hashable key: arrays and lists as tuples of their items."""
+    if isinstance(value, np.ndarray):
+        return tuple(value.ravel().tolist())
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 class MCTSAgent(SeededAgent):
@@ -153,6 +221,13 @@ class MCTSAgent(SeededAgent):
             paired by sample, to replace it (``0``: any advantage).
         reward: ``"share"`` (a shared win is worth ``1/k``) or ``"win"`` (worth a whole win, as the
             evaluation's win rate counts it).
+        leaf: how a rollout stopped before the end is scored: ``"rank"`` (graded by greedy value) or
+            ``"leader"`` (the leaders share the win).
+        guard: ``tree=ucb``: keep the game's heuristic move unless the most visited move beats its mean by
+            ``margin`` standard errors (the heuristic's move is always searched).
+        whole: ``tree=flat``: the candidates are whole moves, the seat's own decisions up to the next
+            chance draw or the next seat's decision (:meth:`whole_moves`); the rest of the chosen move is
+            played without searching again.
     """
 
     name = "mcts"
@@ -176,6 +251,9 @@ class MCTSAgent(SeededAgent):
         distinct: bool = False,
         margin: Fraction | int | str = 0,
         reward: str = "share",
+        leaf: str = "rank",
+        guard: bool = False,
+        whole: bool = False,
     ) -> None:
         super().__init__(seed)
         if sims is not None and seconds is not None:
@@ -207,10 +285,26 @@ class MCTSAgent(SeededAgent):
             raise ValueError(f"mcts: reward must be one of {list(REWARDS)}, got {reward!r}")
         if tree not in TREES:
             raise ValueError(f"mcts: tree must be one of {list(TREES)}, got {tree!r}")
+        if leaf not in LEAVES:
+            raise ValueError(f"mcts: leaf must be one of {list(LEAVES)}, got {leaf!r}")
+        if not isinstance(guard, bool):
+            raise ValueError(f"mcts: guard must be True or False, got {guard!r}")
+        if not isinstance(whole, bool):
+            raise ValueError(f"mcts: whole must be True or False, got {whole!r}")
+        if whole and tree != "flat":
+            raise ValueError("mcts: whole is for tree=flat")
+        if guard and tree == "flat":
+            raise ValueError("mcts: guard is for tree=ucb (the flat search always weighs its rollout policy's move)")
         if tree == "flat" and seconds is not None:
             raise ValueError("mcts: tree=flat takes sims, not seconds (its rounds are sized from sims)")
         self.game = get_spec(game).name
-        self.sim: Simulator | None = None if num_players is None else simulator_for(self.game, num_players)
+        self.sim: Simulator | None = None
+        #: Rewards are in units of ``1 / unit``: the win-share unit of the table times ``2 * (n - 1)``, so
+        #: that graded leaf values are whole numbers too (set with the simulator).
+        self.unit = 1
+        self._scale = 1
+        if num_players is not None:
+            self.use_simulator(simulator_for(self.game, num_players))
         self.sims = sims if sims is not None or seconds is not None else DEFAULT_SIMS
         self.seconds = seconds
         self.rollout = rollout
@@ -223,18 +317,29 @@ class MCTSAgent(SeededAgent):
         self.distinct = distinct
         self.margin = margin
         self.reward = reward
+        self.leaf = leaf
+        self.guard = guard
+        self.whole = whole
+        #: ``whole=yes``: the rest of the chosen whole move, and the seat playing it.
+        self._plan: list[int] = []
+        self._plan_seat = -1
         self._heuristic: Any = None
-        if rollout == "heuristic":
+        self._guard_agent: Any = None
+        if rollout == "heuristic" or guard:
             cls = get_spec(game).heuristic_class()
             if cls is None:
-                raise ValueError(f"mcts: game {game!r} has no heuristic agent for rollout=heuristic")
-            self._heuristic = cls(0)
+                raise ValueError(f"mcts: game {game!r} has no heuristic agent for rollout=heuristic or guard")
+            if rollout == "heuristic":
+                self._heuristic = cls(0)
+            self._guard_agent = cls(0) if guard else None
         #: ``{action: (visits, reward sum)}`` of the root after the last search (rewards in units of ``1/unit``).
         self.last_search: dict[int, tuple[int, int]] = {}
         #: Iterations of the last search.
         self.last_iterations = 0
         #: Distinct re-deals of the last search.
         self.last_deals = 0
+        #: The tree of the last ``tree=ucb`` search (its root).
+        self.last_root: _Node | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its simulator (each process has its own, see :func:`simulator_for`)."""
@@ -242,24 +347,42 @@ class MCTSAgent(SeededAgent):
         state["sim"] = None
         return state
 
+    def use_simulator(self, sim: Simulator) -> None:
+        """Search with ``sim`` (its table size sets :attr:`unit`)."""
+        self.sim = sim
+        self._scale = 2 * max(1, sim.num_players - 1)
+        self.unit = sim.unit * self._scale
+
     # ------------------------------------------------------------------ playing
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._plan = []
+
     def act(self, observation: dict[str, np.ndarray], view: PlayerView | None = None) -> int:
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         if view is None:
             return self.random_legal(observation["action_mask"])
+        if self._plan:
+            step = self._plan.pop(0)
+            if view.seat == self._plan_seat and step in legal:
+                return int(step)
+            self._plan = []
         if len(legal) == 1:
             return int(legal[0])
         return self.search(view, legal)
 
     def search(self, view: PlayerView, legal: list[int]) -> int:
         """Run the search from ``view`` over the root actions ``legal``; the action to play."""
-        self.sim = simulator_for(view.game, view.num_players)
+        self.use_simulator(simulator_for(view.game, view.num_players))
         if self._heuristic is not None:
             self._heuristic.reset(seed=int(self.rng.integers(0, 2**63)))
         if self.tree == "flat":
             return self.flat_search(view, legal)
         root = _Node(view.seat)
+        guarded = self._guarded_action(view, legal) if self.guard else None
         order = self.root_order(view, legal)
+        if guarded is not None and guarded not in order:
+            order = [*order[:-1], guarded] if self.sims is not None and len(order) >= self.sims else [*order, guarded]
         root_actions = frozenset(order)
         deals: list[Any] = []
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
@@ -274,22 +397,71 @@ class MCTSAgent(SeededAgent):
                 break
         self.last_iterations = iterations
         self.last_deals = len(deals) if self.redeals is not None else iterations
-        self.last_search = {a: (ch.visits, ch.reward) for a, ch in sorted(root.children.items()) if a in root_actions}
-        return self._final_choice(root, sorted(root_actions))
+        self.last_root = root
+        children = {a: ch for (_, a), ch in root.children.items()}
+        self.last_search = {a: (ch.visits, ch.reward) for a, ch in sorted(children.items()) if a in root_actions}
+        choice = self._final_choice(root, sorted(root_actions))
+        if guarded is not None and choice != guarded:
+            choice = self._guard_choice(children, choice, guarded, self.margin)
+        return choice
+
+    def _guarded_action(self, view: PlayerView, legal: list[int]) -> int:
+        """The game's heuristic move on the view (the move that ``guard`` keeps unless beaten)."""
+        agent = self._guard_agent
+        agent.reset(seed=int(self.rng.integers(0, 2**63)))
+        observation = {"action_mask": self.sim.mask(legal)}
+        if getattr(agent, "needs_observation", False):
+            observation["observation"] = self.sim.observation(view.state, view.seat)
+        return int(agent.act(observation, view))
+
+    @staticmethod
+    def _guard_choice(children: dict[int, _Node], choice: int, guarded: int, margin: Fraction) -> int:
+        """``choice`` if its mean beats the guarded move's by more than ``margin`` standard errors (Welch's,
+        exact in fractions), else ``guarded``. A move without two visits never beats it."""
+        a, b = children.get(choice), children.get(guarded)
+        if a is None or a.visits < 2:
+            return guarded
+        if b is None or b.visits < 2:
+            return choice if a.reward > 0 and margin == 0 else guarded
+        mean_a, mean_b = Fraction(a.reward, a.visits), Fraction(b.reward, b.visits)
+        diff = mean_a - mean_b
+        if diff <= 0:
+            return guarded
+        var = sum(
+            (Fraction(n.squares) - Fraction(n.reward) ** 2 / n.visits) / (n.visits - 1) / n.visits for n in (a, b)
+        )
+        return choice if diff * diff > margin * margin * var else guarded
 
     def root_order(self, view: PlayerView, legal: list[int]) -> list[int]:
         """The root actions in the order they are expanded: ascending ids (drawn at random when expanded);
         with ``width``, the ``width`` best by the greedy agent's values on the view, best first (ties to
         the lowest id), and the others pruned; with ``distinct``, of actions of equal greedy value only
         the lowest id is kept."""
+        width = self.root_width()
+        if width is None or (len(legal) <= width and not self.distinct):
+            return sorted(int(a) for a in legal) if self.width is None else self._ranked(view, legal)[:width]
+        return self._ranked(view, legal)[:width]
+
+    def root_width(self) -> int | None:
+        """Root actions searched at most: ``width``, never more than ``sims``; without ``width``, the tree
+        search keeps ``sims // AUTO_WIDTH_VISITS`` (at least 1), the flat search ``sims // 2`` (at least 2)
+        so that no root action goes without samples. ``None``: all (a ``seconds`` budget, no ``width``)."""
+        if self.sims is None:
+            return self.width
+        cap = max(1, self.sims // AUTO_WIDTH_VISITS) if self.tree == "ucb" else max(2, self.sims // 2)
         if self.width is None:
-            return sorted(int(a) for a in legal)
+            return cap
+        return min(self.width, self.sims)
+
+    def _ranked(self, view: PlayerView, legal: list[int]) -> list[int]:
+        """``legal`` by the greedy agent's values on the view, best first (ties to the lowest id); with
+        ``distinct``, one action (the lowest id) per value."""
         greedy = GreedyAgent(self.game, view.num_players, seed=int(self.rng.integers(0, 2**63)))
         values = greedy.action_values(view, [int(a) for a in legal])
         ranked = sorted(values, key=lambda a: (-values[a], a))
         if self.distinct:
             ranked = [a for i, a in enumerate(ranked) if i == 0 or values[a] != values[ranked[i - 1]]]
-        return ranked[: self.width]
+        return ranked
 
     # ------------------------------------------------------------------ flat search
     def flat_search(self, view: PlayerView, legal: list[int]) -> int:
@@ -308,7 +480,9 @@ class MCTSAgent(SeededAgent):
         """
         deals: list[Any] = []
         first = self._deal(view, deals, 0)
-        candidates = self._flat_candidates(view, legal, first)
+        candidates: list[Any] = (
+            self._whole_candidates(view, legal, first) if self.whole else self._flat_candidates(view, legal, first)
+        )
         base = None if self.rollout == "random" else candidates[0]
         stats = {a: [0, 0, 0, 0] for a in candidates}  # visits, reward sum, paired difference sum, its squares
         alive, samples = list(candidates), 0
@@ -326,7 +500,72 @@ class MCTSAgent(SeededAgent):
         self.last_iterations = sum(st[0] for st in stats.values())
         self.last_deals = len(deals) if self.redeals is not None else samples
         self.last_search = {a: (st[0], st[1]) for a, st in sorted(stats.items())}
-        return self._flat_choice(alive, stats, base, self.margin)
+        choice = self._flat_choice(alive, stats, base, self.margin)
+        if self.whole:
+            self._plan, self._plan_seat = list(choice[1:]), view.seat
+            return choice[0]
+        return choice
+
+    def whole_moves(self, state: Any, seat: int) -> list[tuple[tuple[int, ...], Any]]:
+        """The whole moves of ``seat`` in ``state``, ``(actions, state after)`` in the order found.
+
+        A whole move is a sequence of ``seat``'s own decisions that ends where the engine draws chance,
+        another seat decides, the game ends or :data:`WHOLE_MOVE_LENGTH` decisions are made. Past
+        :data:`WHOLE_MOVES_MAX` sequences the ones still open stop where they are (partial moves, which
+        the rollout policy completes). The state after a move that drew chance is one sample of it."""
+        sim = self.sim
+        done: list[tuple[tuple[int, ...], Any]] = []
+        stack: list[tuple[tuple[int, ...], Any]] = [((a,), state) for a in reversed(sim.legal_actions(state))]
+        while stack:
+            seq, parent = stack.pop()
+            after = sim.copy(parent)
+            draws = _Draws(np.random.default_rng(len(done)))
+            sim.apply(after, seq[-1], draws)
+            if draws.drawn or sim.is_over(after) or sim.deciding_seat(after) != seat or len(seq) >= WHOLE_MOVE_LENGTH:
+                done.append((seq, after))
+                continue
+            following = sim.legal_actions(after)
+            if len(done) + len(stack) + len(following) > WHOLE_MOVES_MAX:
+                done.append((seq, after))
+                continue
+            stack.extend(((*seq, a), after) for a in reversed(following))
+        return done
+
+    def _whole_candidates(self, view: PlayerView, legal: list[int], deal: Any) -> list[tuple[int, ...]]:
+        """The candidates of a whole-move flat search: the rollout policy's own whole move first (its
+        decisions from the first re-deal while it is the seat's turn and nothing is drawn), then the
+        whole moves of best greedy value after them (:meth:`root_width` of them, ties to the first found)."""
+        sim, seat = self.sim, view.seat
+        moves = self.whole_moves(sim.copy(deal), seat)
+        ranked = sorted(range(len(moves)), key=lambda i: -Fraction(sim.value(moves[i][1], seat)))
+        order = [moves[i][0] for i in ranked]
+        width = self.root_width()
+        if width is not None:
+            order = order[:width]
+        if self.rollout == "random":
+            return order
+        base = self._base_whole_move(sim.copy(deal), seat, legal)
+        return [base, *(m for m in order if m != base)]
+
+    def _base_whole_move(self, state: Any, seat: int, legal: list[int]) -> tuple[int, ...]:
+        """The rollout policy's whole move from ``state`` (see :meth:`_whole_candidates`)."""
+        sim = self.sim
+        rng = np.random.default_rng(int(self.rng.integers(0, 2**63)))
+        if self._heuristic is not None:
+            self._heuristic.reset(seed=int(rng.integers(0, 2**63)))
+        seq: list[int] = []
+        while len(seq) < WHOLE_MOVE_LENGTH:
+            if self.rollout == "heuristic":
+                action = self._heuristic_action(state, legal)
+            else:
+                action = self._greedy_action(sim.copy(state), legal, rng)
+            seq.append(action)
+            draws = _Draws(rng)
+            sim.apply(state, action, draws)
+            if draws.drawn or sim.is_over(state) or sim.deciding_seat(state) != seat:
+                break
+            legal = sim.legal_actions(state)
+        return tuple(seq)
 
     @staticmethod
     def _flat_record(stats: dict[int, list[int]], rewards: dict[int, int], base: int | None) -> None:
@@ -368,15 +607,23 @@ class MCTSAgent(SeededAgent):
             base = self._greedy_action(state, list(legal), rng)
         return [base, *(a for a in order if a != base)]
 
-    def _flat_rollout(self, deal: Any, action: int, seed: int) -> list[int]:
-        """Rewards of one rollout: ``action`` on a copy of ``deal``, then the rollout policy, chance and
-        the heuristic's own draws from ``seed`` (the same for every candidate of a sample)."""
-        state = self.sim.copy(deal)
+    def _flat_rollout(self, deal: Any, action: int | tuple[int, ...], seed: int) -> list[int]:
+        """Rewards of one rollout: ``action`` (or a whole move's actions, while they stay legal) on a copy
+        of ``deal``, then the rollout policy, chance and the heuristic's own draws from ``seed`` (the same
+        for every candidate of a sample)."""
+        sim = self.sim
+        state = sim.copy(deal)
         rng = np.random.default_rng(seed)
         if self._heuristic is not None:
             self._heuristic.reset(seed=seed)
-        self.sim.apply(state, action, rng)
-        return self._rollout(state, 1, rng)
+        actions = action if isinstance(action, tuple) else (action,)
+        played = 0
+        for a in actions:
+            if played and (sim.is_over(state) or a not in sim.legal_actions(state)):
+                break
+            sim.apply(state, a, rng)
+            played += 1
+        return self._rollout(state, played, rng)
 
     def _deal(self, view: PlayerView, deals: list[Any], iteration: int) -> Any:
         """The determinization of iteration ``iteration``: a fresh re-deal (``redeals=None``), or a copy of
@@ -396,9 +643,10 @@ class MCTSAgent(SeededAgent):
     @staticmethod
     def _final_choice(root: _Node, legal: list[int]) -> int:
         """Most visited; ties to the highest mean (equal visits: the higher reward sum), then the lowest id."""
+        children = {a: ch for (_, a), ch in root.children.items()}
         best, best_key = legal[0], (-1, 0)
         for action in legal:
-            child = root.children.get(action)
+            child = children.get(action)
             key = (child.visits, child.reward) if child is not None else (0, 0)
             if key > best_key:
                 best, best_key = action, key
@@ -406,9 +654,13 @@ class MCTSAgent(SeededAgent):
 
     # ------------------------------------------------------------------ one iteration
     def _iterate(self, root: _Node, state: Any, root_actions: frozenset[int], order: list[int]) -> None:
-        """One iteration on the determinization ``state`` (played on in place)."""
+        """One iteration on the determinization ``state`` (played on in place).
+
+        Children are keyed by ``(deciding seat, action)``; a move after which the engine drew chance leads
+        on to the children of that outcome (:class:`_Node`), so nodes below a roll hold that roll's
+        situation only."""
         sim, rng = self.sim, self.rng
-        node, path = root, [root]
+        node, children, path = root, root.children, [root]
         steps = 0
         while not sim.is_over(state) and steps < sim.max_decisions:
             legal = sim.legal_actions(state)
@@ -417,39 +669,43 @@ class MCTSAgent(SeededAgent):
                 if not legal:
                     return  # cannot happen for a consistent re-deal: nothing to learn from it
             mover = sim.deciding_seat(state)
-            untried = [a for a in legal if a not in node.children]
+            untried = [a for a in legal if (mover, a) not in children]
             if untried:
                 if node is root and self.width is not None:
                     action = next(a for a in order if a in untried)  # best greedy value first
                 else:
                     action = untried[int(rng.integers(len(untried)))]
-                child = node.children[action] = _Node(mover)
+                child = children[(mover, action)] = _Node(mover)
                 sim.apply(state, action, rng)
                 path.append(child)
                 steps += 1
                 break
-            action = self._select(node, legal)
-            sim.apply(state, action, rng)
-            node = node.children[action]
+            action = self._select(children, mover, legal)
+            draws = _Draws(rng)
+            sim.apply(state, action, draws)
+            node = children[(mover, action)]
+            children = node.branches.setdefault(tuple(draws.drawn), {})
             path.append(node)
             steps += 1
         rewards = self._rollout(state, steps)
         root.visits += 1
         for n in path[1:]:
+            r = rewards[n.mover]
             n.visits += 1
-            n.reward += rewards[n.mover]
+            n.reward += r
+            n.squares += r * r
 
-    def _select(self, node: _Node, legal: list[int]) -> int:
+    def _select(self, children: dict[tuple[int, int], _Node], mover: int, legal: list[int]) -> int:
         """The legal child of highest UCB1 (ties: lowest id); every legal child's availability goes up."""
-        unit, c2 = self.sim.unit, self._c2
+        unit, c2 = self.unit, self._c2
         best, best_score = -1, -1
         for action in legal:  # ascending
-            child = node.children[action]
+            child = children[(mover, action)]
             score = ucb_score(child.reward, child.visits, child.available, unit, c2)
             if score > best_score:
                 best, best_score = action, score
         for action in legal:
-            node.children[action].available += 1
+            children[(mover, action)].available += 1
         return best
 
     # ------------------------------------------------------------------ rollouts
@@ -471,10 +727,34 @@ class MCTSAgent(SeededAgent):
             else:
                 sim.apply(state, self._heuristic_action(state, legal), rng)
             played += 1
-        rewards = sim.win_rewards(state) if sim.is_over(state) else sim.leader_rewards(state)
-        if self.reward == "win":
-            return [sim.unit if r else 0 for r in rewards]
-        return rewards
+        if sim.is_over(state) or self.leaf == "leader":
+            rewards = sim.win_rewards(state) if sim.is_over(state) else sim.leader_rewards(state)
+            if self.reward == "win":
+                return [self.unit if r else 0 for r in rewards]
+            return [r * self._scale for r in rewards]
+        if self.leaf == "margin":
+            return self.margin_rewards(state)
+        return self.rank_rewards(state)
+
+    def margin_rewards(self, state: Any) -> list[int]:
+        """Graded rewards of an unfinished ``state`` (units of ``1/unit``, floored): each seat's greedy value
+        placed linearly between the lowest (0) and the highest (1); all ``1/2`` when every value is equal."""
+        sim = self.sim
+        values = [Fraction(sim.value(state, p)) for p in range(sim.num_players)]
+        low, high = min(values), max(values)
+        if low == high:
+            return [self.unit // 2] * sim.num_players
+        return [int(self.unit * (v - low) / (high - low)) for v in values]
+
+    def rank_rewards(self, state: Any) -> list[int]:
+        """Graded rewards of an unfinished ``state`` (units of ``1/unit``): each seat's share of the other
+        seats it leads by greedy value, a tie counting half: 1 for the sole leader, 0 for the sole last."""
+        sim = self.sim
+        values = [sim.value(state, p) for p in range(sim.num_players)]
+        return [
+            sim.unit * sum(2 if v > w else 1 if v == w else 0 for q, w in enumerate(values) if q != p)
+            for p, v in enumerate(values)
+        ]
 
     def _greedy_step(self, state: Any, legal: list[int], rng: Any) -> Any:
         """The state after the action of best greedy value for the deciding seat (one sampled outcome

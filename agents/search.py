@@ -251,6 +251,10 @@ class Simulator:
         """The observation vector of ``seat`` in ``state`` (as the env encodes it)."""
         return self._bind(state)._encode(seat)
 
+    def describe(self, state: Any, action: int) -> str:
+        """The game's description of ``action`` in ``state`` (as ``env.describe_action`` words it)."""
+        return str(self._bind(state)._describe(int(action)))
+
     def mask(self, legal: Sequence[int]) -> np.ndarray:
         """An action mask (int8) marking ``legal``."""
         legal = list(legal)

@@ -5,6 +5,9 @@ spec                        agent
 ==========================  ===========================================================================
 ``random``                  uniformly random legal actions
 ``heuristic``               the game's heuristic agent (named by its spec)
+``heuristic@vN``            a version of it: ``heuristic@v1`` is ``heuristic``; ``heuristic@v2`` is
+                            the newest version up to v2 (a game's module lists them in ``VERSIONS``;
+                            a game without a v2 plays v1)
 ``greedy[:samples=K]``      one-step look-ahead by the game's greedy value (:mod:`ice_envs.agents.greedy`)
 ``mcts[:OPTIONS]``          information-set MCTS (:mod:`ice_envs.agents.mcts`); options ``sims=N`` or
                             ``seconds=S``, ``rollout=random|greedy|heuristic``, ``c=X``, ``depth=D``,
@@ -12,9 +15,14 @@ spec                        agent
                             ``width=K`` (root pruned to the K best greedy actions),
                             ``distinct=yes|no`` (width counts equal greedy values once),
                             ``tree=ucb|flat`` (flat: rollouts of the root actions only),
-                            ``margin=Z`` (flat: standard errors a challenger must beat the
-                            rollout policy's own action by), ``reward=share|win`` (a shared
-                            win counts 1/k or 1),
+                            ``margin=Z`` (standard errors a challenger must beat the
+                            rollout policy's own action by, or with ``guard=yes`` the
+                            heuristic's), ``reward=share|win`` (a shared win counts 1/k or 1),
+                            ``leaf=rank|margin|leader`` (a cut rollout graded by rank or value, or won by
+                            the leaders), ``guard=yes|no`` (tree: keep the heuristic's move
+                            unless beaten by ``margin``),
+                            ``whole=yes|no`` (flat: candidates are whole moves, up to
+                            the next chance draw or the next seat's turn),
                             e.g. ``mcts:sims=400,rollout=heuristic``
 ``ppo:PATH[?players=any]``  a PPO checkpoint
 ``rllib:PATH``              a run of the RLlib backend (its directory or a policy ``.npz``,
@@ -48,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from ice_envs.agents.greedy import GreedyAgent
-from ice_envs.agents.mcts import REWARDS, ROLLOUTS, TREES, MCTSAgent
+from ice_envs.agents.mcts import LEAVES, REWARDS, ROLLOUTS, TREES, MCTSAgent
 from ice_envs.agents.ppo_agent import PPOAgent
 from ice_envs.agents.random_agent import RandomAgent
 from ice_envs.core.agent import Agent
@@ -70,6 +78,8 @@ __all__ = [
 
 
 KINDS = ("random", "heuristic", "greedy", "mcts", "ppo", "rllib", "python")
+#: The versions ``heuristic@vN`` may name.
+HEURISTIC_VERSIONS = ("v1", "v2")
 #: What an object needs to be an :class:`~ice_envs.core.agent.Agent`.
 AGENT_MEMBERS = ("name", "needs_view", "needs_observation", "reset", "act")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -150,6 +160,9 @@ OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
         "distinct": _flag,
         "margin": _non_negative_fraction,
         "reward": _one_of(REWARDS),
+        "leaf": _one_of(LEAVES),
+        "guard": _flag,
+        "whole": _flag,
     },
 }
 
@@ -168,6 +181,8 @@ class AgentSpec:
     target: str | None = None
     #: ``greedy`` / ``mcts``: the options as written (for the label).
     option_text: str = ""
+    #: ``heuristic`` only: the version asked for (``heuristic@v2``), ``None`` for plain ``heuristic``.
+    version: str | None = None
 
     @property
     def label(self) -> str:
@@ -177,6 +192,8 @@ class AgentSpec:
             return f"python:{self.target}"
         if self.option_text:
             return f"{self.kind}:{self.option_text}"
+        if self.version:
+            return f"{self.kind}@{self.version}"
         return self.kind
 
 
@@ -185,6 +202,13 @@ def parse_agent_spec(text: str) -> AgentSpec:
     raw = text.strip()
     kind, sep, arg = raw.partition(":")
     kind = kind.lower()
+    if kind.startswith("heuristic@"):
+        version = kind.partition("@")[2]
+        if version not in HEURISTIC_VERSIONS or sep:
+            raise AgentSpecError(
+                f"agent {text!r}: a heuristic version is one of {', '.join('heuristic@' + v for v in HEURISTIC_VERSIONS)}"
+            )
+        return AgentSpec("heuristic", version=version)
     if kind not in KINDS:
         raise AgentSpecError(
             f"unknown agent {text!r}; use one of: random, heuristic, greedy, mcts[:OPTIONS], ppo:PATH, "
@@ -301,7 +325,7 @@ def load_agent(
     if spec.kind == "random":
         return RandomAgent(seed)
     if spec.kind == "heuristic":
-        return heuristic_for(game, seed)
+        return heuristic_for(game, seed, spec.version)
     if spec.kind == "greedy":
         return _build(spec, GreedyAgent, game, seed, num_players)
     if spec.kind == "mcts":
@@ -353,10 +377,16 @@ def _python_agent(spec: AgentSpec, game: str, seed: int | None, num_players: int
     return agent
 
 
-def heuristic_for(game: str, seed: int | None = None) -> Agent:
-    """The heuristic agent of ``game``, as its spec names it."""
+def heuristic_for(game: str, seed: int | None = None, version: str | None = None) -> Agent:
+    """The heuristic agent of ``game``, as its spec names it; ``version`` (``"v2"``) picks the newest of the
+    versions its module lists in ``VERSIONS`` up to that one (``None`` or ``"v1"``: the spec's class)."""
     game_spec = get_spec(game)
     cls = game_spec.heuristic_class()
     if cls is None:
         raise AgentSpecError(f"game {game_spec.name!r} has no heuristic agent; use random, greedy, mcts or ppo:PATH")
+    if version not in (None, "v1"):
+        versions = getattr(importlib.import_module(cls.__module__), "VERSIONS", {})
+        known = [v for v in HEURISTIC_VERSIONS[: HEURISTIC_VERSIONS.index(version) + 1] if v in versions]
+        if known:
+            cls = versions[known[-1]]
     return cls(seed)

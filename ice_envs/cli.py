@@ -20,6 +20,7 @@ from ice_envs.core.errors import OptionError
 from ice_envs.core.masks import sample_legal
 from ice_envs.core.options import parse_option
 from ice_envs.evaluation import cli as evaluation_cli
+from ice_envs.evaluation import probe_cli
 from ice_envs.evaluation.cli import CommandLineParser, at_least, check_record_target, report_user_errors
 from ice_envs.evaluation.record import GameRecorder, take
 from ice_envs.play import cli as play_cli
@@ -112,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo.set_defaults(func=cmd_demo)
 
     evaluation_cli.add_subcommand(sub)
+    probe_cli.add_subcommand(sub)
     play_cli.add_subcommand(sub)
     train_cli.add_subcommand(sub)
     return parser

@@ -35,10 +35,10 @@ def test_ucb_score_is_the_integer_form_of_ucb1():
 def test_final_choice_is_most_visited_then_best_mean_then_lowest_id():
     root = _Node(0)
     for action, (visits, reward) in {4: (5, 3), 2: (5, 3), 7: (5, 4), 9: (4, 4)}.items():
-        child = root.children[action] = _Node(0)
+        child = root.children[(0, action)] = _Node(0)
         child.visits, child.reward = visits, reward
     assert MCTSAgent._final_choice(root, [2, 4, 7, 9]) == 7
-    root.children[7].reward = 3
+    root.children[(0, 7)].reward = 3
     assert MCTSAgent._final_choice(root, [2, 4, 7, 9]) == 2
     assert MCTSAgent._final_choice(_Node(0), [3, 5]) == 3  # nothing visited
 
@@ -68,7 +68,8 @@ def test_mcts_takes_the_immediate_win_and_spends_its_budget():
     action = decide(agent, "cardiceo", _cardiceo_win())
     assert rules.subset_total(_cardiceo_win(), action) == 7
     assert agent.last_iterations == 40 and sum(v for v, _ in agent.last_search.values()) == 40
-    unit = simulator_for("cardiceo", 2).unit
+    unit = agent.unit
+    assert unit == simulator_for("cardiceo", 2).unit * 2  # win shares times 2 * (n - 1): graded leaves are whole
     visits, reward = agent.last_search[action]
     assert reward == visits * unit  # every iteration through the winning discard won
 
@@ -203,7 +204,7 @@ def test_flat_search_takes_the_immediate_win(rollout):
     agent = MCTSAgent("cardiceo", 2, seed=0, sims=12, tree="flat", rollout=rollout)
     action = decide(agent, "cardiceo", _cardiceo_win())
     assert rules.subset_total(_cardiceo_win(), action) == 7
-    unit = simulator_for("cardiceo", 2).unit
+    unit = agent.unit
     visits, reward = agent.last_search[action]
     assert visits >= 1 and reward == visits * unit  # every rollout after the winning discard won
 
@@ -262,12 +263,11 @@ def test_reward_win_counts_a_shared_win_as_a_whole_win():
 
     state = rules.new_game(rules.CubeMeltConfig(num_players=3), np.random.default_rng(0), love=[5, 9, 9])
     sim = simulator_for("cubemelt", 3)
-    share, win = (MCTSAgent("cubemelt", 3, seed=0, reward=r) for r in ("share", "win"))
-    for agent in (share, win):
-        agent.sim = sim
-    # no rollout budget left: the two leaders share the win (units of 1/6)
-    assert share._rollout(sim.copy(state), sim.max_decisions) == [0, 3, 3]
-    assert win._rollout(sim.copy(state), sim.max_decisions) == [0, 6, 6]
+    share, win = (MCTSAgent("cubemelt", 3, seed=0, reward=r, leaf="leader") for r in ("share", "win"))
+    # no rollout budget left: the two leaders share the win (units of 1/6, times 2 * (n - 1) = 4)
+    assert share.unit == 24 and sim.unit == 6
+    assert share._rollout(sim.copy(state), sim.max_decisions) == [0, 12, 12]
+    assert win._rollout(sim.copy(state), sim.max_decisions) == [0, 24, 24]
     with pytest.raises(ValueError, match="reward must be one of"):
         MCTSAgent("cubemelt", 3, reward="score")
 
