@@ -181,13 +181,19 @@ def save_checkpoint(
     return path
 
 
+def _log_bytes(path: Path) -> bytes:
+    """The bytes of a run's append-only log (empty if it does not exist), through the capped reader."""
+    from ice_envs.core.files import read_bytes
+    from ice_envs.train.callbacks import MAX_LOG_BYTES
+
+    if not path.exists():
+        return b""
+    return read_bytes(path, what="run log", max_bytes=MAX_LOG_BYTES)
+
+
 def complete_rows(path: Path) -> list[bytes]:
     """The complete lines (ending in a newline) of an append-only log; a torn last line is left out."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    lines = data.split(b"\n")
+    lines = _log_bytes(path).split(b"\n")
     return [line + b"\n" for line in lines[:-1]]
 
 
@@ -197,9 +203,10 @@ def truncate_log(path: Path, rows: int) -> int:
 
     if not path.exists():
         return 0
-    lines = complete_rows(path)
+    data = _log_bytes(path)
+    lines = [line + b"\n" for line in data.split(b"\n")[:-1]]
     kept = b"".join(lines[:rows])
-    if kept != path.read_bytes():
+    if kept != data:
         write_atomic(path, kept)
     return max(0, len(lines) - rows)
 

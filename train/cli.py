@@ -83,7 +83,10 @@ def _refuse_rllib_resume(target: str) -> None:
     from ice_envs.train.config import ConfigError, read_config_data
 
     config = Path(target) / "config.yaml"
-    data = read_config_data(config) if config.is_file() else None
+    try:
+        data = read_config_data(config) if config.is_file() else None
+    except ConfigError:  # unreadable: resume names it and takes the config its checkpoint records
+        return
     if isinstance(data, dict) and data.get("backend") == "rllib":
         raise ConfigError(
             f"{target} is an RLlib run: --resume continues SB3 runs; start a new run (its RLlib checkpoints in "

@@ -39,8 +39,8 @@ from typing import Any
 import numpy as np
 
 import ice_envs
-from ice_envs.agents.ppo_agent import observation_pieces
-from ice_envs.core.files import atomic_path, write_atomic
+from ice_envs.agents.ppo_agent import MAX_CHECKPOINT_BYTES, observation_pieces
+from ice_envs.core.files import atomic_path, read_bytes, write_atomic
 from ice_envs.core.machine import machine_info, package_versions
 from ice_envs.core.threads import one_blas_thread
 from ice_envs.train.config import (
@@ -464,12 +464,14 @@ def _check_overrides(overrides: list[str] | None) -> None:
 
 def _run_config(run_dir: Path, state: dict[str, Any], echo: bool) -> dict[str, Any]:
     """The run's config: its ``config.yaml``, or the checkpoint's copy when that file cannot be read."""
+    from ice_envs.core.files import FileFormatError
+
     path = run_dir / "config.yaml"
     try:
         data = read_config_data(path)
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: the config must be a mapping of keys")
-    except ConfigError as exc:
+    except (ConfigError, FileFormatError) as exc:
         if state.get("config") is None:
             raise
         if echo:
@@ -576,7 +578,7 @@ def _run_session(
         train_rate = callback.steps_per_second()
         last = save_checkpoint(model, run_dir, pool, events_done=False, league=league, config=cfg.to_dict())
         final = run_dir / "final.zip"
-        write_atomic(final, last.read_bytes())
+        write_atomic(final, read_bytes(last, what="checkpoint", max_bytes=MAX_CHECKPOINT_BYTES))
         with atomic_path(run_dir / "final.npz") as tmp:
             policy_net(model, cfg).save_npz(tmp)
         report = _final_report(

@@ -234,7 +234,13 @@ def parse_yaml(text: str, *, what: str, source: str, limit: int = MAX_DEPTH, max
     """
     import yaml
 
-    loader = _bounded_loader()(text)
+    try:  # the reader checks the characters as the loader is made
+        loader = _bounded_loader()(text)
+    except yaml.MarkedYAMLError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark is not None else "?"
+        raise YamlSyntaxError(f"{what} {source}, line {line}: not valid YAML ({exc.problem})") from None
+    except yaml.YAMLError as exc:
+        raise YamlSyntaxError(f"{what} {source}: not valid YAML ({one_line_text(str(exc))})") from None
     loader.depth_limit, loader.node_limit = limit, max_nodes
     try:
         node = loader.get_single_node()
