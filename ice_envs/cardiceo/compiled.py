@@ -18,7 +18,7 @@ import numpy as np
 
 from ice_envs.cardiceo import rules
 from ice_envs.cardiceo.batched import scalar_deal
-from ice_envs.core.compiled import CompiledEngine, GameKernels, below, draw, njit
+from ice_envs.core.compiled import CompiledEngine, GameKernels, below, draw, njit, read_u32, write_u32
 
 MAX_SEATS = 6
 NV = rules.NUM_VALUES
@@ -104,21 +104,13 @@ def _can_discard(s: np.ndarray) -> bool:
 
 @njit
 def get_turn(s: np.ndarray) -> int:
-    """The turn counter (four bytes of the row, least significant first)."""
-    return (
-        (int(s[TURN]) & 0xFF)
-        | (int(s[TURN + 1]) & 0xFF) << 8
-        | (int(s[TURN + 2]) & 0xFF) << 16
-        | (int(s[TURN + 3]) & 0xFF) << 24
-    )
+    """The turn counter (four bytes of the row)."""
+    return read_u32(s, TURN)
 
 
 @njit
 def _next_turn(s: np.ndarray) -> None:
-    turn = get_turn(s) + 1
-    for b in range(4):
-        byte = (turn >> (8 * b)) & 0xFF
-        s[TURN + b] = byte - 256 if byte > 127 else byte
+    write_u32(s, TURN, read_u32(s, TURN) + 1)
 
 
 @njit

@@ -57,7 +57,7 @@ import numpy as np
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.vector import STAGE_RESET, STAGE_STEP, BatchedEngine
 
-__all__ = ["CompiledEngine", "GameKernels", "below", "build_kernels", "draw", "seed_streams"]
+__all__ = ["CompiledEngine", "GameKernels", "below", "build_kernels", "draw", "read_u32", "seed_streams", "write_u32"]
 
 #: Where numba caches compiled machine code: beside each module (``__pycache__``), reused across processes.
 njit = numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -107,6 +107,25 @@ def draw(rng: np.ndarray, low: int, high: int) -> int:
         rng[2 + at] = np.uint64(value)
         rng[1] = np.uint64(at + 1)
     return value
+
+
+@njit
+def read_u32(s: np.ndarray, at: int) -> int:
+    """The unsigned 32-bit counter kept in four bytes of an ``int8`` state row from ``at`` (least significant first)."""
+    return (
+        (int(s[at]) & 0xFF)
+        | (int(s[at + 1]) & 0xFF) << 8
+        | (int(s[at + 2]) & 0xFF) << 16
+        | (int(s[at + 3]) & 0xFF) << 24
+    )
+
+
+@njit
+def write_u32(s: np.ndarray, at: int, value: int) -> None:
+    """Keep ``value`` (0 to 2**32 - 1) in four bytes of an ``int8`` state row from ``at`` (:func:`read_u32`)."""
+    for b in range(4):
+        byte = (value >> (8 * b)) & 0xFF
+        s[at + b] = byte - 256 if byte > 127 else byte
 
 
 def seed_streams(seed: int | None, num_envs: int) -> np.ndarray:
