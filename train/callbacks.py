@@ -36,14 +36,11 @@ from stable_baselines3.common.logger import TensorBoardOutputFormat
 
 from ice_envs.agents.ppo_agent import PolicyNet
 from ice_envs.core.files import read_text
-from ice_envs.train.checkpoints import restore_logger, save_checkpoint
+from ice_envs.train.checkpoints import MAX_LOG_BYTES, restore_logger, save_checkpoint
 from ice_envs.train.config import TrainConfig
 from ice_envs.train.evaluation import BackgroundEvaluations, evaluate_checkpoint, self_play_check
 from ice_envs.train.league import League
 from ice_envs.train.opponents import SelfPlayPool
-
-#: Size cap of ``evaluations.jsonl`` when it is read back on resume.
-MAX_LOG_BYTES = 64 << 20
 
 
 def policy_net(model: Any, cfg: TrainConfig) -> PolicyNet:

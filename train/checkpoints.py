@@ -57,6 +57,8 @@ STATE_FORMAT = 4
 STATE_KIND = "ice-envs training state"
 #: Size cap of a ``.state.json`` (read through :func:`ice_envs.core.files.load_json`).
 MAX_STATE_BYTES = 256 << 20
+#: Size cap of a run's append-only logs (``evaluations.jsonl``) when they are read back on resume.
+MAX_LOG_BYTES = 64 << 20
 #: Nesting bound of a ``.state.json`` (a game's ``state_dict()`` nests a few levels per dataclass).
 MAX_STATE_DEPTH = 128
 STATE_KEYS = frozenset(
@@ -184,7 +186,6 @@ def save_checkpoint(
 def _log_bytes(path: Path) -> bytes:
     """The bytes of a run's append-only log (empty if it does not exist), through the capped reader."""
     from ice_envs.core.files import read_bytes
-    from ice_envs.train.callbacks import MAX_LOG_BYTES
 
     if not path.exists():
         return b""
