@@ -9,7 +9,8 @@ candidates in slices, in decisions per CPU-second of this process:
   ``step`` (argument checks and the ``info`` arrays included);
 * ``numba loop`` / ``C loop``: the bare compiled step loop of each candidate on the same buffers.
 
-Actions come from :func:`ice_envs.core.vector.random_actions` and are drawn before timing starts.
+Actions come from :func:`ice_envs.core.vector.random_actions`, drawn inside the timed loop (the same cost for every
+candidate).
 
     python benchmarks/prototypes/compare_cardiceo.py [--seconds 2] [--players 4]
 """
@@ -80,17 +81,7 @@ class CBatch:
 def numba_loop(engine: CardiceoCompiled):
     """The bare numba step loop of ``engine`` (no argument checks, no ``info``)."""
     active = np.ones(engine.num_envs, dtype=bool)
-
-    def step(actions: np.ndarray) -> int:
-        return engine._loops.step(
-            actions, active, engine.state, engine._rng, engine._cfg, False, engine.max_game_length,
-            engine.illegal_reward, engine._mark, engine.num_steps, engine.last_scores, engine.mask, engine.seat,
-            engine.obs, engine._rewards, engine._terminated, engine._truncated, engine._illegal, engine._fin_index,
-            engine._fin_obs, engine._fin_rewards, engine._fin_scores, engine._fin_outcome, engine._fin_length,
-            engine._scratch,
-        )  # fmt: skip
-
-    return step
+    return lambda actions: engine._run_step(actions, active)
 
 
 def check_identical(lib: ctypes.CDLL, players: int, steps: int = 3000) -> int:
@@ -125,27 +116,23 @@ def measure(seconds: float, players: int, lib: ctypes.CDLL) -> list[dict[str, fl
         for e in engines.values():
             e.reset()
         c = CBatch(lib, engines["c"])
-        plans = np.stack([random_actions(engines["engine"].mask, np.random.default_rng(s)) for s in range(1)])
         candidates = {
             "numba engine": lambda a, e=engines["engine"]: e.step(a),
             "numba loop": numba_loop(engines["loop"]),
             "C loop": c.step,
         }
-        masks = {"numba engine": engines["engine"], "numba loop": engines["loop"]}
+        masks = {"numba engine": engines["engine"].mask, "numba loop": engines["loop"].mask, "C loop": c.mask}
         spent = dict.fromkeys(candidates, 0.0)
         done = dict.fromkeys(candidates, 0)
         rng = np.random.default_rng(0)
-        del plans
         while min(spent.values()) < seconds:
             for name, step in candidates.items():
-                mask = masks[name].mask if name in masks else c.mask
-                actions = [random_actions(mask, rng).astype(np.int64) for _ in range(1)]
+                mask = masks[name]  # each candidate steps its own buffers in place
                 start = time.process_time()
                 slice_end = start + 0.1
                 while True:
-                    step(actions[0])
+                    step(random_actions(mask, rng).astype(np.int64))
                     done[name] += batch
-                    actions[0] = random_actions(mask, rng).astype(np.int64)
                     now = time.process_time()
                     if now >= slice_end:
                         break

@@ -436,9 +436,7 @@ class CompiledEngine(BatchedEngine):
         self._draw_log: list[tuple[int, np.ndarray, np.ndarray]] | None = None
 
     def __init__(self, num_envs: int, num_players: int | None = None, *, seed: int | None = None, **options: Any):
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise OptionError(f"{self.game}: seed must be an integer >= 0, got {seed!r}")
-        self._seed = seed
+        self._seed = self._checked_seed(seed)
         super().__init__(num_envs, num_players, seed=seed, **options)
 
     # ------------------------------------------------------------------ draw log
@@ -474,9 +472,7 @@ class CompiledEngine(BatchedEngine):
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal every game anew (``seed`` re-seeds every game's stream); returns ``(obs, mask, seat)``."""
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise OptionError(f"{self.game}: seed must be an integer >= 0, got {seed!r}")
+        if self._checked_seed(seed) is not None:
             self._rng[:, 0] = seed_streams(int(seed), self.num_envs)
         self._deal(self._all)
         self._started = True
@@ -508,59 +504,16 @@ class CompiledEngine(BatchedEngine):
         self, actions: np.ndarray, where: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One decision in every game (or where ``where`` is true); see :meth:`BatchedEngine.step`."""
-        if not self._started:
-            raise RuntimeError(f"{self.game}: call reset() before step()")
-        n = self.num_envs
-        actions = np.asarray(actions)
-        if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
-            raise IllegalActionError(
-                f"{self.game}: actions must be an integer array of shape ({n},), got {actions.dtype} {actions.shape}"
-            )
-        if where is None:
-            active = self._everywhere
-        else:
-            active = np.asarray(where, dtype=bool)
-            if active.shape != (n,):
-                raise ValueError(f"{self.game}: where must have shape ({n},), got {active.shape}")
+        actions = self._checked_actions(actions)
+        where = self._checked_where(where)
+        active = self._everywhere if where is None else where
         act = actions if actions.dtype == np.int64 else actions.astype(np.int64)
         bad = self._loops.first_bad(act, active, self.mask, self.n_actions, self.illegal_action == "raise")
         if bad <= -2:
-            i = -2 - bad
-            raise IllegalActionError(
-                f"{self.game}: game {i}: action {int(act[i])} is outside the action space 0..{self.n_actions - 1}"
-            )
+            raise self._outside_space(-2 - bad, int(act[-2 - bad]))
         if bad >= 0:
-            raise IllegalActionError(
-                f"{self.game}: game {bad}: action {int(act[bad])} is illegal for player_{int(self.seat[bad])}; "
-                f"legal actions: {np.flatnonzero(self.mask[bad]).tolist()}"
-            )
-        k = self._loops.step(
-            act,
-            active,
-            self.state,
-            self._rng,
-            self._cfg,
-            self._score_mode,
-            self.max_game_length,
-            self.illegal_reward,
-            self._mark,
-            self.num_steps,
-            self.last_scores,
-            self.mask,
-            self.seat,
-            self.obs,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-            self._illegal,
-            self._fin_index,
-            self._fin_obs,
-            self._fin_rewards,
-            self._fin_scores,
-            self._fin_outcome,
-            self._fin_length,
-            self._scratch,
-        )
+            raise self._illegal_here(bad, int(act[bad]))
+        k = self._run_step(act, active)
         if self._draw_log is not None:
             self._collect_draws(np.flatnonzero(active), restarted_only=False)
         final = self._terminated | self._truncated
@@ -576,6 +529,15 @@ class CompiledEngine(BatchedEngine):
         }
         obs, mask, seat = self._out()
         return obs, mask, seat, self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
+
+    def _run_step(self, actions: np.ndarray, active: np.ndarray) -> int:
+        """The compiled step loop on the engine's buffers (``actions`` int64, checked); the games that ended."""
+        return self._loops.step(
+            actions, active, self.state, self._rng, self._cfg, self._score_mode, self.max_game_length,
+            self.illegal_reward, self._mark, self.num_steps, self.last_scores, self.mask, self.seat, self.obs,
+            self._rewards, self._terminated, self._truncated, self._illegal, self._fin_index, self._fin_obs,
+            self._fin_rewards, self._fin_scores, self._fin_outcome, self._fin_length, self._scratch,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ branching (search)
     def pack_state(self, state: Any) -> np.ndarray:  # game hook
@@ -621,18 +583,10 @@ class CompiledEngine(BatchedEngine):
         first = np.full(n, -1, dtype=np.int64) if first_actions is None else np.asarray(first_actions, dtype=np.int64)
         if first.shape != (n,):
             raise IllegalActionError(f"{self.game}: first_actions must have shape ({n},), got {first.shape}")
-        chosen = first >= 0
-        if (first[chosen] >= self.n_actions).any() or not self.mask[np.flatnonzero(chosen), first[chosen]].all():
-            bad = int(
-                np.flatnonzero(
-                    chosen
-                    & (
-                        (first >= self.n_actions)
-                        | (self.mask[np.arange(n), np.clip(first, 0, self.n_actions - 1)] == 0)
-                    )
-                )[0]
-            )
-            raise IllegalActionError(f"{self.game}: game {bad}: first action {int(first[bad])} is not legal")
+        bad = self._loops.first_bad(first, first >= 0, self.mask, self.n_actions, True)
+        if bad != -1:
+            game = bad if bad >= 0 else -2 - bad
+            raise IllegalActionError(f"{self.game}: game {game}: first action {int(first[game])} is not legal")
         out = {
             "scores": np.zeros((n, p), dtype=np.float64),
             "outcome": np.zeros((n, p), dtype=np.float64),
@@ -664,30 +618,3 @@ class CompiledEngine(BatchedEngine):
         out = np.zeros((self.num_envs, self.num_players), dtype=np.float64)
         self._loops.scores(self.state, self._cfg, out)
         return out
-
-    def _scores(self, idx: np.ndarray) -> np.ndarray:
-        return self.scores()[idx]
-
-    def _encode(self, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        full = np.zeros(self.num_envs, dtype=np.int64)
-        full[idx] = seats
-        return self.observe(full)[idx]
-
-    # the numpy hooks of BatchedEngine are not used: the compiled loop does all of it
-    def _new_games(self, idx: np.ndarray) -> None:  # pragma: no cover - never called
-        raise NotImplementedError
-
-    def _legal(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - never called
-        raise NotImplementedError
-
-    def _apply(self, idx: np.ndarray, actions: np.ndarray) -> None:  # pragma: no cover - never called
-        raise NotImplementedError
-
-    def _deciding(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - never called
-        raise NotImplementedError
-
-    def _is_over(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - never called
-        raise NotImplementedError
-
-    def _outcome(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - never called
-        raise NotImplementedError

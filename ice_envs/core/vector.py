@@ -195,9 +195,7 @@ class BatchedEngine:
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal every game anew (``seed`` reseeds the batch's generator); returns ``(obs, mask, seat)``."""
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise OptionError(f"{self.game}: seed must be an integer >= 0, got {seed!r}")
+        if self._checked_seed(seed) is not None:
             self.rng = np.random.default_rng(int(seed))
         idx = self._all
         self._restart(idx)
@@ -216,37 +214,19 @@ class BatchedEngine:
         forbids raises too (``illegal_action="raise"``, nothing is changed) or ends that game with
         ``illegal_reward`` for the deciding seat (``"penalize"``).
         """
-        if not self._started:
-            raise RuntimeError(f"{self.game}: call reset() before step()")
         n, p = self.num_envs, self.num_players
-        actions = np.asarray(actions)
-        if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
-            raise IllegalActionError(
-                f"{self.game}: actions must be an integer array of shape ({n},), got {actions.dtype} {actions.shape}"
-            )
-        if where is None:
-            idx = self._all
-        else:
-            where = np.asarray(where, dtype=bool)
-            if where.shape != (n,):
-                raise ValueError(f"{self.game}: where must have shape ({n},), got {where.shape}")
-            idx = np.flatnonzero(where)
+        actions = self._checked_actions(actions)
+        where = self._checked_where(where)
+        idx = self._all if where is None else np.flatnonzero(where)
         act = actions[idx].astype(np.int64)
         out_of_space = (act < 0) | (act >= self.n_actions)
         if out_of_space.any():
             j = int(np.flatnonzero(out_of_space)[0])
-            raise IllegalActionError(
-                f"{self.game}: game {int(idx[j])}: action {int(act[j])} is outside the action space "
-                f"0..{self.n_actions - 1}"
-            )
+            raise self._outside_space(int(idx[j]), int(act[j]))
         legal = self.mask[idx, act].astype(bool)
         bad = idx[~legal]
         if bad.size and self.illegal_action == "raise":
-            i = int(bad[0])
-            raise IllegalActionError(
-                f"{self.game}: game {i}: action {int(actions[i])} is illegal for player_{int(self.seat[i])}; "
-                f"legal actions: {np.flatnonzero(self.mask[i]).tolist()}"
-            )
+            raise self._illegal_here(int(bad[0]), int(actions[bad[0]]))
         ok = idx[legal] if bad.size else idx
         act_ok = act[legal] if bad.size else act
         self._stage = STAGE_STEP
@@ -326,6 +306,47 @@ class BatchedEngine:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(num_envs={self.num_envs}, num_players={self.num_players}, {self.config})"
+
+    # ------------------------------------------------------------------ argument checks (shared by every engine)
+    def _checked_seed(self, seed: int | None) -> int | None:
+        """``seed`` if it is ``None`` or an integer >= 0, else :class:`OptionError`."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise OptionError(f"{self.game}: seed must be an integer >= 0, got {seed!r}")
+        return seed
+
+    def _checked_actions(self, actions: np.ndarray) -> np.ndarray:
+        """``actions`` as an integer array of shape ``(N,)`` (the engine must have been reset), else an error."""
+        if not self._started:
+            raise RuntimeError(f"{self.game}: call reset() before step()")
+        actions = np.asarray(actions)
+        n = self.num_envs
+        if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
+            raise IllegalActionError(
+                f"{self.game}: actions must be an integer array of shape ({n},), got {actions.dtype} {actions.shape}"
+            )
+        return actions
+
+    def _checked_where(self, where: np.ndarray | None) -> np.ndarray | None:
+        """``where`` as an ``(N,)`` bool array (``None`` stays ``None``: every game), else :class:`ValueError`."""
+        if where is None:
+            return None
+        where = np.asarray(where, dtype=bool)
+        if where.shape != (self.num_envs,):
+            raise ValueError(f"{self.game}: where must have shape ({self.num_envs},), got {where.shape}")
+        return where
+
+    def _outside_space(self, game: int, action: int) -> IllegalActionError:
+        """The error of an action id outside ``0..n_actions-1`` in game ``game``."""
+        return IllegalActionError(
+            f"{self.game}: game {game}: action {action} is outside the action space 0..{self.n_actions - 1}"
+        )
+
+    def _illegal_here(self, game: int, action: int) -> IllegalActionError:
+        """The error of an action the mask of game ``game`` forbids (``illegal_action="raise"``)."""
+        return IllegalActionError(
+            f"{self.game}: game {game}: action {action} is illegal for player_{int(self.seat[game])}; "
+            f"legal actions: {np.flatnonzero(self.mask[game]).tolist()}"
+        )
 
     # ------------------------------------------------------------------ internals
     def _integers(self, games: np.ndarray, low: int | np.ndarray, high: int | np.ndarray) -> np.ndarray:
