@@ -53,6 +53,7 @@ from ice_envs.iceberg_rummy.compiled_playout import (  # the layout of a table m
     NOT_SOLVED,
     SLOT,
     best_playout,
+    size_value,
 )
 
 MAX_SEATS = 5
@@ -219,16 +220,6 @@ def _set_total(s: np.ndarray, p: int, value: int) -> None:
 
 
 @njit
-def _size_value(n: int) -> int:
-    """``melds.size_value``."""
-    if n < 2:
-        return 0
-    if n == 2:
-        return 10
-    return 5 * n * (n + 1) - 30
-
-
-@njit
 def _ace_bonus_total(cfg: np.ndarray, n: int) -> int:
     """``rules.ace_bonus_total``."""
     scoring = cfg[C_ACE_SCORING]
@@ -379,8 +370,8 @@ def _playout_objmode(s: np.ndarray, p: int) -> tuple[int, int]:
 @njit
 def _playout(s: np.ndarray, p: int) -> tuple[int, int]:
     """The end-of-hand play-out of seat ``p`` (R4.6.1, I12): the most points, then cards, its hand (aces
-    aside) could still score against the table: :func:`.compiled_playout.best_playout`, the reference
-    search in numba; where the reference gives up its search (its state budget), the reference itself."""
+    aside) could still score against the table: :func:`.compiled_playout.best_playout`, an exact search in
+    numba; past its state budget, the reference :func:`.melds.best_playout` (exact for any hand)."""
     hand = np.zeros(NC, dtype=np.int64)
     at = HANDS + p * NC
     for c in range(NC):
@@ -719,11 +710,11 @@ def _commit(s: np.ndarray, target: int, rng: np.ndarray, cfg: np.ndarray) -> Non
         elif kind == RUN:
             s[at + K_INFO1] = s[SEL] % NR
             s[at + K_INFO2] = s[SEL + k - 1] % NR
-        value = _size_value(k) if kind == GROUP or kind == RUN else SPECIAL_VALUES[kind]
+        value = size_value(k) if kind == GROUP or kind == RUN else SPECIAL_VALUES[kind]
     else:
         at = MELDS + target * SLOT
         size = s[at + K_SIZE]
-        value = _size_value(size + k) - _size_value(size)
+        value = size_value(size + k) - size_value(size)
         # merge the sorted selection into the sorted cards, from the top
         i, j = size - 1, k - 1
         for w in range(size + k - 1, -1, -1):

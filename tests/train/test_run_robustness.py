@@ -29,6 +29,14 @@ def run_copy(tiny_run: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(tiny_run, tmp_path / "run"))
 
 
+def unfinish(run: Path) -> None:
+    """Leave ``run`` as a kill before its end leaves it: no final model, its last session not finished."""
+    (run / "final.zip").unlink()
+    meta = json.loads((run / "meta.json").read_text())
+    del meta["sessions"][-1]["finished"]
+    (run / "meta.json").write_text(json.dumps(meta))
+
+
 def assert_same_run(reference: Path, run: Path) -> None:
     assert_same_params(reference / "final.zip", run / "final.zip")
     assert evaluations(reference) == evaluations(run)
@@ -38,10 +46,7 @@ def assert_same_run(reference: Path, run: Path) -> None:
 def test_an_incomplete_newest_checkpoint_is_skipped_and_named(tiny_run: Path, run_copy: Path, capsys):
     zip_path = run_copy / LAST
     zip_path.write_bytes(zip_path.read_bytes()[:1000])  # torn by a kill
-    (run_copy / "final.zip").unlink()
-    meta = json.loads((run_copy / "meta.json").read_text())
-    del meta["sessions"][-1]["finished"]
-    (run_copy / "meta.json").write_text(json.dumps(meta))
+    unfinish(run_copy)
     resume(run_copy, echo=True)
     out = capsys.readouterr().out
     assert "skipping the incomplete checkpoint at 256 steps" in out and "SHA-256" in out
@@ -63,10 +68,7 @@ def test_a_checkpoint_file_that_is_not_a_regular_file_is_named_and_skipped(
         os.mkfifo(target)
     else:
         target.symlink_to("/dev/zero")
-    (run_copy / "final.zip").unlink()
-    meta = json.loads((run_copy / "meta.json").read_text())
-    del meta["sessions"][-1]["finished"]
-    (run_copy / "meta.json").write_text(json.dumps(meta))
+    unfinish(run_copy)
     resume(run_copy, echo=True)
     out = capsys.readouterr().out
     assert f"skipping the incomplete checkpoint at 256 steps: checkpoint{' state' if 'state' in hostile else ''}" in out
