@@ -21,5 +21,6 @@ SPEC = GameSpec(
     smoke_config="smoke.yaml",
     vector="ice_envs.cardiceo.batched:CardiceoBatched",
     compiled="ice_envs.cardiceo.compiled:CardiceoCompiled",
+    compiled_players="ice_envs.cardiceo.compiled_players:PLAYERS",
     hidden_information=True,
 )

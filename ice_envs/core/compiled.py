@@ -57,7 +57,18 @@ import numpy as np
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.vector import STAGE_RESET, STAGE_STEP, BatchedEngine
 
-__all__ = ["CompiledEngine", "GameKernels", "below", "build_kernels", "draw", "read_u32", "seed_streams", "write_u32"]
+__all__ = [
+    "CompiledEngine",
+    "GameKernels",
+    "below",
+    "build_kernels",
+    "draw",
+    "read_u32",
+    "seed_streams",
+    "shuffle",
+    "uniform",
+    "write_u32",
+]
 
 #: Where numba caches compiled machine code: beside each module (``__pycache__``), reused across processes.
 njit = numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -107,6 +118,22 @@ def draw(rng: np.ndarray, low: int, high: int) -> int:
         rng[2 + at] = np.uint64(value)
         rng[1] = np.uint64(at + 1)
     return value
+
+
+@njit
+def shuffle(rng: np.ndarray, arr: np.ndarray, n: int) -> None:
+    """Shuffle ``arr[:n]`` in place, not logged: Fisher-Yates from the end (``SplitMixRng.shuffle``)."""
+    for i in range(n - 1, 0, -1):
+        j = below(rng, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t
+
+
+@njit
+def uniform(rng: np.ndarray) -> float:
+    """A uniform float in ``[0, 1)`` from 53 random bits, not logged (``SplitMixRng.random``)."""
+    return float(_next64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @njit

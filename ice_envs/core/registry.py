@@ -98,6 +98,10 @@ class GameSpec:
             see :mod:`ice_envs.core.vector`), or ``None``.
         compiled: ``"module:Class"`` of the game's compiled batched engine (the same API and
             transitions, one compiled loop per step, see :mod:`ice_envs.core.compiled`), or ``None``.
+        compiled_players: ``"module:NAME"`` of the game's compiled players (a dict of player name ->
+            :class:`~ice_envs.core.compiled_players.CompiledPlayer`: the ``greedy`` and ``heuristic``
+            players as numba functions on the compiled engine's state row, deciding exactly as the
+            Python players do), or ``None``: only the random player runs inside the compiled engine.
         hidden_information: whether a seat's observation leaves part of the engine state unseen
             (other hands, a deck order). ``True``: ``resample_hidden`` must re-deal that part (the
             test kit checks that it changes the state at some point of a random game and that the
@@ -122,6 +126,7 @@ class GameSpec:
     smoke_config: str = ""
     vector: str | None = None
     compiled: str | None = None
+    compiled_players: str | None = None
     hidden_information: bool = False
     held_out: tuple[HeldOutTable, ...] = ()
 

@@ -35,4 +35,5 @@ SPEC = GameSpec(
     smoke_config="smoke.yaml",
     vector="ice_envs.cubemelt.batched:CubeMeltBatched",
     compiled="ice_envs.cubemelt.compiled:CubeMeltCompiled",
+    compiled_players="ice_envs.cubemelt.compiled_players:PLAYERS",
 )

@@ -30,6 +30,7 @@ SPEC = GameSpec(
     greedy="ice_envs.iceberg_rummy.greedy:value",
     ui="ice_envs.iceberg_rummy.ui",
     compiled="ice_envs.iceberg_rummy.compiled:IcebergRummyCompiled",
+    compiled_players="ice_envs.iceberg_rummy.compiled_players:PLAYERS",
     smoke_config="smoke.yaml",
     hidden_information=True,
 )

@@ -23,6 +23,7 @@ SPEC = GameSpec(
     quick=Variant({"max_turns": 4}, players=(2,)),
     heuristic="ice_envs.icebergs.heuristic:IcebergsHeuristic",
     compiled="ice_envs.icebergs.compiled:IcebergsCompiled",
+    compiled_players="ice_envs.icebergs.compiled_players:PLAYERS",
     greedy="ice_envs.icebergs.greedy:value",
     ui="ice_envs.icebergs.ui",
     potentials={"icebergs_voyage": "ice_envs.icebergs.shaping:voyage"},

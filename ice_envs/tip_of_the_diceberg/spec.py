@@ -22,6 +22,7 @@ SPEC = GameSpec(
     greedy="ice_envs.tip_of_the_diceberg.greedy:value",
     ui="ice_envs.tip_of_the_diceberg.ui",
     compiled="ice_envs.tip_of_the_diceberg.compiled:TipOfTheDicebergCompiled",
+    compiled_players="ice_envs.tip_of_the_diceberg.compiled_players:PLAYERS",
     smoke_config="smoke.yaml",
     hidden_information=True,
 )
