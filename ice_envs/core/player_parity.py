@@ -13,7 +13,7 @@ hidden cards are re-dealt at random (from a separate generator), so a compiled p
 another seat's hidden cards from the true state row disagrees with it sooner or later::
 
     from ice_envs.core.player_parity import run_player_parity
-    from agents.spec import load_agent
+    from ice_envs.agents.spec import load_agent
 
     decisions, games = run_player_parity(
         "my_game", "heuristic", num_players=3, games=50, seed=0,
