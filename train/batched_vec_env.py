@@ -174,17 +174,17 @@ class BatchedVecEnv(VecEnv):
             raise OptionError("BatchedVecEnv: the learner's illegal actions are handled by illegal_action=")
         if illegal_action not in ("penalize", "raise"):
             raise OptionError(f"BatchedVecEnv: illegal_action={illegal_action!r} is not 'penalize' or 'raise'")
-        # the numpy engine: the vectorised greedy opponents read its arrays
-        self.engine = make_batched(game, num_envs, num_players, seed=seed, copy=False, engine="numpy", **options)
+        self.engine = self._build_engine(game, num_envs, num_players, seed, options)
         self.game = game
         self.num_players = self.engine.num_players
         if learner_seat is not None and not 0 <= learner_seat < self.num_players:
             raise OptionError(f"BatchedVecEnv: learner_seat={learner_seat} is not a seat")
         mix = dict(opponents or {"random": 1.0})
-        unknown = set(mix) - set(OPPONENT_KINDS)
+        unknown = set(mix) - set(self.opponent_kinds)
         if unknown or not any(w > 0 for w in mix.values()):
-            raise OptionError(f"BatchedVecEnv: opponents must weigh {list(OPPONENT_KINDS)}, got {mix!r}")
-        self.kinds = [k for k in OPPONENT_KINDS if mix.get(k, 0) > 0]
+            name = type(self).__name__
+            raise OptionError(f"{name}: opponents must weigh {list(self.opponent_kinds)}, got {mix!r}")
+        self.kinds = [k for k in self.opponent_kinds if mix.get(k, 0) > 0]
         weights = np.array([mix[k] for k in self.kinds], dtype=np.float64)
         self.kind_probs = weights / weights.sum()
         self.learner_seat = learner_seat
@@ -204,6 +204,19 @@ class BatchedVecEnv(VecEnv):
         )
         self.render_mode = None
         super().__init__(n, observation_space, spaces.Discrete(self.engine.n_actions))
+
+    #: The opponent kinds this env plays.
+    opponent_kinds: tuple[str, ...] = OPPONENT_KINDS
+
+    def _build_engine(
+        self, game: str, num_envs: int, num_players: int, seed: int | None, options: dict[str, Any]
+    ) -> BatchedEngine:
+        """The numpy engine: the vectorised greedy opponents read its arrays."""
+        return make_batched(game, num_envs, num_players, seed=seed, copy=False, engine="numpy", **options)
+
+    def _engine_arrays(self) -> dict[str, np.ndarray]:
+        """The engine's arrays a checkpoint saves (its state arrays and observation buffer)."""
+        return {**self.engine.state_arrays(), "obs": self.engine.obs}
 
     # ---------------------------------------------------------------- VecEnv API
     def reset(self) -> np.ndarray:
@@ -295,7 +308,7 @@ class BatchedVecEnv(VecEnv):
         (``state_arrays()``, and the observation buffer) and generator, the seats, opponent kinds,
         pending rewards, returns and lengths of every game, and this env's generator."""
         engine = self.engine
-        arrays = {**engine.state_arrays(), "obs": engine.obs}
+        arrays = self._engine_arrays()
         return {
             "engine": {name: array_to_json(value) for name, value in arrays.items()},
             "engine_rng": generator_state(engine.rng),
@@ -317,7 +330,7 @@ class BatchedVecEnv(VecEnv):
         if not isinstance(data, dict) or set(data) != keys:
             raise ValueError(f"a batched env state must be an object with exactly {sorted(keys)}")
         engine = self.engine
-        targets = {**engine.state_arrays(), "obs": engine.obs}
+        targets = self._engine_arrays()
         mine = {name: getattr(self, name) for name in self._GAME_ARRAYS}
         copies = []
         for part, expected in (("engine", targets), ("games", mine)):

@@ -226,8 +226,9 @@ class TrainConfig:
     #: Parallel training envs.
     n_envs: int = 1
     #: ``subproc`` (one process per env), ``dummy`` (all in this process), ``auto`` (subproc if n_envs > 1),
-    #: or ``batched``: all ``n_envs`` games in one batched numpy engine in this process (games with a
-    #: ``vector`` engine: Cardiceo, CubeMelt; random opponents; see docs/training.md).
+    #: or ``batched``: all ``n_envs`` games in one batched engine in this process: the game's compiled
+    #: engine with the opponents (compiled ``random``/``heuristic`` players, ``self_play`` snapshots)
+    #: played inside the batch; without numba the numpy engine and random opponents (docs/training.md).
     vec_env: Literal["auto", "subproc", "dummy", "batched"] = "auto"
     #: How the env workers start: ``auto`` is ``forkserver`` (each worker holds only its own pipe,
     #: so it ends with the learner; ``ice_envs.train.grouped_vec_env``).
@@ -609,17 +610,40 @@ def _validate(cfg: TrainConfig) -> None:
 
 
 def _validate_batched(cfg: TrainConfig) -> None:
-    """``vec_env: batched`` needs a game with a batched engine and what that engine can play."""
+    """``vec_env: batched`` needs a game with a batched engine and opponents that engine can play: with
+    numba, the compiled engine and its players (``random``, ``heuristic``, ``self_play``); without, the
+    numpy engine and random opponents."""
     if cfg.vec_env != "batched":
         return
-    _require(
-        get_spec(cfg.game.name).vector is not None,
-        "vec_env",
-        "batched needs a game with a batched engine (cardiceo, cubemelt)",
-        cfg.vec_env,
-    )
+    from ice_envs.core.vector import compiled_available
+
+    spec = get_spec(cfg.game.name)
     kinds = sorted(k for k, w in cfg.opponents.mix.items() if w > 0)
-    _require(kinds == ["random"], "opponents.mix", "with vec_env: batched the opponents are random only", kinds)
+    if compiled_available() and spec.compiled is not None:
+        from ice_envs.core.compiled_players import compiled_player_names
+
+        have = compiled_player_names(cfg.game.name)
+        playable = [k for k in kinds if k == "self_play" or k in have]
+        _require(
+            playable == kinds,
+            "opponents.mix",
+            f"with vec_env: batched the opponents are self_play or compiled players ({', '.join(have)})",
+            kinds,
+        )
+    else:
+        _require(
+            spec.vector is not None or spec.compiled is not None,
+            "vec_env",
+            "batched needs a game with a batched engine",
+            cfg.vec_env,
+        )
+        _require(spec.vector is not None, "vec_env", "batched needs numba for this game (pip install numba)", "")
+        _require(
+            kinds == ["random"],
+            "opponents.mix",
+            "without numba the batched opponents are random only (pip install numba)",
+            kinds,
+        )
     _require(cfg.opponents.league is None, "opponents.league", "is not available with vec_env: batched", "a league")
     _require(
         cfg.reward_shaping.potential is None,

@@ -42,6 +42,7 @@ import ice_envs
 from ice_envs.agents.ppo_agent import MAX_CHECKPOINT_BYTES, observation_pieces
 from ice_envs.core.files import atomic_path, read_bytes, write_atomic
 from ice_envs.core.machine import machine_info, package_versions
+from ice_envs.core.registry import get_spec
 from ice_envs.core.threads import one_blas_thread
 from ice_envs.train.config import (
     ConfigError,
@@ -249,18 +250,8 @@ def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
     """
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    if cfg.vec_env == "batched":  # every game in one batched numpy engine, in this process
-        from ice_envs.train.batched_vec_env import make_batched_vec_env
-
-        return make_batched_vec_env(
-            cfg.game.name,
-            cfg.n_envs,
-            cfg.game.players,
-            cfg.resolved_options(),
-            dict(cfg.opponents.mix),
-            cfg.game.learner_seat,
-            cfg.seed,
-        )
+    if cfg.vec_env == "batched":  # every game in one batched engine, in this process
+        return make_batched_env(cfg, pool_paths)
     factory = env_factory(cfg, pool_paths)
     kind = cfg.vec_env if cfg.vec_env != "auto" else ("subproc" if cfg.n_envs > 1 else "dummy")
     fns = [factory] * cfg.n_envs
@@ -270,6 +261,42 @@ def make_vec_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
 
     method = "forkserver" if cfg.start_method == "auto" else cfg.start_method
     return GroupedSubprocVecEnv(fns, cfg.env_processes or cfg.n_envs, start_method=method)
+
+
+def make_batched_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
+    """``vec_env: batched``: the game's compiled engine with its opponents played inside it
+    (:class:`~ice_envs.train.compiled_vec_env.CompiledVecEnv`) where numba is installed, else the
+    numpy engine with random opponents (:class:`~ice_envs.train.batched_vec_env.BatchedVecEnv`)."""
+    from ice_envs.core.vector import compiled_available
+
+    sp = cfg.opponents.self_play
+    if compiled_available() and get_spec(cfg.game.name).compiled is not None:
+        from ice_envs.train.compiled_vec_env import CompiledVecEnv
+
+        return CompiledVecEnv(
+            cfg.game.name,
+            cfg.n_envs,
+            cfg.game.players,
+            cfg.resolved_options(),
+            dict(cfg.opponents.mix),
+            cfg.game.learner_seat,
+            cfg.seed,
+            pool=pool_paths,
+            latest_share=sp.latest_share,
+            snapshot_deterministic=sp.deterministic,
+            per_seat=cfg.opponents.per_seat,
+        )
+    from ice_envs.train.batched_vec_env import make_batched_vec_env
+
+    return make_batched_vec_env(
+        cfg.game.name,
+        cfg.n_envs,
+        cfg.game.players,
+        cfg.resolved_options(),
+        dict(cfg.opponents.mix),
+        cfg.game.learner_seat,
+        cfg.seed,
+    )
 
 
 def resolve_device(device: str, imitation: bool = False) -> str:

@@ -199,10 +199,19 @@ class _Loops:
     """The batch loops of one game (numba functions closed over its :class:`GameKernels`)."""
 
     def __init__(
-        self, restart: Any, step: Any, observe: Any, scores: Any, first_bad: Any, loaded: Any, playout: Any
+        self,
+        restart: Any,
+        step: Any,
+        observe: Any,
+        scores: Any,
+        first_bad: Any,
+        loaded: Any,
+        playout: Any,
+        transition: Any,
     ) -> None:
         self.restart, self.step, self.observe, self.scores, self.first_bad = restart, step, observe, scores, first_bad
         self.loaded, self.playout = loaded, playout
+        self.transition = transition
 
 
 def build_kernels(kernels: GameKernels) -> GameKernels:
@@ -245,86 +254,81 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
             deal(i, state, rng, cfg, mark, num_steps, last_scores, mask, seat, obs)
 
     @numba.njit(nogil=True, error_model="numpy")
-    def step(
-        actions,
-        active,
-        state,
-        rng,
-        cfg,
-        score_mode,
-        max_length,
-        illegal_reward,
-        mark,
-        num_steps,
-        last_scores,
-        mask,
-        seat,
-        obs,
-        rewards,
-        terminated,
-        truncated,
-        illegal,
-        fin_index,
-        fin_obs,
-        fin_rewards,
-        fin_scores,
-        fin_outcome,
-        fin_length,
-        scratch,
-    ):
-        n = state.shape[0]
+    def transition(
+        i, a, state, rng, cfg, score_mode, max_length, illegal_reward, mark, num_steps, last_scores, mask, seat, obs,
+        rewards, terminated, truncated, illegal, fin_index, fin_obs, fin_rewards, fin_scores, fin_outcome,
+        fin_length, scratch, k,
+    ):  # fmt: skip
+        """Game ``i`` takes action ``a`` (penalised if illegal): rewards, end, and at an end the final row
+        ``k`` and a new deal; otherwise the next mask, seat and observation. Returns the next final row."""
         players = rewards.shape[1]
+        rewards[i, :] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+        illegal[i] = False
+        s = state[i]
+        r = rng[i]
+        mark[i] = -1
+        if mask[i, a] == 0:
+            rewards[i, seat[i]] = illegal_reward
+            terminated[i] = True
+            illegal[i] = True
+        else:
+            apply_action(s, a, r, cfg)
+            num_steps[i] += 1
+            if score_mode:
+                scores(s, cfg, scratch)
+                for p in range(players):
+                    rewards[i, p] = scratch[p] - last_scores[i, p]
+                    last_scores[i, p] = scratch[p]
+            if is_over(s, cfg) and undecided(s, cfg):
+                truncated[i] = True
+            elif is_over(s, cfg):
+                terminated[i] = True
+                if not score_mode:
+                    outcome(s, cfg, scratch)
+                    for p in range(players):
+                        rewards[i, p] += scratch[p]
+            elif num_steps[i] >= max_length:
+                truncated[i] = True
+        if terminated[i] or truncated[i]:
+            fin_index[k] = i
+            for p in range(players):
+                row = fin_obs[k, p]
+                row[:] = 0.0
+                encode(s, p, cfg, row)
+                fin_rewards[k, p] = rewards[i, p]
+            scores(s, cfg, fin_scores[k])
+            fin_outcome[k, :] = 0.0
+            if terminated[i] and not illegal[i]:
+                outcome(s, cfg, fin_outcome[k])
+            fin_length[k] = num_steps[i]
+            deal(i, state, rng, cfg, mark, num_steps, last_scores, mask, seat, obs)
+            return k + 1
+        refresh(i, state, cfg, mask, seat, obs)
+        return k
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def step(
+        actions, active, state, rng, cfg, score_mode, max_length, illegal_reward, mark, num_steps, last_scores,
+        mask, seat, obs, rewards, terminated, truncated, illegal, fin_index, fin_obs, fin_rewards, fin_scores,
+        fin_outcome, fin_length, scratch,
+    ):  # fmt: skip
+        n = state.shape[0]
         k = 0
         for i in range(n):
-            rewards[i, :] = 0.0
-            terminated[i] = False
-            truncated[i] = False
-            illegal[i] = False
             if not active[i]:
+                rewards[i, :] = 0.0
+                terminated[i] = False
+                truncated[i] = False
+                illegal[i] = False
                 continue
-            s = state[i]
-            r = rng[i]
-            r[1] = 0
-            mark[i] = -1
-            a = actions[i]
-            if mask[i, a] == 0:
-                rewards[i, seat[i]] = illegal_reward
-                terminated[i] = True
-                illegal[i] = True
-            else:
-                apply_action(s, a, r, cfg)
-                num_steps[i] += 1
-                if score_mode:
-                    scores(s, cfg, scratch)
-                    for p in range(players):
-                        rewards[i, p] = scratch[p] - last_scores[i, p]
-                        last_scores[i, p] = scratch[p]
-                if is_over(s, cfg) and undecided(s, cfg):
-                    truncated[i] = True
-                elif is_over(s, cfg):
-                    terminated[i] = True
-                    if not score_mode:
-                        outcome(s, cfg, scratch)
-                        for p in range(players):
-                            rewards[i, p] += scratch[p]
-                elif num_steps[i] >= max_length:
-                    truncated[i] = True
-            if terminated[i] or truncated[i]:
-                fin_index[k] = i
-                for p in range(players):
-                    row = fin_obs[k, p]
-                    row[:] = 0.0
-                    encode(s, p, cfg, row)
-                    fin_rewards[k, p] = rewards[i, p]
-                scores(s, cfg, fin_scores[k])
-                fin_outcome[k, :] = 0.0
-                if terminated[i] and not illegal[i]:
-                    outcome(s, cfg, fin_outcome[k])
-                fin_length[k] = num_steps[i]
-                k += 1
-                deal(i, state, rng, cfg, mark, num_steps, last_scores, mask, seat, obs)
-            else:
-                refresh(i, state, cfg, mask, seat, obs)
+            rng[i, 1] = 0
+            k = transition(
+                i, actions[i], state, rng, cfg, score_mode, max_length, illegal_reward, mark, num_steps,
+                last_scores, mask, seat, obs, rewards, terminated, truncated, illegal, fin_index, fin_obs,
+                fin_rewards, fin_scores, fin_outcome, fin_length, scratch, k,
+            )  # fmt: skip
         return k
 
     @numba.njit(nogil=True, error_model="numpy")
@@ -406,7 +410,7 @@ def build_kernels(kernels: GameKernels) -> GameKernels:
         encode,
         kernels.undecided,
         kernels.opening_scores,
-        loops=_Loops(restart, step, observe, all_scores, first_bad, loaded, playout),
+        loops=_Loops(restart, step, observe, all_scores, first_bad, loaded, playout, transition),
     )
 
 

@@ -28,18 +28,34 @@ def _cfg(tmp_path: Path, **changes):
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        (
-            {"game__name": "icebergs", "game__players": 2, "game__options": {}},
-            r"vec_env: batched needs a game with a batched engine",
-        ),
-        (
-            {"opponents__mix": {"random": 0.5, "heuristic": 0.5}},
-            r"opponents.mix: with vec_env: batched the opponents are random only",
-        ),
         ({"imitation__teacher": "heuristic"}, r"imitation.teacher: is not available with vec_env: batched"),
+        ({"opponents__mix": {"random": 0.5, "mcts": 0.5}}, r"opponents.mix"),
     ],
 )
 def test_what_the_batched_path_cannot_do_is_refused(tmp_path: Path, changes: dict, message: str):
+    with pytest.raises(ConfigError, match=message):
+        _cfg(tmp_path, **changes)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"game__name": "icebergs", "game__players": 2, "game__options": {}},
+            r"vec_env: batched needs numba for this game",
+        ),
+        (
+            {"opponents__mix": {"random": 0.5, "heuristic": 0.5}},
+            r"opponents.mix: without numba the batched opponents are random only",
+        ),
+    ],
+)
+def test_without_numba_the_numpy_engine_plays_random_opponents_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changes: dict, message: str
+):
+    import ice_envs.core.vector as vector
+
+    monkeypatch.setattr(vector, "compiled_available", lambda: False)
     with pytest.raises(ConfigError, match=message):
         _cfg(tmp_path, **changes)
 

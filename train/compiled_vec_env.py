@@ -1,0 +1,269 @@
+"""A stable-baselines3 ``VecEnv`` over a compiled engine, every opponent played inside the batch.
+
+:class:`CompiledVecEnv` is :class:`~ice_envs.train.batched_vec_env.BatchedVecEnv` (same per-game
+semantics: the learner at one seat per game, rewards summed since its last decision, ``info`` at a
+game end, ``action_masks()``) on a game's compiled engine (:mod:`ice_envs.core.compiled`), for every
+game and every option the scalar env supports, with the opponents of the training configs:
+
+* ``random``, ``heuristic`` and ``greedy``: the game's compiled players
+  (:mod:`ice_envs.core.compiled_players`), deciding exactly as the Python agents do, advanced in
+  one compiled call through every opponent turn of the batch
+  (:class:`~ice_envs.core.compiled_opponents.SeatPlayers`);
+* ``self_play``: frozen snapshots of the learner (``.npz``, :class:`~ice_envs.agents.ppo_agent.PolicyNet`),
+  one batched forward pass per snapshot for all the games waiting on it; each seat drawn from the
+  pool as :class:`~ice_envs.wrappers.opponents.OpponentMix` does (the latest with probability
+  ``latest_share``, else uniformly).
+
+The kind of each opponent seat is drawn per game from the weights (``per_seat``, as
+``OpponentMix``'s default; or one kind per table). Hidden cards are never re-dealt for a player that reads only its own
+view, so an opponent's decision costs what its own rule costs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ice_envs.agents.ppo_agent import PolicyNet, load_policy_net
+from ice_envs.core.compiled_opponents import EXTERNAL, SeatPlayers
+from ice_envs.core.compiled_players import compiled_player_names
+from ice_envs.core.errors import OptionError
+from ice_envs.core.vector import BatchedEngine
+from ice_envs.core.vector import make as make_batched
+from ice_envs.train.batched_vec_env import MAX_OPPONENT_ROUNDS, BatchedVecEnv
+
+__all__ = ["COMPILED_OPPONENT_KINDS", "CompiledVecEnv"]
+
+#: The opponent kinds a :class:`CompiledVecEnv` plays.
+COMPILED_OPPONENT_KINDS = ("random", "heuristic", "greedy", "self_play")
+_IN_ENGINE = ("random", "heuristic", "greedy")
+
+
+class BatchedPolicy:
+    """A snapshot's :class:`~ice_envs.agents.ppo_agent.PolicyNet` as torch tensors, for one forward pass
+    over many observations (torch's CPU kernels are several times numpy's for these shapes)."""
+
+    def __init__(self, net: PolicyNet) -> None:
+        import torch
+
+        self._torch = torch
+        self.weights = [torch.from_numpy(np.ascontiguousarray(w, dtype=np.float32)) for w in net.weights]
+        self.biases = [torch.from_numpy(np.ascontiguousarray(b, dtype=np.float32)) for b in net.biases]
+        self.activation = torch.tanh if net.activation == "tanh" else torch.relu
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """``(rows, n_actions)`` float64 logits of ``obs`` (``(rows, obs_size)``)."""
+        torch = self._torch
+        with torch.inference_mode():
+            x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
+            last = len(self.weights) - 1
+            for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+                x = torch.nn.functional.linear(x, w, b)
+                if i < last:
+                    x = self.activation(x)
+            return x.numpy().astype(np.float64)
+
+
+class CompiledVecEnv(BatchedVecEnv):
+    """``num_envs`` games of a compiled engine, the learner at one seat of each (module docstring).
+
+    Args:
+        game, num_envs, num_players, options, learner_seat, seed, illegal_action: as
+            :class:`~ice_envs.train.batched_vec_env.BatchedVecEnv`.
+        opponents: weight per kind (``random``, ``heuristic``, ``greedy``, ``self_play``), drawn per
+            opponent seat at each game start.
+        pool: ``.npz`` snapshot paths, oldest first (:meth:`set_pool`).
+        latest_share: chance that a self-play seat gets the latest snapshot.
+        snapshot_deterministic: snapshots play their most likely action instead of sampling.
+        per_seat: draw a kind per opponent seat (``True``) or one kind for the whole table.
+    """
+
+    opponent_kinds = COMPILED_OPPONENT_KINDS
+
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        num_players: int = 2,
+        options: dict[str, Any] | None = None,
+        opponents: dict[str, float] | None = None,
+        learner_seat: int | None = None,
+        seed: int | None = 0,
+        illegal_action: str = "penalize",
+        pool: Sequence[str] = (),
+        latest_share: float = 0.5,
+        snapshot_deterministic: bool = False,
+        per_seat: bool = True,
+    ) -> None:
+        self.per_seat = bool(per_seat)
+        super().__init__(game, num_envs, num_players, options, opponents, learner_seat, seed, illegal_action)
+        have = compiled_player_names(game)
+        missing = [k for k in self.kinds if k in _IN_ENGINE and k not in have]
+        if missing:
+            raise OptionError(f"CompiledVecEnv: {game} has no compiled {', '.join(missing)} player (it has {have})")
+        self.players = SeatPlayers(self.engine, [k for k in self.kinds if k in _IN_ENGINE], seed=seed)
+        n, p = self.num_envs, self.num_players
+        self.seat_player = self.players.seat_player
+        self.player_prng = self.players.prng
+        self.player_memory = self.players.memory
+        self.seat_kind = np.zeros((n, p), dtype=np.int64)
+        self.snap = np.full((n, p), -1, dtype=np.int64)
+        self.latest_share = float(latest_share)
+        self.snapshot_deterministic = bool(snapshot_deterministic)
+        #: every snapshot path ever pooled (``snap`` holds indices into it) and the pool, as indices
+        self._snap_paths: list[str] = []
+        self._pool: list[int] = []
+        self._nets: dict[int, BatchedPolicy] = {}
+        self.set_pool(pool)
+
+    # ---------------------------------------------------------------- hooks of BatchedVecEnv
+    def _build_engine(
+        self, game: str, num_envs: int, num_players: int, seed: int | None, options: dict[str, Any]
+    ) -> BatchedEngine:
+        return make_batched(game, num_envs, num_players, seed=seed, copy=False, engine="compiled", **options)
+
+    def _engine_arrays(self) -> dict[str, np.ndarray]:
+        return {**super()._engine_arrays(), "streams": self.engine._rng[:, :1]}
+
+    _GAME_ARRAYS = (
+        *BatchedVecEnv._GAME_ARRAYS,
+        "seat_player",
+        "player_prng",
+        "player_memory",
+        "seat_kind",
+        "snap",
+    )
+
+    def set_pool(self, paths: Sequence[str]) -> None:
+        """Replace the self-play pool (oldest first; the last is the latest snapshot)."""
+        pool = []
+        for path in (str(p) for p in paths):
+            if path not in self._snap_paths:
+                self._snap_paths.append(path)
+            pool.append(self._snap_paths.index(path))
+        self._pool = pool
+        used = set(pool) | set(self.snap[self.snap >= 0].tolist())
+        self._nets = {k: net for k, net in self._nets.items() if k in used}
+
+    def _net(self, index: int) -> BatchedPolicy:
+        if index not in self._nets:
+            self._nets[index] = BatchedPolicy(load_policy_net(Path(self._snap_paths[index])))
+        return self._nets[index]
+
+    def _new_episodes(self, idx: np.ndarray) -> None:
+        """Seat the learner and every opponent of the new games ``idx``: a kind per opponent seat, an
+        in-engine player or a snapshot for each; the players' memory of those games is cleared."""
+        if not idx.size:
+            return
+        super()._new_episodes(idx)  # learner seat, table kind, returns, lengths, carry
+        p = self.num_players
+        if self.per_seat:
+            kinds = self.rng.choice(len(self.kinds), size=(idx.size, p), p=self.kind_probs)
+        else:
+            table = self.rng.choice(len(self.kinds), size=(idx.size, 1), p=self.kind_probs)
+            kinds = np.repeat(table, p, axis=1)
+        kinds[np.arange(idx.size), self.seat[idx]] = -1
+        self.seat_kind[idx] = kinds
+        self.players.forget(idx)
+        self.seat_player[idx] = EXTERNAL
+        self.snap[idx] = -1
+        for k, kind in enumerate(self.kinds):
+            rows, seats = np.nonzero(kinds == k)
+            if not rows.size:
+                continue
+            if kind == "self_play":
+                self.snap[idx[rows], seats] = self._draw_snapshots(rows.size)
+            else:
+                self.seat_player[idx[rows], seats] = self.players.index(kind)
+        first = kinds.max(axis=1)  # the table's label: its highest drawn kind
+        self.kind[idx] = np.maximum(first, 0)
+
+    def _draw_snapshots(self, count: int) -> np.ndarray:
+        if not self._pool:
+            raise RuntimeError("self-play opponent drawn but the snapshot pool is empty")
+        latest = self._pool[-1]
+        if len(self._pool) == 1:
+            return np.full(count, latest, dtype=np.int64)
+        use_latest = self.rng.random(count) < self.latest_share
+        other = np.asarray(self._pool, dtype=np.int64)[self.rng.integers(len(self._pool), size=count)]
+        return np.where(use_latest, latest, other)
+
+    # ---------------------------------------------------------------- opponents
+    def _play_opponents(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]) -> None:
+        engine = self.engine
+        rows_all = np.arange(self.num_envs)
+        for _ in range(MAX_OPPONENT_ROUNDS):
+            waiting = engine.seat != self.seat
+            if not waiting.any():
+                return
+            inside = waiting & (self.seat_player[rows_all, engine.seat] >= 0)
+            if inside.any():
+                acc, _, info = self.players.advance(where=inside)
+                self._credit(acc, inside, rewards, dones)
+                if info["final_index"].size:
+                    acted = ~dones & (self.lengths > 0)
+                    self._finish(info, info["terminated"], info["truncated"], rewards, dones, infos, acted)
+            waiting = engine.seat != self.seat
+            outside = waiting & (self.snap[rows_all, engine.seat] >= 0)
+            if not outside.any():
+                continue
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            rows = np.flatnonzero(outside)
+            snaps = self.snap[rows, engine.seat[rows]]
+            for index in np.unique(snaps).tolist():
+                mine = rows[snaps == index]
+                actions[mine] = self._snapshot_actions(self._net(index), engine.obs[mine], engine.mask[mine])
+            _, _, _, step_rewards, terminated, truncated, info = engine.step(actions, where=outside)
+            self._credit(step_rewards, outside, rewards, dones)
+            if info["final_index"].size:
+                acted = ~dones & (self.lengths > 0)
+                self._finish(info, terminated, truncated, rewards, dones, infos, acted)
+        raise RuntimeError(f"{self.game}: opponents did not reach the learner's turn in {MAX_OPPONENT_ROUNDS} rounds")
+
+    def _credit(self, step_rewards: np.ndarray, where: np.ndarray, rewards: np.ndarray, dones: np.ndarray) -> None:
+        """The learner's share of ``step_rewards`` to its episode (or, for a game re-dealt this step, to
+        what its next episode's first reward carries)."""
+        rows = np.flatnonzero(where)
+        mine = step_rewards[rows, self.seat[rows]]
+        ongoing = ~dones[rows]
+        rewards[rows[ongoing]] += mine[ongoing]
+        self.carry[rows[~ongoing]] += mine[~ongoing]
+
+    def _snapshot_actions(self, net: BatchedPolicy, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One batched forward pass: each row's action sampled from the masked policy (or its argmax)."""
+        logits = net.logits(obs)
+        legal = mask.astype(bool)
+        z = np.where(legal, logits, -np.inf)
+        if self.snapshot_deterministic:
+            return z.argmax(axis=1)
+        z = np.exp(z - z.max(axis=1, keepdims=True))
+        cdf = np.cumsum(z, axis=1)
+        cdf /= cdf[:, -1:]
+        u = self.rng.random(len(obs))
+        return np.minimum((cdf <= u[:, None]).sum(axis=1), mask.shape[1] - 1)
+
+    # ---------------------------------------------------------------- checkpoints
+    def training_state(self) -> dict[str, Any]:
+        data = super().training_state()
+        data["snapshots"] = {"paths": list(self._snap_paths), "pool": list(self._pool)}
+        return data
+
+    def load_training_state(self, data: dict[str, Any]) -> None:
+        if not isinstance(data, dict) or "snapshots" not in data:
+            raise ValueError("a compiled batched env state must hold 'snapshots'")
+        snaps = data["snapshots"]
+        if (
+            not isinstance(snaps, dict)
+            or set(snaps) != {"paths", "pool"}
+            or not all(isinstance(p, str) for p in snaps["paths"])
+            or not all(type(k) is int and 0 <= k < len(snaps["paths"]) for k in snaps["pool"])
+        ):
+            raise ValueError("'snapshots' must be {'paths': [...], 'pool': [indices into paths]}")
+        rest = {k: v for k, v in data.items() if k != "snapshots"}
+        super().load_training_state(rest)
+        self._snap_paths = list(snaps["paths"])
+        self._pool = list(snaps["pool"])
+        self._nets = {}
