@@ -31,7 +31,7 @@ $(STAMP): pyproject.toml setup.py
 
 # the test path only: `make evaluate` stays light
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[all,rllib,integrations]"
+	$(BIN)/python -m pip install --quiet -e ".[all,rllib,integrations,docs]"
 	touch $(TEST_STAMP)
 
 clean-venv:

@@ -71,10 +71,15 @@ class CompiledVecEnv(BatchedVecEnv):
     """``num_envs`` games of a compiled engine, the learner at one seat of each (module docstring).
 
     Args:
-        game, num_envs, num_players, options, learner_seat, seed, illegal_action: as
-            :class:`~ice_envs.train.batched_vec_env.BatchedVecEnv`.
+        game: the game (any game with a compiled engine).
+        num_envs: games (= SB3 envs).
+        num_players: seats per game.
+        options: the game's options.
         opponents: weight per kind (``random``, ``heuristic``, ``greedy``, ``self_play``), drawn per
             opponent seat at each game start.
+        learner_seat: a fixed learner seat; ``None`` draws it uniformly per game.
+        seed: seeds the engine, the players' streams and the env's generator.
+        illegal_action: ``"penalize"`` (default) or ``"raise"``.
         pool: ``.npz`` snapshot paths, oldest first (:meth:`set_pool`).
         latest_share: chance that a self-play seat gets the latest snapshot.
         snapshot_deterministic: snapshots play their most likely action instead of sampling.

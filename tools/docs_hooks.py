@@ -1,0 +1,53 @@
+"""MkDocs hooks of the documentation site (``mkdocs.yml``: ``hooks``).
+
+``<!-- env-docstring: GAME -->`` on a page is replaced by the module docstring of
+``ice_envs.GAME.env``: each environment's page is its docstring, PettingZoo's format, so the page
+and ``help(ice_envs.GAME_v1)`` never disagree.
+
+The API reference reads the sources as installed: the top-level folders ``agents/``, ``train/`` and
+``benchmarks/`` are the packages ``ice_envs.agents``, ``ice_envs.train`` and ``ice_envs.benchmarks``
+(``setup.py``'s package-dir). :func:`on_config` lays that package out under ``build/api_src`` (links
+to the sources) for mkdocstrings to read (``paths`` in ``mkdocs.yml``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Where the installed layout of the package is linked for the API reference.
+API_SOURCES = ROOT / "build" / "api_src"
+#: Top-level folders installed inside ``ice_envs``.
+MAPPED = ("agents", "train", "benchmarks")
+
+_MARKER = re.compile(r"<!--\s*env-docstring:\s*([a-z_]+)\s*-->")
+
+
+def _env_docstring(match: re.Match[str]) -> str:
+    module = importlib.import_module(f"ice_envs.{match.group(1)}.env")
+    text = (module.__doc__ or "").strip("\n")
+    # the docstring's own title is the page's title
+    return re.sub(r"\A\s*# [^\n]*\n", "", text, count=1)
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    """Expand the environment docstring markers of a page."""
+    return _MARKER.sub(_env_docstring, markdown)
+
+
+def on_config(config: Any, **_: Any) -> Any:
+    """Link the package as installed (``ice_envs`` with its mapped sub-packages) under :data:`API_SOURCES`."""
+    package = API_SOURCES / "ice_envs"
+    if API_SOURCES.exists():
+        shutil.rmtree(API_SOURCES)
+    package.mkdir(parents=True)
+    for entry in (ROOT / "ice_envs").iterdir():
+        if entry.name != "__pycache__":
+            (package / entry.name).symlink_to(entry)
+    for name in MAPPED:
+        (package / name).symlink_to(ROOT / name)
+    return config
