@@ -29,7 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ice_envs.core.errors import OptionError
+from ice_envs.core.errors import OptionError, closest_name
 
 #: The entry-point group that games register under.
 ENTRY_POINT_GROUP = "ice_envs.games"
@@ -276,7 +276,9 @@ def get_spec(name: str) -> GameSpec:
     key = _BY_ENV_NAME.get(name, name)
     if key not in GAMES:
         hint = "" if GAMES else " (no games found: is ice-envs installed, e.g. `pip install -e .`?)"
-        raise OptionError(f"unknown game {name!r}; known games: {sorted(GAMES)}{hint}")
+        close = closest_name(name, [*GAMES, *_BY_ENV_NAME]) if isinstance(name, str) else None
+        guess = f" (did you mean {_BY_ENV_NAME.get(close, close)!r}?)" if close else ""
+        raise OptionError(f"unknown game {name!r}{guess}; known games: {sorted(GAMES)}{hint}")
     return GAMES[key]
 
 

@@ -1,0 +1,73 @@
+"""The command line's help for users: did-you-mean for names, --version, defaults in --help, ``list`` width."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import ice_envs
+from ice_envs.cli import main
+from ice_envs.core.errors import AgentSpecError, OptionError, did_you_mean
+
+TYPO = "cardico"
+SUGGESTION = "(did you mean 'cardiceo'?)"
+
+
+# ---------------------------------------------------------------------------- did you mean
+@pytest.mark.parametrize("name", ["cardico", "Cardiceo", "CARDICEO", "cardiceo_v0", "cardicoe"])
+def test_a_mistyped_game_gets_the_closest_name(name):
+    for call in (ice_envs.get_spec, ice_envs.make):
+        with pytest.raises(OptionError) as info:
+            call(name)
+        message = str(info.value)
+        assert message.startswith(f"unknown game {name!r} {SUGGESTION}; known games: ")
+        assert "\n" not in message
+
+
+def test_a_name_close_to_nothing_gets_no_guess():
+    with pytest.raises(OptionError) as info:
+        ice_envs.get_spec("chess")
+    assert "did you mean" not in str(info.value) and "known games" in str(info.value)
+    assert did_you_mean("zzz", ["cardiceo"]) == ""
+
+
+def test_a_mistyped_agent_kind_gets_the_closest_kind():
+    from ice_envs.agents.spec import parse_agent_spec
+
+    with pytest.raises(AgentSpecError, match=r"unknown agent 'heurstic' \(did you mean 'heuristic'\?\)"):
+        parse_agent_spec("heurstic")
+    with pytest.raises(AgentSpecError, match=r"unknown agent 'mtcs:sims=5' \(did you mean 'mcts'\?\)"):
+        parse_agent_spec("mtcs:sims=5")
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    league = {"game": TYPO, "players": 2, "agents": {"a": "random", "b": "random"}, "games_per_table": 2}
+    (tmp_path / "league.yaml").write_text(json.dumps(league))
+    (tmp_path / "train.yaml").write_text(f"game: {{name: {TYPO}}}\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["demo", TYPO],
+        ["evaluate", TYPO, "--players", "2", "--agents", "random,random", "--games", "1", "--no-progress"],
+        ["evaluate", "--suite", "v1", TYPO, "random", "--no-progress"],
+        ["compare", TYPO, "random", "greedy", "--players", "2", "--opponents", "random", "--no-progress"],
+        ["play", TYPO],
+        ["probe", TYPO],
+        ["league", "league.yaml"],
+        ["train", "train.yaml", "--print-config"],
+    ],
+    ids=["demo", "evaluate", "suite", "compare", "play", "probe", "league", "train"],
+)
+def test_every_command_suggests_the_game(argv, in_tmp, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ice-envs: error: "), err
+    assert f"{TYPO!r} {SUGGESTION}" in err[0], err
+    assert not (in_tmp / "runs").exists()  # refused before anything was written
