@@ -71,3 +71,57 @@ def test_every_command_suggests_the_game(argv, in_tmp, capsys):
     assert len(err) == 1 and err[0].startswith("ice-envs: error: "), err
     assert f"{TYPO!r} {SUGGESTION}" in err[0], err
     assert not (in_tmp / "runs").exists()  # refused before anything was written
+
+
+# ---------------------------------------------------------------------------- report folder names
+WINDOWS_INVALID = set('<>:"/\\|?*') | {chr(c) for c in range(32)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ppo:runs/x/final.zip", "mcts:sims=50,random", 'a<b>c:"d"|e?f*g\\h', "heuristic@v2", "x.", " ", "é" * 300],
+)
+def test_portable_names_have_no_character_windows_refuses(text):
+    from ice_envs.core.names import MAX_NAME, portable_name
+
+    name = portable_name(text)
+    assert not set(name) & WINDOWS_INVALID and name.isascii()
+    assert 0 < len(name) <= MAX_NAME and not name.endswith((".", " "))
+    assert portable_name(text) == name  # deterministic
+
+
+def test_portable_names_keep_plain_names_and_never_collide():
+    from ice_envs.core.names import portable_name
+
+    assert portable_name("cardiceo-2p") == "cardiceo-2p"
+    texts = ["ppo:a/b", "ppo:a_b", "ppo_a_b", "ppo:a:b", "ppo/a/b", "heuristic,random", "heuristic_random"]
+    assert len({portable_name(t) for t in texts}) == len(texts)
+    assert portable_name("ppo:a/b").startswith("ppo_a_b-")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["evaluate", "cardiceo", "--players", "2", "--agents", "greedy:samples=2,random", "--games", "1"],
+        [
+            "compare",
+            "cardiceo",
+            "greedy:samples=2",
+            "random",
+            "--players",
+            "2",
+            "--opponents",
+            "random",
+            "--games",
+            "1",
+        ],
+    ],
+    ids=["evaluate", "compare"],
+)
+def test_default_report_folders_are_portable(argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "--no-progress", "--option", "hand_size=5"]) == 0
+    (folder,) = (tmp_path / "runs").glob("*/*")
+    assert folder.is_dir() and not set(folder.name) & WINDOWS_INVALID
+    assert folder.name.startswith("cardiceo-2p-greedy_samples_2")
+    assert f"report in {folder.relative_to(tmp_path)}/" in capsys.readouterr().out

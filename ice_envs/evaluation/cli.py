@@ -33,6 +33,7 @@ from typing import Any
 from ice_envs.core.errors import AgentSpecError, IllegalActionError, MissingExtraError, OptionError, require_extra
 from ice_envs.core.files import write_atomic
 from ice_envs.core.machine import machine_info
+from ice_envs.core.names import portable_name
 from ice_envs.core.options import parse_option
 from ice_envs.core.registry import get_spec, spec_of
 from ice_envs.evaluation.record import RecordError
@@ -198,7 +199,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--option", type=option_text, action="append", default=[], help="game option key=value (repeatable)"
     )
-    parser.add_argument("--out", type=Path, default=None, help="report folder (default runs/eval/<game>-<N>p-<agents>)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="report folder (default: runs/eval/<game>-<N>p-<agents>, made portable: ice_envs.core.names)",
+    )
     parser.add_argument("--no-progress", action="store_true")
     add_force_argument(parser)
     parser.add_argument(
@@ -280,9 +286,7 @@ def run_from_args(args: argparse.Namespace) -> int:
             raise UsageError("ice-envs evaluate", "--suite runs on local processes: drop --backend/--address")
         return run_suite_from_args(args)
     options = dict(parse_option(o) for o in args.option)
-    out = (
-        args.out or Path("runs/eval") / f"{args.game}-{args.players}p-{args.agents.replace(',', '_').replace('/', '_')}"
-    )
+    out = args.out or Path("runs/eval") / portable_name(f"{args.game}-{args.players}p-{args.agents}")
     check_out_folder(out, args.force)
     start = time.perf_counter()
     try:
@@ -335,7 +339,7 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
     from ice_envs.evaluation.suite import get_suite, run_suite, suite_markdown
 
     suite = get_suite(args.suite)
-    out = args.out or Path("runs/suite") / suite.version / args.agent.replace(":", "_").replace("/", "_")
+    out = args.out or Path("runs/suite") / portable_name(suite.version) / portable_name(args.agent)
     check_out_folder(out, args.force)
     try:
         report = run_suite(suite, args.agent, args.game, workers=args.workers, progress=not args.no_progress)
@@ -359,7 +363,7 @@ def cmd_league(args: argparse.Namespace) -> int:
     from ice_envs.evaluation import league
 
     cfg = league.load_config(args.config, allow_python=args.allow_python)
-    out = args.out or Path(cfg.out or Path("runs/league") / f"{cfg.game}-{cfg.players}p")
+    out = args.out or Path(cfg.out or Path("runs/league") / portable_name(f"{cfg.game}-{cfg.players}p"))
     try:
         summary = league.play_league(
             cfg,
@@ -407,8 +411,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UsageError("ice-envs compare", "--players is required (or --suite VERSION)")
     seed = 0 if seed is None else seed
     games = 2000 if games is None else games
-    safe = "-vs-".join(x.replace(":", "_").replace("/", "_").replace(",", "_") for x in (args.a, args.b))
-    out = args.out or Path("runs/compare") / f"{get_spec(args.game).name}-{players}p-{safe}"
+    name = f"{get_spec(args.game).name}-{players}p-{args.a}-vs-{args.b}"
+    out = args.out or Path("runs/compare") / portable_name(name)
     check_out_folder(out, args.force)
     try:
         report = compare.compare(

@@ -20,14 +20,11 @@ from typing import Any
 
 from ice_envs.core.files import write_atomic
 from ice_envs.core.machine import machine_info
+from ice_envs.core.names import portable_name
 from ice_envs.core.options import parse_option
 from ice_envs.evaluation.cli import at_least, option_text, positive_number
 
 __all__ = ["add_subcommand", "cmd_probe"]
-
-
-def _label(spec: str) -> str:
-    return spec.replace(":", "_").replace("/", "_").replace(",", "_").replace("=", "")
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
@@ -58,8 +55,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
     report = probe(settings, workers=args.workers, progress=bar.update)
     bar.close()
     command = "ice-envs probe " + " ".join(shlex.quote(a) for a in _canonical(settings, args.workers))
-    out = args.out or Path("runs/probe") / (
-        f"{game}-{players}p-{_label(settings.baseline)}-{_label(settings.continuation)}-seed{settings.seed}"
+    out = args.out or Path("runs/probe") / portable_name(
+        f"{game}-{players}p-{settings.baseline}-{settings.continuation}-seed{settings.seed}"
     )
     out.mkdir(parents=True, exist_ok=True)
     text = to_markdown(report, command)
