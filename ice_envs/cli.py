@@ -12,6 +12,7 @@ their traceback.
 from __future__ import annotations
 
 import argparse
+from importlib import metadata as importlib_metadata
 
 import numpy as np
 
@@ -25,6 +26,14 @@ from ice_envs.evaluation.cli import CommandLineParser, at_least, check_record_ta
 from ice_envs.evaluation.record import GameRecorder, take
 from ice_envs.play import cli as play_cli
 from ice_envs.train import cli as train_cli
+
+
+def package_version() -> str:
+    """The installed distribution's version (``importlib.metadata``; the source's own without an install)."""
+    try:
+        return importlib_metadata.version("ice-envs")
+    except importlib_metadata.PackageNotFoundError:
+        return ice_envs.__version__
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -96,15 +105,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = CommandLineParser(prog="ice-envs", description="ice-envs: five ice- and dice-themed tabletop games.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p_list = sub.add_parser("list", help="list the games with player counts, variants and sizes")
     p_list.set_defaults(func=cmd_list)
 
     p_demo = sub.add_parser("demo", help="play one random game and print it as text")
-    p_demo.add_argument("game")
-    p_demo.add_argument("--players", type=at_least(1), default=None)
-    p_demo.add_argument("--seed", type=at_least(0), default=0)
+    p_demo.add_argument("game", help="the game (see `ice-envs list`)")
+    p_demo.add_argument(
+        "--players", type=at_least(1), default=None, help="seats at the table (default: the fewest the game allows)"
+    )
+    p_demo.add_argument("--seed", type=at_least(0), default=0, help="the deal's and the random moves' seed")
     p_demo.add_argument("--variant", default=None, help="a registered variant name (see `ice-envs list`)")
     p_demo.add_argument("--option", type=parse_option, action="append", help="extra game option key=value")
     p_demo.add_argument("--expansion", action="store_true", help="CubeMelt: play with the expansion abilities")

@@ -125,3 +125,66 @@ def test_default_report_folders_are_portable(argv, tmp_path, monkeypatch, capsys
     assert folder.is_dir() and not set(folder.name) & WINDOWS_INVALID
     assert folder.name.startswith("cardiceo-2p-greedy_samples_2")
     assert f"report in {folder.relative_to(tmp_path)}/" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------- --version and --help
+def test_version_is_the_installed_distributions(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"ice-envs {version('ice-envs')}"
+
+
+def _subcommands() -> dict:
+    import argparse
+
+    from ice_envs.cli import build_parser
+
+    (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+@pytest.mark.parametrize("command", sorted(_subcommands()))
+def test_every_option_has_help_and_shows_its_default(command):
+    parser = _subcommands()[command]
+    formatter = parser._get_formatter()
+    text = parser.format_help()
+    assert "ice_envs." not in text  # users are pointed at commands and docs, not at Python modules
+    for action in parser._actions:
+        assert action.help, (command, action.dest)
+        default = action.default
+        shown = not (default is None or default is False or default == [] or default == "==SUPPRESS==")
+        if action.option_strings and shown:
+            assert "default" in formatter._get_help_string(action), (command, action.option_strings)
+
+
+def test_evaluate_help_shows_the_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for flag, default in (("--games", "2000"), ("--seed", "0"), ("--workers", "1")):
+        option = text.split(f"{flag} {flag.strip('-').upper()} ", 1)[1]
+        assert option.split(" --", 1)[0].endswith(f"(default: {default})"), flag
+    assert "--players PLAYERS seats at the table (required; not with --suite)" in text
+
+
+def test_league_help_describes_the_config_and_points_at_the_command(capsys):
+    with pytest.raises(SystemExit):
+        main(["league", "--help"])
+    text = capsys.readouterr().out
+    assert "usage: ice-envs league" in text and "ice_envs.evaluation" not in text
+    for key in ("game:", "players:", "agents:", "games_per_table:", "suite:", "out:"):
+        assert key in text
+
+
+def test_the_league_config_in_the_help_loads(tmp_path, monkeypatch):
+    from ice_envs.evaluation import league
+    from ice_envs.evaluation.cli import LEAGUE_DESCRIPTION
+
+    example = LEAGUE_DESCRIPTION.split("no others):\n\n", 1)[1].split("\n\n", 1)[0]
+    (tmp_path / "league.yaml").write_text(example + "\n")
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # the shipped checkpoint it names
+    cfg = league.load_config(tmp_path / "league.yaml")
+    assert cfg.game == "cubemelt" and cfg.players == 3 and len(cfg.agents) == 3

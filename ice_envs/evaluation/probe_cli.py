@@ -22,7 +22,13 @@ from ice_envs.core.files import write_atomic
 from ice_envs.core.machine import machine_info
 from ice_envs.core.names import portable_name
 from ice_envs.core.options import parse_option
-from ice_envs.evaluation.cli import at_least, option_text, positive_number
+from ice_envs.evaluation.cli import (
+    add_no_progress_argument,
+    add_workers_argument,
+    at_least,
+    option_text,
+    positive_number,
+)
 
 __all__ = ["add_subcommand", "cmd_probe"]
 
@@ -116,8 +122,10 @@ def add_subcommand(sub: Any) -> None:
     p.add_argument("--max-candidates", type=at_least(2), default=None, help="candidates a point (default: all legal)")
     p.add_argument("--z", type=positive_number, default=2.0, help="standard errors a validated gain needs (default 2)")
     p.add_argument("--kind", action="append", default=[], help="only decisions of this kind, e.g. draft (repeatable)")
-    p.add_argument("--seed", type=at_least(0), default=0)
-    p.add_argument("--workers", type=at_least(1), default=1)
-    p.add_argument("--out", type=Path, default=None, help="report folder")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--seed", type=at_least(0), default=0, help="the first baseline game's seed")
+    add_workers_argument(p)
+    p.add_argument(
+        "--out", type=Path, default=None, help="report folder (default: runs/probe/<game>-<N>p-<agents>-seed<S>)"
+    )
+    add_no_progress_argument(p)
     p.set_defaults(func=cmd_probe)
