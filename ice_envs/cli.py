@@ -12,6 +12,8 @@ their traceback.
 from __future__ import annotations
 
 import argparse
+import shutil
+import textwrap
 from importlib import metadata as importlib_metadata
 
 import numpy as np
@@ -49,14 +51,38 @@ def cmd_list(args: argparse.Namespace) -> int:
             for v, var in spec.variants.items()
         )
         rows.append((name, players, str(n_actions), "x".join(map(str, obs_shape)), variants, spec.summary))
-    header = ("game", "players", "actions", "observation", "variants", "")
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(5)]
-    for row in [header, *rows]:
-        print(
-            "  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths, strict=False))
-            + ("  " + row[5] if row[5] else "")
-        )
+    print("\n".join(games_table(rows, shutil.get_terminal_size((100, 24)).columns)))
     return 0
+
+
+_KEEP = "\x00"
+#: The narrowest the last column of ``ice-envs list`` is wrapped to, however narrow the terminal.
+MIN_WRAP = 24
+
+
+def games_table(rows: list[tuple[str, ...]], width: int) -> list[str]:
+    """The lines of ``ice-envs list`` fitted to ``width`` columns.
+
+    Each game is one line of its short columns with the variants wrapped in the last column,
+    then its summary wrapped on lines of their own, indented. Lines are longer than ``width``
+    only where the terminal is narrower than the short columns plus :data:`MIN_WRAP`.
+    """
+    header = ("game", "players", "actions", "observation", "variants")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+    indent = sum(widths) + 2 * len(widths)
+    wrap = max(width - indent, MIN_WRAP)
+
+    def line(cells: tuple[str, ...]) -> list[str]:
+        head = "".join(cell.ljust(w + 2) for cell, w in zip(cells[:4], widths, strict=True))
+        # a variant's "(2-4p)" stays on the line of its name (a non-space stands for the space while wrapping)
+        last = [part.replace(_KEEP, " ") for part in textwrap.wrap(cells[4].replace(" (", _KEEP + "("), wrap)] or [""]
+        return [(head + last[0]).rstrip()] + [" " * indent + more for more in last[1:]]
+
+    lines = line(header)
+    for row in rows:
+        lines += line(row[:5])
+        lines += textwrap.wrap(row[5], max(width, MIN_WRAP), initial_indent="    ", subsequent_indent="    ")
+    return lines
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

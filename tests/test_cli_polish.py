@@ -188,3 +188,18 @@ def test_the_league_config_in_the_help_loads(tmp_path, monkeypatch):
     monkeypatch.chdir(Path(__file__).resolve().parents[1])  # the shipped checkpoint it names
     cfg = league.load_config(tmp_path / "league.yaml")
     assert cfg.game == "cubemelt" and cfg.players == 3 and len(cfg.agents) == 3
+
+
+# ---------------------------------------------------------------------------- list
+@pytest.mark.parametrize("columns", [80, 100, 200])
+def test_list_fits_the_terminal_and_shows_everything(columns, monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= columns
+    words = " ".join(out.split())
+    for name, spec in ice_envs.GAMES.items():
+        assert any(line.startswith(f"{name} ") for line in out.splitlines())
+        assert " ".join(spec.summary.split()) in words
+        for variant in spec.variants:
+            assert variant in words
