@@ -485,6 +485,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         max_frames=args.max_frames,
         fps=args.fps,
         gif=not args.no_gif,
+        progress=not args.no_progress,
     )
     checked = "outcome matches the record" if result.checked_outcome else "the record has no outcome line to check"
     print(f"Replayed {result.steps} decisions of {spec_of(result.env).name}: {checked}.")
@@ -583,4 +584,5 @@ def add_subcommand(sub: Any) -> None:
     r.add_argument("--max-frames", type=at_least(1), default=150, help="most frames to keep when --every is not given")
     r.add_argument("--fps", type=positive_number, default=2.0, help="frames per second of the GIF")
     r.add_argument("--no-gif", action="store_true", help="write the PNG frames only")
+    add_no_progress_argument(r)
     r.set_defaults(func=cmd_replay)

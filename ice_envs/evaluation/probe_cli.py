@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from ice_envs.core.files import write_atomic
 from ice_envs.core.machine import machine_info
 from ice_envs.core.names import portable_name
 from ice_envs.core.options import parse_option
+from ice_envs.core.progress import progress_bar
 from ice_envs.evaluation.cli import (
     add_no_progress_argument,
     add_workers_argument,
@@ -57,7 +57,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         seed=args.seed,
         kinds=tuple(args.kind),
     ).check()
-    bar = _bar(settings.points, not args.no_progress, f"probe {game}")
+    bar = progress_bar(settings.points, f"probe {game}", "point", enabled=not args.no_progress, terminal_only=True)
     report = probe(settings, workers=args.workers, progress=bar.update)
     bar.close()
     command = "ice-envs probe " + " ".join(shlex.quote(a) for a in _canonical(settings, args.workers))
@@ -85,24 +85,6 @@ def _canonical(settings: Any, workers: int) -> list[str]:
         argv += ["--kind", kind]
     argv += ["--z", f"{settings.z_min:g}", "--seed", str(settings.seed), "--workers", str(workers)]
     return argv
-
-
-class _NoBar:
-    def update(self, n: int) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _bar(total: int, enabled: bool, desc: str) -> Any:
-    if not enabled or not sys.stderr.isatty():
-        return _NoBar()
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _NoBar()
-    return tqdm(total=total, desc=desc, unit="point")
 
 
 def add_subcommand(sub: Any) -> None:
