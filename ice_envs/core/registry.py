@@ -216,14 +216,11 @@ def register(spec: GameSpec) -> GameSpec:
     known = GAMES.get(spec.name)
     if known is not None and known != spec:
         raise OptionError(f"game {spec.name!r} is registered twice ({known.env_module} and {spec.env_module})")
-    try:
-        from pettingzoo.env_registry.registration import aec_registry
-        from pettingzoo.env_registry.registration import register as pz_register
-    except ImportError:  # older PettingZoo without a registry
-        pass
-    else:
-        if spec.env_id not in aec_registry:
-            pz_register("aec", spec.env_id, entry_point=f"{spec.env_module}:env")
+    from pettingzoo.env_registry.registration import aec_registry
+    from pettingzoo.env_registry.registration import register as pz_register
+
+    if spec.env_id not in aec_registry:
+        pz_register("aec", spec.env_id, entry_point=f"{spec.env_module}:env")
     GAMES[spec.name] = spec
     _BY_ENV_NAME[spec.env_name] = spec.name
     return spec
