@@ -2,10 +2,21 @@
 
 ``ice_envs/`` is the package itself; ``agents/``, ``train/`` and ``benchmarks/`` are installed as
 ``ice_envs.agents``, ``ice_envs.train`` and ``ice_envs.benchmarks`` (setuptools ``package_dir``), in
-editable and wheel installs alike. Everything else is declared in ``pyproject.toml``.
+editable and wheel installs alike. Folders of data files only (maps, catalogs, configs: no
+``__init__.py``) are declared as packages too, so that setuptools installs their files without
+warning about them. Everything else is declared in ``pyproject.toml``.
 """
 
+import warnings
+from pathlib import Path
+
 from setuptools import find_packages, setup
+
+# An editable install of this layout (package_dir maps agents/ to ice_envs.agents) goes through
+# setuptools' import finder, which tells every user to beware of folders named like the package in the
+# working directory. Here ``ice_envs/`` is that package's own source, so the note only adds noise to
+# `make evaluate`; setuptools' real warnings (configuration, deprecations) are untouched.
+warnings.filterwarnings("ignore", message="Editable installation", module=r"setuptools\.command\.editable_wheel")
 
 #: import name -> folder of the repository
 PACKAGE_DIRS = {
@@ -16,11 +27,29 @@ PACKAGE_DIRS = {
 }
 
 
+#: the files a data folder ships (``[tool.setuptools.package-data]`` of ``pyproject.toml``)
+DATA_SUFFIXES = {".txt", ".json", ".yaml"}
+
+
+def _data_folders(folder: str, packages: list[str]) -> list[str]:
+    """The sub-folders of ``folder`` without Python, holding data files, inside a package (dotted)."""
+    found = []
+    for path in sorted(Path(folder).rglob("*")):
+        if not path.is_dir() or "__pycache__" in path.parts or (path / "__init__.py").exists():
+            continue
+        dotted = ".".join(path.relative_to(folder).parts)
+        parent = dotted.rpartition(".")[0]
+        if (parent == "" or parent in packages) and any(f.suffix in DATA_SUFFIXES for f in path.iterdir()):
+            found.append(dotted)
+    return found
+
+
 def _packages() -> list[str]:
     names = []
     for name, folder in PACKAGE_DIRS.items():
         names.append(name)
-        names += [f"{name}.{sub}" for sub in find_packages(folder) if f"{name}.{sub}" not in PACKAGE_DIRS]
+        subs = find_packages(folder)
+        names += [f"{name}.{sub}" for sub in subs + _data_folders(folder, subs) if f"{name}.{sub}" not in PACKAGE_DIRS]
     return names
 
 

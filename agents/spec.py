@@ -60,7 +60,7 @@ from ice_envs.agents.mcts import LEAVES, REWARDS, ROLLOUTS, TREES, MCTSAgent
 from ice_envs.agents.ppo_agent import PPOAgent
 from ice_envs.agents.random_agent import RandomAgent
 from ice_envs.core.agent import Agent
-from ice_envs.core.errors import AgentSpecError
+from ice_envs.core.errors import AgentSpecError, did_you_mean
 from ice_envs.core.registry import get_spec
 
 __all__ = [
@@ -211,7 +211,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
         return AgentSpec("heuristic", version=version)
     if kind not in KINDS:
         raise AgentSpecError(
-            f"unknown agent {text!r}; use one of: random, heuristic, greedy, mcts[:OPTIONS], ppo:PATH, "
+            f"unknown agent {text!r}{did_you_mean(kind, KINDS)}; use one of: random, heuristic, greedy, mcts[:OPTIONS], ppo:PATH, "
             "rllib:PATH, python:module:factory"
         )
     if kind == "ppo":

@@ -11,6 +11,12 @@ The page opens with the leagues of the config's ``leagues`` list: per game, a le
 rendered from those files, not played here: a league takes up to an hour a game, so refresh one by
 running its command and copying its two files. ``--missing`` with every row measured re-renders the
 page without playing anything.
+
+The table is always merged, never rewritten with fewer rows: ``--only GAME`` plays that game's rows
+and keeps every other row of the results JSON as it was (in config order). A quick look with
+``--games N`` writes ``runs/baselines/results.md`` and ``.json`` (the shipped table with the rows just
+played in place of their own) unless ``--out``/``--json`` are given, so it never replaces the
+committed figures by accident.
 """
 
 from __future__ import annotations
@@ -21,8 +27,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ice_envs.core.files import load_json, load_yaml
+from ice_envs.core.files import load_json, load_yaml, write_atomic
 from ice_envs.evaluation.tournament import evaluate
+
+#: Where the shipped table lives (the default output of a full-size run).
+SHIPPED_PAGE = Path("docs/results.md")
+SHIPPED_JSON = Path("docs/results.json")
+#: Where a quick look (``--games N``) goes unless ``--out``/``--json`` say otherwise.
+QUICK_LOOK_DIR = Path("runs/baselines")
+
+Entry = tuple[dict[str, Any], dict[str, Any], float]
 
 ROW_KEYS = {"game", "players", "agents", "games", "seed", "workers", "options"}
 LEAGUE_KEYS = {"config", "results", "image", "note"}
@@ -124,20 +138,29 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m ice_envs.benchmarks.baselines", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("config", type=Path)
-    parser.add_argument("--out", type=Path, default=Path("docs/results.md"))
-    parser.add_argument("--json", type=Path, default=Path("docs/results.json"))
+    parser.add_argument(
+        "--out", type=Path, default=None, help=f"the page (default: {SHIPPED_PAGE}; {QUICK_LOOK_DIR}/ with --games)"
+    )
+    parser.add_argument(
+        "--json", type=Path, default=None, help=f"the rows (default: {SHIPPED_JSON}; {QUICK_LOOK_DIR}/ with --games)"
+    )
     parser.add_argument("--games", type=int, default=None, help="override the games per row (for a quick look)")
     parser.add_argument("--only", nargs="*", default=None, help="run only the rows of these games; keep the others")
     parser.add_argument(
         "--missing", action="store_true", help="run only the rows that the results JSON does not hold yet"
     )
     args = parser.parse_args(argv)
-    rows = load_rows(args.config, args.games)
+    quick = args.games is not None
+    args.out = args.out or (QUICK_LOOK_DIR / SHIPPED_PAGE.name if quick else SHIPPED_PAGE)
+    args.json = args.json or (QUICK_LOOK_DIR / SHIPPED_JSON.name if quick else SHIPPED_JSON)
+    rows = load_rows(args.config)
     load_leagues(args.config)  # a bad entry is an error before anything is played
-    previous = _previous_results(args.json)
-    results = []
+    # a quick look into a new file starts from the shipped rows, so that its page is the whole table
+    previous = _previous_results(args.json if args.json.exists() or not quick else SHIPPED_JSON)
+    measured: dict[int, Entry] = {}
     start = time.perf_counter()
-    for row in rows:
+    for i, config_row in enumerate(rows):
+        row = {**config_row, "games": args.games} if args.games else config_row
         if args.only is not None and row["game"] not in args.only:
             continue
         if args.missing and command_of(row) in previous:
@@ -146,18 +169,19 @@ def main(argv: list[str] | None = None) -> int:
         summary, _ = evaluate(
             row["game"], row["players"], row["agents"], row["games"], row["seed"], row["workers"], row["options"]
         )
-        results.append((row, summary, time.perf_counter() - t0))
-        print(table(results[-1:]).splitlines()[-1], flush=True)
-        _write(args, rows, results, previous)  # after every row, so a long run keeps what it measured
-    _write(args, rows, results, previous)
+        measured[i] = (row, summary, time.perf_counter() - t0)
+        print(table([measured[i]]).splitlines()[-1], flush=True)
+        _write(args, rows, measured, previous)  # after every row, so a long run keeps what it measured
+    _write(args, rows, measured, previous)
     print(f"wrote {args.out} and {args.json} ({time.perf_counter() - start:.0f} s this run)")
     return 0
 
 
-def _write(args: argparse.Namespace, rows: list[dict[str, Any]], results: list, previous: dict) -> None:
-    """Write the table: this run's rows and, in config order, the rows kept from earlier runs."""
-    measured = {command_of(r): (r, s, w) for r, s, w in results}
-    ordered = [measured.get(command_of(r)) or previous.get(command_of(r)) for r in rows]
+def _write(
+    args: argparse.Namespace, rows: list[dict[str, Any]], measured: dict[int, Entry], previous: dict[str, Entry]
+) -> None:
+    """Write the table in config order: the rows measured by this run, and every other row as kept before."""
+    ordered = [measured.get(i) or _kept(row, previous) for i, row in enumerate(rows)]
     ordered = [e for e in ordered if e is not None]
     total = sum(w for _, _, w in ordered)
     title = "# Results: baseline and trained agents\n\n"
@@ -174,11 +198,27 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], results: list, 
     notes = load_yaml(args.config, what="baselines config").get("notes", [])
     footer = "".join(f"- {n}\n" for n in notes)
     leagues = leagues_markdown(load_leagues(args.config), args.out)
-    args.out.write_text(title + leagues + header + table(ordered) + "\n" + ("\nNotes:\n\n" + footer if footer else ""))
-    args.json.write_text(json.dumps([{"row": r, "summary": s, "wall_seconds": w} for r, s, w in ordered], indent=2))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(
+        args.out, title + leagues + header + table(ordered) + "\n" + ("\nNotes:\n\n" + footer if footer else "")
+    )
+    write_atomic(args.json, json.dumps([{"row": r, "summary": s, "wall_seconds": w} for r, s, w in ordered], indent=2))
 
 
-def _previous_results(path: Path) -> dict[str, tuple[dict[str, Any], dict[str, Any], float]]:
+def _identity(row: dict[str, Any]) -> str:
+    """What a row measures, whatever its number of games or workers."""
+    return json.dumps([row["game"], row["players"], row["agents"], row["seed"], row["options"]], sort_keys=True)
+
+
+def _kept(row: dict[str, Any], previous: dict[str, Entry]) -> Entry | None:
+    """The earlier measurement of a config row: its exact command, else the same row at another size."""
+    exact = previous.get(command_of(row))
+    if exact is not None:
+        return exact
+    return next((e for e in previous.values() if _identity(e[0]) == _identity(row)), None)
+
+
+def _previous_results(path: Path) -> dict[str, Entry]:
     """Rows measured by an earlier run (kept when ``--only`` re-runs other games)."""
     if not path.exists():
         return {}

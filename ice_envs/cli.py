@@ -12,6 +12,9 @@ their traceback.
 from __future__ import annotations
 
 import argparse
+import shutil
+import textwrap
+from importlib import metadata as importlib_metadata
 
 import numpy as np
 
@@ -27,6 +30,14 @@ from ice_envs.play import cli as play_cli
 from ice_envs.train import cli as train_cli
 
 
+def package_version() -> str:
+    """The installed distribution's version (``importlib.metadata``; the source's own without an install)."""
+    try:
+        return importlib_metadata.version("ice-envs")
+    except importlib_metadata.PackageNotFoundError:
+        return ice_envs.__version__
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     rows = []
     for name, spec in ice_envs.GAMES.items():
@@ -40,14 +51,38 @@ def cmd_list(args: argparse.Namespace) -> int:
             for v, var in spec.variants.items()
         )
         rows.append((name, players, str(n_actions), "x".join(map(str, obs_shape)), variants, spec.summary))
-    header = ("game", "players", "actions", "observation", "variants", "")
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(5)]
-    for row in [header, *rows]:
-        print(
-            "  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths, strict=False))
-            + ("  " + row[5] if row[5] else "")
-        )
+    print("\n".join(games_table(rows, shutil.get_terminal_size((100, 24)).columns)))
     return 0
+
+
+_KEEP = "\x00"
+#: The narrowest the last column of ``ice-envs list`` is wrapped to, however narrow the terminal.
+MIN_WRAP = 24
+
+
+def games_table(rows: list[tuple[str, ...]], width: int) -> list[str]:
+    """The lines of ``ice-envs list`` fitted to ``width`` columns.
+
+    Each game is one line of its short columns with the variants wrapped in the last column,
+    then its summary wrapped on lines of their own, indented. Lines are longer than ``width``
+    only where the terminal is narrower than the short columns plus :data:`MIN_WRAP`.
+    """
+    header = ("game", "players", "actions", "observation", "variants")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(4)]
+    indent = sum(widths) + 2 * len(widths)
+    wrap = max(width - indent, MIN_WRAP)
+
+    def line(cells: tuple[str, ...]) -> list[str]:
+        head = "".join(cell.ljust(w + 2) for cell, w in zip(cells[:4], widths, strict=True))
+        # a variant's "(2-4p)" stays on the line of its name (a non-space stands for the space while wrapping)
+        last = [part.replace(_KEEP, " ") for part in textwrap.wrap(cells[4].replace(" (", _KEEP + "("), wrap)] or [""]
+        return [(head + last[0]).rstrip()] + [" " * indent + more for more in last[1:]]
+
+    lines = line(header)
+    for row in rows:
+        lines += line(row[:5])
+        lines += textwrap.wrap(row[5], max(width, MIN_WRAP), initial_indent="    ", subsequent_indent="    ")
+    return lines
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -96,15 +131,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = CommandLineParser(prog="ice-envs", description="ice-envs: five ice- and dice-themed tabletop games.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p_list = sub.add_parser("list", help="list the games with player counts, variants and sizes")
     p_list.set_defaults(func=cmd_list)
 
     p_demo = sub.add_parser("demo", help="play one random game and print it as text")
-    p_demo.add_argument("game")
-    p_demo.add_argument("--players", type=at_least(1), default=None)
-    p_demo.add_argument("--seed", type=at_least(0), default=0)
+    p_demo.add_argument("game", help="the game (see `ice-envs list`)")
+    p_demo.add_argument(
+        "--players", type=at_least(1), default=None, help="seats at the table (default: the fewest the game allows)"
+    )
+    p_demo.add_argument("--seed", type=at_least(0), default=0, help="the deal's and the random moves' seed")
     p_demo.add_argument("--variant", default=None, help="a registered variant name (see `ice-envs list`)")
     p_demo.add_argument("--option", type=parse_option, action="append", help="extra game option key=value")
     p_demo.add_argument("--expansion", action="store_true", help="CubeMelt: play with the expansion abilities")

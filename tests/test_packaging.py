@@ -53,6 +53,8 @@ def test_the_wheel_installs_one_top_level_name(tmp_path: Path):
         timeout=300,
     )
     assert out.returncode == 0, out.stderr
+    # no setuptools warning caused by the project's packaging (license table, undeclared data folders)
+    assert "Warning" not in out.stderr and "deprecated" not in out.stderr, out.stderr
     (wheel,) = tmp_path.glob("ice_envs-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
@@ -65,6 +67,9 @@ def test_the_wheel_installs_one_top_level_name(tmp_path: Path):
     for module in ("ice_envs/agents/spec.py", "ice_envs/train/run.py", "ice_envs/benchmarks/throughput.py"):
         assert module in names
     assert "ice_envs/train/configs/cardiceo_ppo.yaml" in names and "ice_envs/cardiceo/smoke.yaml" in names
+    assert "ice_envs/icebergs/maps/default.txt" in names and "ice_envs/tip_of_the_diceberg/data/catalog.json" in names
+    assert "ice_envs/benchmarks/configs/baselines.yaml" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "[ice_envs.games]" in declared and all(f"{g} = ice_envs.{g}.spec:SPEC" in declared for g in built_in_games())
 
 

@@ -72,8 +72,9 @@ def agent_name(seat: int) -> str:
 class ActionSpace(spaces.Discrete):
     """``Discrete(n)`` whose ``contains`` answers a plain in-range ``int`` at once.
 
-    Every answer is the same as :class:`gymnasium.spaces.Discrete`'s (start 0, int64): the
-    PettingZoo ``AssertOutOfBoundsWrapper`` asks it at every step of ``env()``.
+    Every answer is the same as :class:`gymnasium.spaces.Discrete`'s (start 0, int64); wrappers that
+    check each action against the space (PettingZoo's ``AssertOutOfBoundsWrapper``, if a user adds it)
+    ask it at every step.
     """
 
     def __init__(self, n: int) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class OptionError(ValueError):
     """A bad constructor option: unknown game, player count out of range, unknown variant."""
@@ -39,3 +42,19 @@ def require_extra(extra: str, purpose: str, *modules: str) -> None:
             found = False
         if not found:
             raise MissingExtraError(extra, purpose, module)
+
+
+def closest_name(word: str, choices: Iterable[str]) -> str | None:
+    """The choice closest to ``word`` (case ignored; :func:`difflib.get_close_matches`), or ``None`` if none is close."""
+    by_lower = {choice.lower(): choice for choice in choices}
+    close = difflib.get_close_matches(word.strip().lower(), list(by_lower), n=1, cutoff=0.6)
+    return by_lower[close[0]] if close else None
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the choice closest to ``word``, or ``""`` if none is close.
+
+    Appended to a one-line error about an unknown name (a game, an agent kind).
+    """
+    close = closest_name(word, choices)
+    return f" (did you mean {close!r}?)" if close else ""

@@ -29,7 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ice_envs.core.errors import OptionError
+from ice_envs.core.errors import OptionError, closest_name
 
 #: The entry-point group that games register under.
 ENTRY_POINT_GROUP = "ice_envs.games"
@@ -216,14 +216,11 @@ def register(spec: GameSpec) -> GameSpec:
     known = GAMES.get(spec.name)
     if known is not None and known != spec:
         raise OptionError(f"game {spec.name!r} is registered twice ({known.env_module} and {spec.env_module})")
-    try:
-        from pettingzoo.env_registry.registration import aec_registry
-        from pettingzoo.env_registry.registration import register as pz_register
-    except ImportError:  # older PettingZoo without a registry
-        pass
-    else:
-        if spec.env_id not in aec_registry:
-            pz_register("aec", spec.env_id, entry_point=f"{spec.env_module}:env")
+    from pettingzoo.env_registry.registration import aec_registry
+    from pettingzoo.env_registry.registration import register as pz_register
+
+    if spec.env_id not in aec_registry:
+        pz_register("aec", spec.env_id, entry_point=f"{spec.env_module}:env")
     GAMES[spec.name] = spec
     _BY_ENV_NAME[spec.env_name] = spec.name
     return spec
@@ -276,7 +273,9 @@ def get_spec(name: str) -> GameSpec:
     key = _BY_ENV_NAME.get(name, name)
     if key not in GAMES:
         hint = "" if GAMES else " (no games found: is ice-envs installed, e.g. `pip install -e .`?)"
-        raise OptionError(f"unknown game {name!r}; known games: {sorted(GAMES)}{hint}")
+        close = closest_name(name, [*GAMES, *_BY_ENV_NAME]) if isinstance(name, str) else None
+        guess = f" (did you mean {_BY_ENV_NAME.get(close, close)!r}?)" if close else ""
+        raise OptionError(f"unknown game {name!r}{guess}; known games: {sorted(GAMES)}{hint}")
     return GAMES[key]
 
 

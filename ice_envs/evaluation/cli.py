@@ -33,6 +33,7 @@ from typing import Any
 from ice_envs.core.errors import AgentSpecError, IllegalActionError, MissingExtraError, OptionError, require_extra
 from ice_envs.core.files import write_atomic
 from ice_envs.core.machine import machine_info
+from ice_envs.core.names import portable_name
 from ice_envs.core.options import parse_option
 from ice_envs.core.registry import get_spec, spec_of
 from ice_envs.evaluation.record import RecordError
@@ -61,11 +62,31 @@ class UsageError(Exception):
         self.prog = prog
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` with every option's default, ``(default: X)``, and descriptions kept as written.
+
+    No default is added where there is none to show (``None``, a flag's ``False``, an empty list)
+    or where the help text already says it.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if "default" in text or default is None or default is False or default == [] or default == argparse.SUPPRESS:
+            return action.help
+        return super()._get_help_string(action)
+
+
 class CommandLineParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors raise :class:`UsageError` (reported as one line, exit 2).
 
-    ``add_subparsers`` makes its sub-commands of the same class, so they refuse the same way.
+    ``add_subparsers`` makes its sub-commands of the same class, so they refuse the same way and
+    their ``--help`` shows the defaults (:class:`HelpFormatter`).
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> Any:  # argparse's hook: print usage and exit(2)
         raise UsageError(self.prog, message)
@@ -182,24 +203,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="GAME",
         help="the game; with --suite: [GAME] AGENT after the options (one agent spec)",
     )
-    parser.add_argument("--players", type=at_least(1), default=None, help="seats at the table (not with --suite)")
+    parser.add_argument(
+        "--players", type=at_least(1), default=None, help="seats at the table (required; not with --suite)"
+    )
     parser.add_argument(
         "--agents",
         default=None,
-        help="one spec per seat: random, greedy, heuristic, mcts:..., ppo:PATH (not with --suite)",
+        help="one spec per seat: random, greedy, heuristic, mcts:..., ppo:PATH (required; not with --suite)",
     )
     parser.add_argument(
         "--suite", default=None, metavar="VERSION", help="play AGENT through the held-out suite VERSION (e.g. v1)"
     )
-    parser.add_argument("--games", type=at_least(1), default=2000)
-    parser.add_argument("--seed", type=at_least(0), default=0)
-    parser.add_argument("--workers", type=at_least(1), default=1)
+    parser.add_argument("--games", type=at_least(1), default=2000, help="games to play, seats rotated")
+    parser.add_argument("--seed", type=at_least(0), default=0, help="the first deal's seed (game i: seed + i // N)")
+    add_workers_argument(parser)
     add_backend_arguments(parser)
     parser.add_argument(
         "--option", type=option_text, action="append", default=[], help="game option key=value (repeatable)"
     )
-    parser.add_argument("--out", type=Path, default=None, help="report folder (default runs/eval/<game>-<N>p-<agents>)")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="report folder (default: runs/eval/<game>-<N>p-<agents>)"
+    )
+    add_no_progress_argument(parser)
     add_force_argument(parser)
     parser.add_argument(
         "--record",
@@ -215,6 +240,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="truncate each game after N decisions (default: the game's own cap); truncated games have no winner",
     )
+
+
+def add_workers_argument(parser: argparse.ArgumentParser) -> None:
+    """``--workers K``: processes that play the games (results do not depend on it)."""
+    parser.add_argument(
+        "--workers", type=at_least(1), default=1, help="processes that play the games (results are the same)"
+    )
+
+
+def add_no_progress_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-progress``: no progress bar on stderr."""
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
@@ -280,9 +317,7 @@ def run_from_args(args: argparse.Namespace) -> int:
             raise UsageError("ice-envs evaluate", "--suite runs on local processes: drop --backend/--address")
         return run_suite_from_args(args)
     options = dict(parse_option(o) for o in args.option)
-    out = (
-        args.out or Path("runs/eval") / f"{args.game}-{args.players}p-{args.agents.replace(',', '_').replace('/', '_')}"
-    )
+    out = args.out or Path("runs/eval") / portable_name(f"{args.game}-{args.players}p-{args.agents}")
     check_out_folder(out, args.force)
     start = time.perf_counter()
     try:
@@ -335,7 +370,7 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
     from ice_envs.evaluation.suite import get_suite, run_suite, suite_markdown
 
     suite = get_suite(args.suite)
-    out = args.out or Path("runs/suite") / suite.version / args.agent.replace(":", "_").replace("/", "_")
+    out = args.out or Path("runs/suite") / portable_name(suite.version) / portable_name(args.agent)
     check_out_folder(out, args.force)
     try:
         report = run_suite(suite, args.agent, args.game, workers=args.workers, progress=not args.no_progress)
@@ -359,7 +394,7 @@ def cmd_league(args: argparse.Namespace) -> int:
     from ice_envs.evaluation import league
 
     cfg = league.load_config(args.config, allow_python=args.allow_python)
-    out = args.out or Path(cfg.out or Path("runs/league") / f"{cfg.game}-{cfg.players}p")
+    out = args.out or Path(cfg.out or Path("runs/league") / portable_name(f"{cfg.game}-{cfg.players}p"))
     try:
         summary = league.play_league(
             cfg,
@@ -407,8 +442,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UsageError("ice-envs compare", "--players is required (or --suite VERSION)")
     seed = 0 if seed is None else seed
     games = 2000 if games is None else games
-    safe = "-vs-".join(x.replace(":", "_").replace("/", "_").replace(",", "_") for x in (args.a, args.b))
-    out = args.out or Path("runs/compare") / f"{get_spec(args.game).name}-{players}p-{safe}"
+    name = f"{get_spec(args.game).name}-{players}p-{args.a}-vs-{args.b}"
+    out = args.out or Path("runs/compare") / portable_name(name)
     check_out_folder(out, args.force)
     try:
         report = compare.compare(
@@ -450,6 +485,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         max_frames=args.max_frames,
         fps=args.fps,
         gif=not args.no_gif,
+        progress=not args.no_progress,
     )
     checked = "outcome matches the record" if result.checked_outcome else "the record has no outcome line to check"
     print(f"Replayed {result.steps} decisions of {spec_of(result.env).name}: {checked}.")
@@ -459,20 +495,47 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+LEAGUE_DESCRIPTION = """\
+Rate every agent of a league config on one scale: a round robin of mixed tables on identical
+deals, seats rotated; tables already played (same key) are read back, not played again.
+
+A league config (YAML; these keys, no others):
+
+  game: cubemelt
+  players: 3
+  options: {}                 # game options (optional)
+  agents:                     # name -> agent spec (random, greedy, heuristic, mcts:..., ppo:PATH)
+    random: random
+    heuristic: heuristic
+    ppo: ppo:checkpoints/cubemelt_ppo/final.npz
+  schedule: round_robin       # every set of `players` distinct agents is one table
+  games_per_table: 300        # a multiple of `players`: every deal is played from every seat
+  suite: v1                   # the held-out suite's deals (or `seed: S`)
+  out: runs/league/cubemelt   # optional; --out overrides it
+
+Writes league.json, league.md and league.png (ratings with intervals, a pairwise matrix) to the
+report folder; docs/league.md explains how to read them.
+"""
+
+
 def add_subcommand(sub: Any) -> None:
-    """Register ``ice-envs evaluate`` and ``ice-envs replay``."""
+    """Register ``ice-envs evaluate``, ``league``, ``compare`` and ``replay``."""
     p = sub.add_parser("evaluate", help="play a tournament between agents and report win rates with intervals")
     add_arguments(p)
     p.set_defaults(func=run_from_args)
 
-    lg = sub.add_parser("league", help="rate every agent of a league config on one scale (mixed tables, same deals)")
-    lg.add_argument("config", type=Path, help="a league config (YAML; see ice_envs.evaluation.league)")
-    lg.add_argument(
-        "--out", type=Path, default=None, help="report folder (default: the config's out, or runs/league/...)"
+    lg = sub.add_parser(
+        "league",
+        help="rate every agent of a league config on one scale (mixed tables, same deals)",
+        description=LEAGUE_DESCRIPTION,
     )
-    lg.add_argument("--workers", type=at_least(1), default=1)
+    lg.add_argument("config", type=Path, help="a league config (YAML, as below)")
+    lg.add_argument(
+        "--out", type=Path, default=None, help="report folder (default: the config's out, or runs/league/<game>-<N>p)"
+    )
+    add_workers_argument(lg)
     add_backend_arguments(lg)
-    lg.add_argument("--no-progress", action="store_true")
+    add_no_progress_argument(lg)
     lg.add_argument(
         "--force", action="store_true", help="use an --out folder that holds other files or another game's league"
     )
@@ -501,11 +564,11 @@ def add_subcommand(sub: Any) -> None:
     )
     c.add_argument("--games", type=at_least(1), default=None, help="games per agent (default 2000; the suite's count)")
     c.add_argument("--seed", type=at_least(0), default=None, help="the first deal (default 0; not with --suite)")
-    c.add_argument("--workers", type=at_least(1), default=1)
+    add_workers_argument(c)
     c.add_argument("--option", type=option_text, action="append", default=[], help="game option key=value (repeatable)")
     c.add_argument("--max-decisions", type=at_least(1), default=None, metavar="N", help="as in evaluate")
     c.add_argument("--out", type=Path, default=None, help="report folder (default runs/compare/<game>-<N>p-<a>-vs-<b>)")
-    c.add_argument("--no-progress", action="store_true")
+    add_no_progress_argument(c)
     add_force_argument(c)
     c.set_defaults(func=cmd_compare)
 
@@ -521,4 +584,5 @@ def add_subcommand(sub: Any) -> None:
     r.add_argument("--max-frames", type=at_least(1), default=150, help="most frames to keep when --every is not given")
     r.add_argument("--fps", type=positive_number, default=2.0, help="frames per second of the GIF")
     r.add_argument("--no-gif", action="store_true", help="write the PNG frames only")
+    add_no_progress_argument(r)
     r.set_defaults(func=cmd_replay)

@@ -14,20 +14,23 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
 from ice_envs.core.files import write_atomic
 from ice_envs.core.machine import machine_info
+from ice_envs.core.names import portable_name
 from ice_envs.core.options import parse_option
-from ice_envs.evaluation.cli import at_least, option_text, positive_number
+from ice_envs.core.progress import progress_bar
+from ice_envs.evaluation.cli import (
+    add_no_progress_argument,
+    add_workers_argument,
+    at_least,
+    option_text,
+    positive_number,
+)
 
 __all__ = ["add_subcommand", "cmd_probe"]
-
-
-def _label(spec: str) -> str:
-    return spec.replace(":", "_").replace("/", "_").replace(",", "_").replace("=", "")
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
@@ -54,12 +57,12 @@ def cmd_probe(args: argparse.Namespace) -> int:
         seed=args.seed,
         kinds=tuple(args.kind),
     ).check()
-    bar = _bar(settings.points, not args.no_progress, f"probe {game}")
+    bar = progress_bar(settings.points, f"probe {game}", "point", enabled=not args.no_progress, terminal_only=True)
     report = probe(settings, workers=args.workers, progress=bar.update)
     bar.close()
     command = "ice-envs probe " + " ".join(shlex.quote(a) for a in _canonical(settings, args.workers))
-    out = args.out or Path("runs/probe") / (
-        f"{game}-{players}p-{_label(settings.baseline)}-{_label(settings.continuation)}-seed{settings.seed}"
+    out = args.out or Path("runs/probe") / portable_name(
+        f"{game}-{players}p-{settings.baseline}-{settings.continuation}-seed{settings.seed}"
     )
     out.mkdir(parents=True, exist_ok=True)
     text = to_markdown(report, command)
@@ -84,24 +87,6 @@ def _canonical(settings: Any, workers: int) -> list[str]:
     return argv
 
 
-class _NoBar:
-    def update(self, n: int) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _bar(total: int, enabled: bool, desc: str) -> Any:
-    if not enabled or not sys.stderr.isatty():
-        return _NoBar()
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _NoBar()
-    return tqdm(total=total, desc=desc, unit="point")
-
-
 def add_subcommand(sub: Any) -> None:
     """Register ``ice-envs probe``."""
     p = sub.add_parser(
@@ -119,8 +104,10 @@ def add_subcommand(sub: Any) -> None:
     p.add_argument("--max-candidates", type=at_least(2), default=None, help="candidates a point (default: all legal)")
     p.add_argument("--z", type=positive_number, default=2.0, help="standard errors a validated gain needs (default 2)")
     p.add_argument("--kind", action="append", default=[], help="only decisions of this kind, e.g. draft (repeatable)")
-    p.add_argument("--seed", type=at_least(0), default=0)
-    p.add_argument("--workers", type=at_least(1), default=1)
-    p.add_argument("--out", type=Path, default=None, help="report folder")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--seed", type=at_least(0), default=0, help="the first baseline game's seed")
+    add_workers_argument(p)
+    p.add_argument(
+        "--out", type=Path, default=None, help="report folder (default: runs/probe/<game>-<N>p-<agents>-seed<S>)"
+    )
+    add_no_progress_argument(p)
     p.set_defaults(func=cmd_probe)

@@ -7,7 +7,9 @@ picture is written as PNG frames (``frame_00000.png`` is the deal, ``frame_00012
 the table after 12 decisions) and as an animated GIF (``replay.gif``). At the end the
 final state and outcome are checked against the record's outcome line (the state digest
 included). Any mismatch raises :class:`ice_envs.evaluation.record.RecordError` naming the
-line. A record of a game that did not finish (no outcome line, or its decisions stop
+line. With ``progress`` the decisions replayed are counted on stderr when it is a terminal
+(:func:`ice_envs.core.progress.progress_bar`), since drawing the frames of a long game takes
+minutes. A record of a game that did not finish (no outcome line, or its decisions stop
 before the game is over) replays as far as it goes: ``ReplayResult.finished`` is then
 ``False``.
 """
@@ -23,6 +25,7 @@ import numpy as np
 
 import ice_envs
 from ice_envs.core.errors import OptionError
+from ice_envs.core.progress import progress_bar
 from ice_envs.evaluation.record import (
     GameRecord,
     RecordError,
@@ -90,8 +93,12 @@ def replay(
     fps: float = 2.0,
     gif: bool = True,
     check_descriptions: bool = True,
+    progress: bool = False,
 ) -> ReplayResult:
-    """Replay ``record``; with ``out`` write PNG frames and (``gif``) an animated GIF there."""
+    """Replay ``record``; with ``out`` write PNG frames and (``gif``) an animated GIF there.
+
+    ``progress``: count the decisions replayed on stderr (``ice-envs replay`` does, unless ``--no-progress``).
+    """
     if not isinstance(record, GameRecord):
         record = load_record(record)
     env = build_env(record)
@@ -113,15 +120,20 @@ def replay(
             if gif:
                 gif_frames.append(_gif_frame(img))
 
-    snap(0)
-    for i, step in enumerate(record.steps):
-        line = i + 2  # the header is line 1
-        _check_step(env, step, f"{record.source}, line {line}", check_descriptions)
-        if step.get("step") != i:
-            raise RecordError(f"{record.source}, line {line}: {step_order_problem(i, step.get('step'))}")
-        env.step(int(step["action"]))
-        add_rewards(totals, env)
-        snap(i + 1)
+    bar = progress_bar(len(record.steps), "replay", "decisions", enabled=progress, terminal_only=True, transient=True)
+    try:
+        snap(0)
+        for i, step in enumerate(record.steps):
+            line = i + 2  # the header is line 1
+            _check_step(env, step, f"{record.source}, line {line}", check_descriptions)
+            if step.get("step") != i:
+                raise RecordError(f"{record.source}, line {line}: {step_order_problem(i, step.get('step'))}")
+            env.step(int(step["action"]))
+            add_rewards(totals, env)
+            snap(i + 1)
+            bar.update(1)
+    finally:
+        bar.close()
     result.outcome = outcome_of(env, totals)
     if record.outcome is not None:
         _check_outcome(record.outcome, result.outcome, record.source)

@@ -36,6 +36,7 @@ import ice_envs
 from ice_envs.agents.spec import AgentSpec, is_agent, load_agent, parse_agent_list, parse_agent_spec
 from ice_envs.core.agent import Agent, make_view
 from ice_envs.core.errors import AgentSpecError, OptionError
+from ice_envs.core.progress import progress_bar
 from ice_envs.core.threads import one_blas_thread
 from ice_envs.evaluation.record import GameRecorder, take
 from ice_envs.evaluation.stats import bootstrap_interval, wilson_interval
@@ -212,7 +213,7 @@ def run_games(
     batch = max(1, min(50, games // (workers * 8) or 1))
     chunks = [numbers[i : i + batch] for i in range(0, len(numbers), batch)]
     results: list[dict[str, Any]] = []
-    bar = _progress(len(numbers), progress, f"{match.game} {match.num_players}p")
+    bar = progress_bar(len(numbers), f"{match.game} {match.num_players}p", "game", enabled=progress)
     if backend == "ray":
         from ice_envs.evaluation.ray_backend import run_games_ray
 
@@ -242,24 +243,6 @@ def run_games(
     bar.close()
     results.sort(key=lambda r: r["game_index"])
     return results
-
-
-class _NoBar:
-    def update(self, n: int) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _progress(total: int, enabled: bool, desc: str) -> Any:
-    if not enabled:
-        return _NoBar()
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _NoBar()
-    return tqdm(total=total, desc=desc, unit="game", file=sys.stderr)
 
 
 def summarise(match: Match, results: list[dict[str, Any]], seed: int = 0) -> dict[str, Any]:

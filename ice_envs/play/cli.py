@@ -64,7 +64,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 def add_subcommand(sub: Any) -> None:
     """Register ``ice-envs play``."""
     p = sub.add_parser("play", help="play a game in the terminal against agents")
-    p.add_argument("game")
+    p.add_argument("game", help="the game (see `ice-envs list`)")
     p.add_argument(
         "--players", type=at_least(1), default=None, help="seats at the table (default: the fewest the game allows)"
     )

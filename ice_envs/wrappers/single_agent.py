@@ -23,8 +23,9 @@ as the PettingZoo SB3 tutorial does).
 =====================  ==================================================================
 observation space      the game's observation ``Box`` (``float32``; infinite bounds made finite)
 action space           ``Discrete(n)``, the game's actions
-action mask            ``action_masks()``: the learner's exact legal actions (``bool``); it is not
-                       in the observation, which is a plain vector (what SB3 and CleanRL expect)
+action mask            ``action_masks()`` and ``info["action_mask"]`` (from ``reset()`` and every
+                       ``step()``): the learner's exact legal actions (``bool``); it is not in the
+                       observation, which is a plain vector (what SB3 and CleanRL expect)
 reward                 the learner's, over everything since its previous action (``reward_mode``
                        of the game: ``"outcome"`` +1/-1 at the end, or ``"score"`` deltas)
 episode end            ``terminated`` at the game's end; ``truncated`` at its length cap
@@ -32,7 +33,9 @@ episode end            ``terminated`` at the game's end; ``truncated`` at its le
 =====================  ==================================================================
 
 ``action_masks()`` is what sb3-contrib's MaskablePPO reads through ``VecEnv.env_method``
-(DummyVecEnv and SubprocVecEnv alike; through ``gym.make``'s wrappers too).
+(DummyVecEnv and SubprocVecEnv alike; through ``gym.make``'s wrappers too); ``info["action_mask"]``
+is Gymnasium's own convention (AgileRL and other clients read it). Both are the same array
+values; once the game is over every action is marked legal.
 
 At the end of a game ``info`` holds ``episode`` (``r``: the learner's return, ``l``: its
 decisions), ``is_success`` (a win; SB3 logs it as ``rollout/success_rate``), ``seat``,
@@ -248,7 +251,8 @@ class SingleAgentEnv(gym.Env):
         self._skipped += skipped
         if self.shaping is not None:
             self.shaping.start(self.raw, self.seat)
-        return self._observation(), {"seat": self.seat, "opponents": self.table_label, "skipped_games": skipped}
+        info = {"seat": self.seat, "opponents": self.table_label, "skipped_games": skipped}
+        return self._observation(), self._with_mask(info)
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Play the learner's ``action`` and the opponents' replies; see the module docstring."""
@@ -273,7 +277,7 @@ class SingleAgentEnv(gym.Env):
         info: dict[str, Any] = {}
         if self._done:
             info = self._final_info(terminated)
-        return self._observation(), reward, terminated, truncated, info
+        return self._observation(), reward, terminated, truncated, self._with_mask(info)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as booleans (all ``True`` once the game is over)."""
@@ -345,10 +349,15 @@ class SingleAgentEnv(gym.Env):
         reward = ILLEGAL_REWARD
         self._return += reward
         info = self._final_info(terminated=True, illegal=True)
-        return self._observation(), reward, True, False, info
+        return self._observation(), reward, True, False, self._with_mask(info)
 
     def _observation(self) -> np.ndarray:
         return self.raw.observe(self.agent)["observation"]
+
+    def _with_mask(self, info: dict[str, Any]) -> dict[str, Any]:
+        """``info`` with the learner's legal actions under ``"action_mask"`` (Gymnasium's convention)."""
+        info["action_mask"] = self.action_masks()
+        return info
 
     def _final_info(self, terminated: bool, illegal: bool = False) -> dict[str, Any]:
         scores = self.raw.scores()

@@ -110,3 +110,42 @@ def test_a_bad_league_entry_is_refused_before_anything_is_played(tmp_path):
     with pytest.raises(ValueError, match=r"leagues\[0\] must map config, results and image"):
         baselines.main([str(path), "--out", str(tmp_path / "r.md"), "--json", str(tmp_path / "r.json")])
     assert not (tmp_path / "r.json").exists()
+
+
+def _two_game_table(tmp_path) -> object:
+    rows = (
+        '  - {game: cardiceo, players: 2, agents: "heuristic,random"}\n'
+        '  - {game: cubemelt, players: 2, agents: "heuristic,random"}\n'
+    )
+    path = tmp_path / "table.yaml"
+    path.write_text(f"games: 4\nseed: 0\nworkers: 1\nrows:\n{rows}")
+    return path
+
+
+def test_a_quick_look_at_one_game_keeps_the_other_games_rows(tmp_path):
+    path = _two_game_table(tmp_path)
+    out, js = tmp_path / "results.md", tmp_path / "results.json"
+    common = [str(path), "--out", str(out), "--json", str(js)]
+    assert baselines.main(common) == 0
+    full = json.loads(js.read_text())
+    assert baselines.main([*common, "--games", "2", "--only", "cardiceo"]) == 0
+    entries = json.loads(js.read_text())
+    assert [(e["row"]["game"], e["summary"]["games"]) for e in entries] == [("cardiceo", 2), ("cubemelt", 4)]
+    assert entries[1] == full[1]  # the other game's row as it was
+    text = out.read_text()
+    assert (
+        "--games 2 --seed 0" in text
+        and "ice-envs evaluate cubemelt --players 2 --agents heuristic,random --games 4" in text
+    )
+
+
+def test_a_quick_look_without_out_leaves_the_shipped_table_alone(tmp_path, monkeypatch):
+    path = _two_game_table(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert baselines.main([str(path)]) == 0  # a full-size run writes the shipped table (here: a temp copy)
+    shipped = {p: (tmp_path / p).read_bytes() for p in ("docs/results.md", "docs/results.json")}
+    assert baselines.main([str(path), "--games", "2", "--only", "cubemelt"]) == 0
+    assert {p: (tmp_path / p).read_bytes() for p in shipped} == shipped
+    quick = json.loads((tmp_path / "runs" / "baselines" / "results.json").read_text())
+    assert [(e["row"]["game"], e["summary"]["games"]) for e in quick] == [("cardiceo", 4), ("cubemelt", 2)]
+    assert quick[0] == json.loads(shipped["docs/results.json"])[0]

@@ -118,7 +118,8 @@ def test_loss_on_an_opponents_turn_reaches_the_learner():
     obs, info = env.reset(seed=0)
     assert info["seat"] == 0 and obs[0] == 0  # the learner moves first
     obs, reward, terminated, truncated, info = env.step(TAKE)
-    assert (reward, terminated, truncated, info) == (0.0, False, False, {})
+    assert (reward, terminated, truncated) == (0.0, False, False)
+    assert set(info) == {"action_mask"}
     obs, reward, terminated, truncated, info = env.step(GIVE)  # then seat 1 gives, seat 2 wins
     assert reward == -1.0 and terminated and not truncated
     assert info["is_success"] is False and info["episode"] == {"r": -1.0, "l": 2, "t": 0.0}
@@ -171,6 +172,32 @@ def test_action_masks_follow_the_learners_legal_actions():
     penalized.reset(seed=0)
     _, reward, terminated, _, info = penalized.step(WIN)
     assert reward == -1.0 and terminated and info["illegal_action"] is True
+    assert info["action_mask"].all()  # the episode is over
+
+
+def test_info_carries_the_action_mask_gymnasium_style():
+    env = gift_env({0: [TAKE] * 5, 2: [TAKE] * 5}, seat=1)
+    _, info = env.reset(seed=0)
+    assert info["action_mask"].dtype == bool and info["action_mask"].tolist() == [True, True, False]
+    _, _, _, _, info = env.step(TAKE)
+    assert info["action_mask"].tolist() == [True, True, True] == env.action_masks().tolist()
+
+
+def test_a_client_that_reads_only_info_action_mask_never_plays_an_illegal_action():
+    """A Gymnasium client (as AgileRL's) that samples from ``info["action_mask"]`` alone."""
+    for game in ("cardiceo", "icebergs"):
+        env = SingleAgentEnv(game, illegal_action="raise")  # an illegal action would raise
+        rng = np.random.default_rng(3)
+        obs, info = env.reset(seed=11)
+        ends = 0
+        while ends < 5:
+            np.testing.assert_array_equal(info["action_mask"], env.action_masks())
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            obs, reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                assert "illegal_action" not in info and info["action_mask"].all()
+                ends += 1
+                obs, info = env.reset()
 
 
 def test_truncation_is_not_termination():
