@@ -34,6 +34,7 @@ from ice_envs.core.errors import OptionError
 from ice_envs.core.vector import BatchedEngine
 from ice_envs.core.vector import make as make_batched
 from ice_envs.train.batched_vec_env import MAX_OPPONENT_ROUNDS, BatchedVecEnv
+from ice_envs.wrappers.opponents import SEAT_SEPARATOR
 
 __all__ = ["COMPILED_OPPONENT_KINDS", "CompiledVecEnv"]
 
@@ -84,6 +85,12 @@ class CompiledVecEnv(BatchedVecEnv):
         latest_share: chance that a self-play seat gets the latest snapshot.
         snapshot_deterministic: snapshots play their most likely action instead of sampling.
         per_seat: draw a kind per opponent seat (``True``) or one kind for the whole table.
+        league: league self-play: ``(members, weights, per_seat, deterministic)`` as
+            :class:`~ice_envs.wrappers.opponents.LeagueOpponents` takes them (replaces ``opponents``;
+            :meth:`set_league`, or ``set_attr("opponents", LeagueOpponents(...))`` as the training
+            callbacks do, updates it). A fixed member is a compiled player (``random``, ``greedy``,
+            ``heuristic``...) or ``ppo:PATH``; a snapshot member a ``.npz`` policy. Each finished
+            game's ``info["opponents"]`` names its table, as the scalar training env's does.
     """
 
     opponent_kinds = COMPILED_OPPONENT_KINDS
@@ -102,6 +109,7 @@ class CompiledVecEnv(BatchedVecEnv):
         latest_share: float = 0.5,
         snapshot_deterministic: bool = False,
         per_seat: bool = True,
+        league: tuple[Sequence[tuple[str, str, str]], Sequence[int], bool, bool] | None = None,
     ) -> None:
         self.per_seat = bool(per_seat)
         super().__init__(game, num_envs, num_players, options, opponents, learner_seat, seed, illegal_action)
@@ -109,7 +117,10 @@ class CompiledVecEnv(BatchedVecEnv):
         missing = [k for k in self.kinds if k in _IN_ENGINE and k not in have]
         if missing:
             raise OptionError(f"CompiledVecEnv: {game} has no compiled {', '.join(missing)} player (it has {have})")
-        self.players = SeatPlayers(self.engine, [k for k in self.kinds if k in _IN_ENGINE], seed=seed)
+        inside = [k for k in self.kinds if k in _IN_ENGINE]
+        if league is not None:
+            inside += [spec for spec in (_member_player(m, have) for m in league[0]) if spec and spec not in inside]
+        self.players = SeatPlayers(self.engine, inside, seed=seed)
         n, p = self.num_envs, self.num_players
         self.seat_player = self.players.seat_player
         self.player_prng = self.players.prng
@@ -122,7 +133,13 @@ class CompiledVecEnv(BatchedVecEnv):
         self._snap_paths: list[str] = []
         self._pool: list[int] = []
         self._nets: dict[int, BatchedPolicy] = {}
+        #: league self-play: the members' names, their seat (a player index, or ``-2 - k``: policy ``k``)
+        #: and the cumulative integer weights; ``labels[i]``: game ``i``'s table for ``info["opponents"]``
+        self._league: dict[str, Any] | None = None
+        self.labels: list[str] = [""] * self.num_envs
         self.set_pool(pool)
+        if league is not None:
+            self.set_league(*league)
 
     # ---------------------------------------------------------------- hooks of BatchedVecEnv
     def _build_engine(
@@ -144,14 +161,61 @@ class CompiledVecEnv(BatchedVecEnv):
 
     def set_pool(self, paths: Sequence[str]) -> None:
         """Replace the self-play pool (oldest first; the last is the latest snapshot)."""
-        pool = []
-        for path in (str(p) for p in paths):
-            if path not in self._snap_paths:
-                self._snap_paths.append(path)
-            pool.append(self._snap_paths.index(path))
-        self._pool = pool
-        used = set(pool) | set(self.snap[self.snap >= 0].tolist())
+        self._pool = [self._policy_index(path) for path in paths]
+        self._drop_unused_nets()
+
+    def _policy_index(self, path: str) -> int:
+        path = str(path)
+        if path not in self._snap_paths:
+            self._snap_paths.append(path)
+        return self._snap_paths.index(path)
+
+    def _drop_unused_nets(self) -> None:
+        used = set(self._pool) | set(self.snap[self.snap >= 0].tolist())
+        if self._league is not None:
+            used |= {-2 - k for k in self._league["seats"] if k <= -2}
         self._nets = {k: net for k, net in self._nets.items() if k in used}
+
+    def set_league(
+        self,
+        members: Sequence[tuple[str, str, str]],
+        weights: Sequence[int],
+        per_seat: bool | None = None,
+        deterministic: bool | None = None,
+    ) -> None:
+        """League self-play from now on: each new game's opponents drawn from ``members`` by the integer
+        ``weights`` (as :class:`~ice_envs.wrappers.opponents.LeagueOpponents` draws them)."""
+        from ice_envs.wrappers.opponents import LeagueOpponents
+
+        checked = LeagueOpponents(self.game, self.num_players, members, weights)  # the same checks
+        have = compiled_player_names(self.game)
+        seats = []
+        for member in checked.members:
+            spec = _member_player(member, have)
+            if spec:
+                seats.append(self.players.index(spec))
+            else:
+                seats.append(-2 - self._policy_index(_member_policy_path(member)))
+        old = self._league or {}
+        self._league = {
+            "names": [m[0] for m in checked.members],
+            "seats": seats,
+            "cumulative": np.cumsum(np.asarray(checked.weights, dtype=np.int64)),
+            "per_seat": old.get("per_seat", True) if per_seat is None else bool(per_seat),
+        }
+        if deterministic is not None:
+            self.snapshot_deterministic = bool(deterministic)
+        self._drop_unused_nets()
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        """As SB3's; ``set_attr("opponents", LeagueOpponents(...))`` (the training callbacks' league
+        update, once per env index) sets the whole batch's league."""
+        from ice_envs.wrappers.opponents import LeagueOpponents
+
+        if attr_name == "opponents" and isinstance(value, LeagueOpponents):
+            self.set_league(value.members, value.weights, value.per_seat, value.snapshot_deterministic)
+            return
+        super().set_attr(attr_name, value, indices)
 
     def _net(self, index: int) -> BatchedPolicy:
         if index not in self._nets:
@@ -164,6 +228,9 @@ class CompiledVecEnv(BatchedVecEnv):
         if not idx.size:
             return
         super()._new_episodes(idx)  # learner seat, table kind, returns, lengths, carry
+        if self._league is not None:
+            self._seat_league(idx)
+            return
         p = self.num_players
         if self.per_seat:
             kinds = self.rng.choice(len(self.kinds), size=(idx.size, p), p=self.kind_probs)
@@ -185,6 +252,44 @@ class CompiledVecEnv(BatchedVecEnv):
                 self.seat_player[idx[rows], seats] = self.players.index(kind)
         first = kinds.max(axis=1)  # the table's label: its highest drawn kind
         self.kind[idx] = np.maximum(first, 0)
+
+    def _seat_league(self, idx: np.ndarray) -> None:
+        """League members at the opponent seats of the new games ``idx``, from the learner's left."""
+        league = self._league
+        p = self.num_players
+        others = p - 1
+        self.players.forget(idx)
+        self.seat_player[idx] = EXTERNAL
+        self.snap[idx] = -1
+        self.seat_kind[idx] = -1
+        if others == 0:
+            for i in idx.tolist():
+                self.labels[i] = "solo"
+            return
+        cumulative = league["cumulative"]
+        draws = self.rng.integers(int(cumulative[-1]), size=(idx.size, others if league["per_seat"] else 1))
+        picks = np.searchsorted(cumulative, draws, side="right")
+        if not league["per_seat"]:
+            picks = np.repeat(picks, others, axis=1)
+        seats = (self.seat[idx, None] + 1 + np.arange(others)[None, :]) % p
+        where = np.asarray(league["seats"], dtype=np.int64)[picks]
+        rows = np.repeat(idx[:, None], others, axis=1)
+        inside = where >= 0
+        self.seat_player[rows[inside], seats[inside]] = where[inside]
+        self.snap[rows[~inside], seats[~inside]] = -2 - where[~inside]
+        self.seat_kind[rows, seats] = picks
+        names = league["names"]
+        for row, game in enumerate(idx.tolist()):
+            table = [names[k] for k in picks[row].tolist()]
+            self.labels[game] = table[0] if len(set(table)) == 1 else SEAT_SEPARATOR.join(table)
+
+    def _final_info(
+        self, i: int, final_obs: np.ndarray, won: bool, truncated: bool, scores: np.ndarray
+    ) -> dict[str, Any]:
+        info = super()._final_info(i, final_obs, won, truncated, scores)
+        if self._league is not None:
+            info["opponents"] = self.labels[i]
+        return info
 
     def _draw_snapshots(self, count: int) -> np.ndarray:
         if not self._pool:
@@ -253,7 +358,7 @@ class CompiledVecEnv(BatchedVecEnv):
     # ---------------------------------------------------------------- checkpoints
     def training_state(self) -> dict[str, Any]:
         data = super().training_state()
-        data["snapshots"] = {"paths": list(self._snap_paths), "pool": list(self._pool)}
+        data["snapshots"] = {"paths": list(self._snap_paths), "pool": list(self._pool), "labels": list(self.labels)}
         return data
 
     def load_training_state(self, data: dict[str, Any]) -> None:
@@ -262,13 +367,46 @@ class CompiledVecEnv(BatchedVecEnv):
         snaps = data["snapshots"]
         if (
             not isinstance(snaps, dict)
-            or set(snaps) != {"paths", "pool"}
+            or set(snaps) != {"paths", "pool", "labels"}
             or not all(isinstance(p, str) for p in snaps["paths"])
             or not all(type(k) is int and 0 <= k < len(snaps["paths"]) for k in snaps["pool"])
+            or not isinstance(snaps["labels"], list)
+            or len(snaps["labels"]) != self.num_envs
+            or not all(isinstance(x, str) for x in snaps["labels"])
         ):
-            raise ValueError("'snapshots' must be {'paths': [...], 'pool': [indices into paths]}")
+            raise ValueError("'snapshots' must be {'paths': [...], 'pool': [indices into paths], 'labels': [...]}")
         rest = {k: v for k, v in data.items() if k != "snapshots"}
         super().load_training_state(rest)
         self._snap_paths = list(snaps["paths"])
         self._pool = list(snaps["pool"])
+        self.labels = list(snaps["labels"])
         self._nets = {}
+
+
+def _member_player(member: tuple[str, str, str], have: Sequence[str]) -> str | None:
+    """The compiled player a league member stands for (``None``: a policy, played outside the engine).
+
+    Raises:
+        OptionError: a fixed member that is neither a compiled player nor ``ppo:PATH``.
+    """
+    name, kind, ref = member
+    if kind != "agent":
+        return None
+    spec = ref.strip().lower()
+    spec = "heuristic" if spec == "heuristic@v1" else spec
+    if spec in have:
+        return spec
+    if spec.startswith("ppo:"):
+        return None
+    raise OptionError(
+        f"league member {name!r}: {ref!r} cannot play inside the batched engine (compiled players: "
+        f"{', '.join(have)}; or ppo:PATH)"
+    )
+
+
+def _member_policy_path(member: tuple[str, str, str]) -> str:
+    """The policy file of a snapshot member or a ``ppo:PATH[?players=any]`` member."""
+    name, kind, ref = member
+    if kind == "snapshot":
+        return ref
+    return ref.split(":", 1)[1].split("?", 1)[0]

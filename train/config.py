@@ -227,7 +227,7 @@ class TrainConfig:
     n_envs: int = 1
     #: ``subproc`` (one process per env), ``dummy`` (all in this process), ``auto`` (subproc if n_envs > 1),
     #: or ``batched``: all ``n_envs`` games in one batched engine in this process: the game's compiled
-    #: engine with the opponents (compiled ``random``/``heuristic`` players, ``self_play`` snapshots)
+    #: engine with the opponents (compiled ``random``/``heuristic`` players, ``self_play`` snapshots, a PFSP league)
     #: played inside the batch; without numba the numpy engine and random opponents (docs/training.md).
     vec_env: Literal["auto", "subproc", "dummy", "batched"] = "auto"
     #: How the env workers start: ``auto`` is ``forkserver`` (each worker holds only its own pipe,
@@ -644,7 +644,19 @@ def _validate_batched(cfg: TrainConfig) -> None:
             "without numba the batched opponents are random only (pip install numba)",
             kinds,
         )
-    _require(cfg.opponents.league is None, "opponents.league", "is not available with vec_env: batched", "a league")
+    if cfg.opponents.league is not None:
+        compiled = compiled_available() and spec.compiled is not None
+        _require(compiled, "opponents.league", "with vec_env: batched needs numba (pip install numba)", "a league")
+        from ice_envs.core.compiled_players import compiled_player_names
+
+        have = compiled_player_names(cfg.game.name)
+        bad = [m for m in cfg.opponents.league.fixed if m.lower() not in have and not m.lower().startswith("ppo:")]
+        _require(
+            not bad,
+            "opponents.league.fixed",
+            f"with vec_env: batched the fixed members are compiled players ({', '.join(have)}) or ppo:PATH",
+            bad,
+        )
     _require(
         cfg.reward_shaping.potential is None,
         "reward_shaping.potential",

@@ -285,6 +285,7 @@ def make_batched_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
             latest_share=sp.latest_share,
             snapshot_deterministic=sp.deterministic,
             per_seat=cfg.opponents.per_seat,
+            league=env_factory(cfg, pool_paths).league,
         )
     from ice_envs.train.batched_vec_env import make_batched_vec_env
 

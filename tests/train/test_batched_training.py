@@ -76,3 +76,20 @@ def test_a_batched_run_trains_evaluates_and_resumes_exactly(tmp_path: Path):
     # the agent plays the ordinary (scalar) game: the two engines are the same game
     agent = load_agent(f"ppo:{tmp_path / 'straight' / 'final.npz'}", "cardiceo", num_players=straight.game.players)
     assert agent is not None
+
+
+def test_a_batched_league_run_draws_members_records_win_rates_and_resumes_exactly(tmp_path: Path):
+    from ice_envs.train.run import resume, train
+
+    league = {"fixed": ["random"], "snapshot_every": 512, "max_snapshots": 2}
+    changes = {"opponents": {"league": league}, "name": "league", "checkpoint_every": 1024}
+    straight = _cfg(tmp_path, **changes, total_timesteps=2048)
+    result = train(straight, tmp_path / "straight", command="test", echo=False)
+    history = result.report["league"]["history"]
+    assert [h["reason"] for h in history][:2] == ["initial", "schedule"]
+    stats = result.report["league"]["stats"]  # member -> (wins, games, raw count), from info["opponents"]
+    assert stats["random"][2] > 0 and any(v[2] > 0 for k, v in stats.items() if k.startswith("snap_")), stats
+    train(_cfg(tmp_path, **changes, total_timesteps=1024), tmp_path / "split", command="test", echo=False)
+    resume(tmp_path / "split", ["total_timesteps=2048"], command="test", echo=False)
+    a, b = ((tmp_path / run / "final.npz").read_bytes() for run in ("straight", "split"))
+    assert a == b, "a resumed batched league run must give the uninterrupted run's weights"
