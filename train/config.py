@@ -191,8 +191,11 @@ class ImitationConfig:
 
     #: The agent imitated in the learner's seat (``heuristic``); ``None``: no warm start.
     teacher: str | None = None
-    #: Teacher decisions collected (whole games, split over ``n_envs`` processes).
+    #: Teacher decisions collected (whole games, split over ``workers`` processes).
     steps: int = 20_000
+    #: Processes the teacher's games are collected in, worker ``i`` seeded ``seed + i`` (``null``:
+    #: ``n_envs``; set it with ``vec_env: batched``, whose ``n_envs`` is hundreds of games in one process).
+    workers: int | None = None
     #: Passes over the decisions.
     epochs: int = 10
     batch_size: int = 256
@@ -663,12 +666,6 @@ def _validate_batched(cfg: TrainConfig) -> None:
         "is not available with vec_env: batched",
         cfg.reward_shaping.potential,
     )
-    _require(
-        cfg.imitation.teacher is None,
-        "imitation.teacher",
-        "is not available with vec_env: batched",
-        cfg.imitation.teacher,
-    )
 
 
 def _validate_shaping(cfg: TrainConfig) -> None:
@@ -680,6 +677,12 @@ def _validate_shaping(cfg: TrainConfig) -> None:
         s.potential in known, "reward_shaping.potential", f"must be one of {known} for {cfg.game.name}", s.potential
     )
     _require(s.scale > 0, "reward_shaping.scale", "must be > 0", s.scale)
+
+
+def collection_workers(cfg: TrainConfig) -> int:
+    """The processes the imitation warm start collects the teacher's games in (``imitation.workers``,
+    or ``n_envs``)."""
+    return cfg.imitation.workers if cfg.imitation.workers is not None else cfg.n_envs
 
 
 def _validate_imitation(cfg: TrainConfig) -> None:
@@ -706,19 +709,28 @@ def _validate_imitation(cfg: TrainConfig) -> None:
         im.dagger_epochs = im.epochs
     _require(im.dagger_steps >= 1, "imitation.dagger_steps", "must be >= 1", im.dagger_steps)
     _require(im.dagger_epochs >= 1, "imitation.dagger_epochs", "must be >= 1", im.dagger_epochs)
+    if cfg.vec_env == "batched":
+        _require(
+            im.workers is not None,
+            "imitation.workers",
+            "must be set with vec_env: batched (the processes the teacher's games are collected in)",
+            im.workers,
+        )
+    _require(im.workers is None or im.workers >= 1, "imitation.workers", "must be >= 1 or null", im.workers)
+    workers = collection_workers(cfg)
     if im.holdout_steps > 0:  # held-out worker i: eval.seed + i; training worker i: seed + i
         _require(
-            cfg.eval.seed + cfg.n_envs <= VALIDATION_SEEDS.stop and cfg.seed + cfg.n_envs <= cfg.eval.seed,
+            cfg.eval.seed + workers <= VALIDATION_SEEDS.stop and cfg.seed + workers <= cfg.eval.seed,
             "imitation.holdout_steps",
-            "needs the held-out worker seeds eval.seed + i (i < n_envs) inside the validation seeds "
+            "needs the held-out worker seeds eval.seed + i (i < workers) inside the validation seeds "
             "[2**63, 2**63 + 2**40) and apart from the training collection's seed + i",
             im.holdout_steps,
         )
-    if im.dagger_rounds > 0:  # round r's collection worker i: seed + r * n_envs + i
+    if im.dagger_rounds > 0:  # round r's collection worker i: seed + r * workers + i
         _require(
-            cfg.seed + (im.dagger_rounds + 1) * cfg.n_envs <= min(cfg.eval.seed, TRAINING_SEEDS.stop),
+            cfg.seed + (im.dagger_rounds + 1) * workers <= min(cfg.eval.seed, TRAINING_SEEDS.stop),
             "imitation.dagger_rounds",
-            "needs every round's collection seeds seed + round * n_envs + i inside the training seeds "
+            "needs every round's collection seeds seed + round * workers + i inside the training seeds "
             "and below eval.seed",
             im.dagger_rounds,
         )

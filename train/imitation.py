@@ -33,8 +33,8 @@ With ``imitation.dagger_rounds`` > 0 the first fit is followed by DAgger rounds
 is fitted again on every labelled decision so far, so that it learns what the teacher would do in
 the states its own mistakes lead to, which the teacher's games never show.
 
-Collection runs ``n_envs`` worker processes, worker ``i`` seeded with ``seed + i`` (DAgger round
-``r``: ``seed + r * n_envs + i``); the minibatch order is drawn from ``seed`` (round ``r``:
+Collection runs ``imitation.workers`` (default ``n_envs``) worker processes, worker ``i`` seeded with
+``seed + i`` (DAgger round ``r``: ``seed + r * workers + i``); the minibatch order is drawn from ``seed`` (round ``r``:
 ``seed + r``). The same config, seed and thread count give the same weights.
 """
 
@@ -55,6 +55,7 @@ import numpy as np
 from ice_envs.agents.ppo_agent import PolicyNet, PPOAgent
 from ice_envs.agents.spec import load_agent
 from ice_envs.core.agent import make_view
+from ice_envs.train.config import collection_workers
 
 
 @dataclass
@@ -302,7 +303,7 @@ def warm_start(model: Any, cfg: Any, factory: Any, run_dir: Path, echo: bool = T
     im = cfg.imitation
     collection = collection_factory(factory, im.teacher)
     t0 = time.perf_counter()
-    demos = collect_parallel(collection, im.teacher, im.steps, cfg.ppo.gamma, cfg.seed, cfg.n_envs)
+    demos = collect_parallel(collection, im.teacher, im.steps, cfg.ppo.gamma, cfg.seed, collection_workers(cfg))
     t_collect = time.perf_counter() - t0
     if echo:
         print(
@@ -316,12 +317,14 @@ def warm_start(model: Any, cfg: Any, factory: Any, run_dir: Path, echo: bool = T
         t1 = time.perf_counter()
         first = holdout_seed(cfg.eval.seed, 0)
         with _rng_untouched():  # after the training decisions, and consuming nothing PPO draws from
-            holdout = collect_parallel(collection, im.teacher, im.holdout_steps, cfg.ppo.gamma, first, cfg.n_envs)
+            holdout = collect_parallel(
+                collection, im.teacher, im.holdout_steps, cfg.ppo.gamma, first, collection_workers(cfg)
+            )
         holdout_meta = {
             "decisions": int(len(holdout.actions)),
             "games": holdout.games,
             "teacher_wins": holdout.wins,
-            "worker_seeds": [holdout_seed(cfg.eval.seed, i) for i in range(cfg.n_envs)],
+            "worker_seeds": [holdout_seed(cfg.eval.seed, i) for i in range(collection_workers(cfg))],
             "collect_seconds": time.perf_counter() - t1,
         }
         if echo:
@@ -358,13 +361,13 @@ def warm_start(model: Any, cfg: Any, factory: Any, run_dir: Path, echo: bool = T
     return report
 
 
-def dagger_seed(seed: int, n_envs: int, round_index: int) -> int:
-    """The first collection worker seed of DAgger round ``round_index`` (>= 1): ``seed + round_index * n_envs``.
+def dagger_seed(seed: int, workers: int, round_index: int) -> int:
+    """The first collection worker seed of DAgger round ``round_index`` (>= 1): ``seed + round_index * workers``.
 
-    Round 0 (the teacher's own decisions) uses ``seed + i``; each round gets the next ``n_envs`` seeds, all
-    in the training seeds (the config check keeps ``seed + (dagger_rounds + 1) * n_envs`` below ``eval.seed``).
+    Round 0 (the teacher's own decisions) uses ``seed + i``; each round gets the next ``workers`` seeds, all
+    in the training seeds (the config check keeps ``seed + (dagger_rounds + 1) * workers`` below ``eval.seed``).
     """
-    return seed + round_index * n_envs
+    return seed + round_index * workers
 
 
 def dagger_round(
@@ -390,8 +393,10 @@ def dagger_round(
     im = cfg.imitation
     net = policy_net(model, cfg)
     t0 = time.perf_counter()
-    first = dagger_seed(cfg.seed, cfg.n_envs, round_index)
-    visited = collect_parallel(collection, im.teacher, im.dagger_steps, cfg.ppo.gamma, first, cfg.n_envs, net)
+    first = dagger_seed(cfg.seed, collection_workers(cfg), round_index)
+    visited = collect_parallel(
+        collection, im.teacher, im.dagger_steps, cfg.ppo.gamma, first, collection_workers(cfg), net
+    )
     t_collect = time.perf_counter() - t0
     with _rng_untouched():
         on_policy = score(model.policy, visited)
@@ -407,7 +412,7 @@ def dagger_round(
         "decisions": int(len(visited.actions)),
         "games": visited.games,
         "learner_wins": visited.wins,
-        "worker_seeds": [first + i for i in range(cfg.n_envs)],
+        "worker_seeds": [first + i for i in range(collection_workers(cfg))],
         "on_policy_accuracy": on_policy["holdout_accuracy"],
         "on_policy_loss": on_policy["holdout_loss"],
         "aggregate_decisions": int(len(demos.actions)),

@@ -28,7 +28,7 @@ def _cfg(tmp_path: Path, **changes):
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"imitation__teacher": "heuristic"}, r"imitation.teacher: is not available with vec_env: batched"),
+        ({"imitation__teacher": "heuristic"}, r"imitation.workers: must be set with vec_env: batched"),
         ({"opponents__mix": {"random": 0.5, "mcts": 0.5}}, r"opponents.mix"),
     ],
 )
@@ -93,3 +93,13 @@ def test_a_batched_league_run_draws_members_records_win_rates_and_resumes_exactl
     resume(tmp_path / "split", ["total_timesteps=2048"], command="test", echo=False)
     a, b = ((tmp_path / run / "final.npz").read_bytes() for run in ("straight", "split"))
     assert a == b, "a resumed batched league run must give the uninterrupted run's weights"
+
+
+def test_a_batched_run_clones_the_teacher_first(tmp_path: Path):
+    from ice_envs.train.run import train
+
+    imitation = {"teacher": "heuristic", "steps": 400, "epochs": 2, "workers": 2}
+    cfg = _cfg(tmp_path, name="clone", imitation=imitation, total_timesteps=1024, checkpoint_every=0)
+    train(cfg, tmp_path / "clone", command="test", echo=False)
+    meta = json.loads((tmp_path / "clone" / "meta.json").read_text())
+    assert meta["imitation"]["decisions"] >= 400 and len(meta["imitation"]["epochs"]) == 2
