@@ -91,7 +91,7 @@ dice. A turn ends by itself once no discard is possible (the rulebook's wording)
 
 ## Version History
 
-* v1: issue 17: the observation gains the pieces `acting`, `stuck_dice`, `stuck` and
+* v1 (rules fidelity): the observation gains the pieces `acting`, `stuck_dice`, `stuck` and
   `known_missing` (appended; the first 104 entries are unchanged); the engine state keeps
   `stuck_dice` and `known_missing`, and `resample_hidden` deals no seat a value it is known
   to lack. The rules are unchanged.
@@ -135,7 +135,7 @@ def layout_for(config: rules.CardiceoConfig) -> ObservationLayout:
             Piece("hand_sizes", MAX_SEATS, 0, 1, "hand size per relative seat (count / hand_size), 0 for empty seats"),
             Piece("seated", MAX_SEATS, 0, 1, "relative seat is at the table"),
             Piece("phase", 2, 0, 1, 'phase: the "No play" choice (keep or re-roll the middle dice), discarding'),
-            # v1 (issue 17): the acting seat and the public record of R7.6, appended
+            # v1: the acting seat and the public record of R7.6, appended
             Piece(
                 "acting", MAX_SEATS, 0, 1, "relative seat that must decide now, one-hot (all 0 once the game is over)"
             ),

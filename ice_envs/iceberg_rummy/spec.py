@@ -15,7 +15,7 @@ SPEC = GameSpec(
         "ace_doubling": Variant({"single_hand": True, "ace_scoring": "doubling"}),
         "ace_cats": Variant({"single_hand": True, "ace_scoring": "cats"}),
         "ace_holder_finishes": Variant({"single_hand": True, "ace_holder_finishes": True}),
-        # v1 (issue #17): a short full game decided at the hand cap (the default truncates there), with the
+        # v1: a short full game decided at the hand cap (the default truncates there), with the
         # private selection of allow_clear; 2 players (one deck, passes seen both ways) and 4 (two decks)
         "short_decided_clear": Variant(
             {"max_hands": 3, "max_hands_end": "decide", "allow_clear": True}, players=(2, 4)

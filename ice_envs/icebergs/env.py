@@ -150,7 +150,7 @@ they happen. A turn ends by itself when "end the turn" is the only legal action.
 
 ## Version History
 
-* v1: issue 17 (rules fidelity): the observation gains the turn order (`turn_order`,
+* v1 (rules fidelity): the observation gains the turn order (`turn_order`,
   `next_ship`, `start_seat`) and `ice_choice`, appended after the v0 pieces (which are
   unchanged); `fleet=True` with 3 players gives the box's 6 ships (2 each; v0 gave 3
   each, now `extra_ships=True`); new options `entry_cost`, `extra_ships`, `solo_ice_six`.
@@ -237,7 +237,7 @@ def layout_for(config: rules.IcebergsConfig) -> ObservationLayout:
             Piece("round", 1, 0, 1, "round / max_turns"),
             Piece("solo", 1, 0, 1, "solo game"),
             Piece("fleet", 1, 0, 1, "fleet game"),
-            # v1 (issue 17): the turn order; the solo ice table's choice
+            # v1: the turn order; the solo ice table's choice
             Piece(
                 "turn_order",
                 (MAX_SEATS, rules.MAX_SHIPS_PER_PLAYER),

@@ -17,7 +17,7 @@ progress of its ships towards it:
 Everything is an integer: the route costs are a Dijkstra search in whole Moves (cached per board).
 Icebergs has no hidden information; the greedy agent takes the expectation over the die exactly.
 
-Speed (issue 18): :func:`expected_values` is the agent's hook. It enumerates the engine's draws after
+Speed: :func:`expected_values` is the agent's hook. It enumerates the engine's draws after
 each action as the agent itself would (every sequence of draws, each with its probability), but on
 :meth:`~ice_envs.icebergs.rules.IcebergsState.copy` (a few microseconds) instead of the agent's
 generic field-by-field copy, and it gives the same exact fractions, so every decision is the same.

@@ -38,7 +38,7 @@ spent per moving turn, not per space):
    iceberg 3 Moves plus a hazard roll that may sink it), never onto the own route or an
    own ship; the rival that is ahead in the race home with Cargo first. Ice cleared off
    the own route also lands on a rival's ship where it can. Spending Moves of its own
-   plan on such pushes (as the agent did before issue 18, for a leader or a big delay)
+   plan on such pushes (as an earlier version of the agent did, for a leader or a big delay)
    lost races: against three greedy players it won far more often without it
    (``docs/agents/icebergs.md``).
 6. **Fleet and solo.** In the fleet game each ship is planned on its own turn (the other

@@ -10,7 +10,7 @@ and spends them on ice floes (1 per space), icebergs (3 per space) and the own s
 (place a spare floe, drift, or nothing) and a new roll. Icebergs that meet a ship
 cause hazard rolls. Most Cargo home wins. Variants: the fleet game (2-3 players with
 up to 3 ships each, interleaved; at most the box's 6 ships unless ``extra_ships``), the
-solo game, and restart-on-sink. Options of issue 17: ``entry_cost`` (entering costs a
+solo game, and restart-on-sink. Rules-fidelity options: ``entry_cost`` (entering costs a
 step or the whole roll), ``extra_ships`` (the 3 x 3 fleet) and ``solo_ice_six`` (who
 picks the line of the solo ice table's 6).
 

@@ -14,7 +14,7 @@ SPEC = GameSpec(
         "fleet2": Variant({"ships_per_player": 2}, players=(2, 3)),
         "solo": Variant({"solo": True}, players=(1,)),
         "restart": Variant({"restart_on_sink": True}, players=(2, 4)),
-        # issue 17: one variant per new option
+        # one variant per rules-fidelity option
         "entry_all_moves": Variant({"entry_cost": "all_moves"}, players=(2,)),
         "fleet_3x3": Variant({"fleet": True, "extra_ships": True}, players=(3,)),
         "solo_choice": Variant({"solo": True, "solo_ice_six": "player"}, players=(1,)),

@@ -223,7 +223,7 @@ def layout_for(config: rules.DicebergConfig) -> ObservationLayout:
             Piece("passes", 1, 0, 1, "passes in succession / players"),
             Piece("pool", 1, 0, 1, "pool dice / 18"),
             Piece("draft_left", 1, 0, 1, "draft picks left / 10"),
-            # v1 (issue 17): appended, the pieces above keep their place and meaning
+            # v1: appended, the pieces above keep their place and meaning
             Piece(
                 "slot_melds",
                 (MAX_SLOTS, MELD_WIDTH),
