@@ -39,7 +39,6 @@ from ice_envs.core.compiled_players import compiled_player
 from ice_envs.core.player_parity import player_seed_streams
 from ice_envs.core.registry import make as make_env
 
-
 #: Players per game: each game's table in the held-out suite.
 TABLES = {"cardiceo": 4, "cubemelt": 3, "iceberg_rummy": 4, "tip_of_the_diceberg": 4, "icebergs": 2}
 
