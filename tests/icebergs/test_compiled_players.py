@@ -1,16 +1,91 @@
-"""Icebergs' compiled players: the state row round trip they read, and decision-by-decision parity."""
+"""Icebergs' compiled players: the state row round trip they read, and decision-by-decision parity.
+
+``ICE_ICEBERGS_PLAYER_PARITY_DECISIONS`` sets the decisions compared per player over all the
+configurations (default 20,000; each configuration plays whole games until its share is reached).
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import os
+from typing import Any
 
 import numpy as np
 import pytest
 
 from ice_envs import vector
+from ice_envs.agents.spec import load_agent
+from ice_envs.core.agent import make_view
+from ice_envs.core.player_parity import run_player_parity
 from ice_envs.core.registry import make as make_env
 from ice_envs.icebergs import compiled as C
-from ice_envs.icebergs import rules
+from ice_envs.icebergs import greedy, rules
+from ice_envs.icebergs.compiled_players import FORCING, PLAYERS, greedy_value
+from ice_envs.icebergs.spec import SPEC
+
+DECISIONS = int(os.environ.get("ICE_ICEBERGS_PLAYER_PARITY_DECISIONS", "20000"))
+#: Options beyond the spec's variants that the players branch on: another shipped map, a flat exit
+#: price, a game decided at ``max_turns``.
+EXTRA_CASES: list[tuple[str, int, dict[str, Any]]] = [
+    ("strait", 2, {"map": "strait"}),
+    ("strait_solo_choice", 1, {"map": "strait", "solo": True, "solo_ice_six": "player"}),
+    ("flat_exit_decide", 3, {"exit_penalties": False, "max_turns": 30, "max_turns_end": "decide"}),
+]
+
+
+def _cases(player: str) -> list[tuple[str, int, dict[str, Any]]]:
+    cases = [
+        (name, n, dict(variant.options))
+        for name, variant in SPEC.variants.items()
+        for n in (variant.players or SPEC.players)
+    ]
+    cases += EXTRA_CASES
+    if player == "greedy":
+        # The Python greedy agent cannot play the solo game (its simulator builds a standard game of one
+        # player) and is slow on the default map: the variants are played on the small map.
+        cases = [
+            (name, n, options if name in ("default", "flat_exit_decide") and n <= 3 else {**options, "map": "strait"})
+            for name, n, options in cases
+            if not options.get("solo") and (name != "default" or n <= 3)
+        ]
+    return cases
+
+
+def _parity(player: str, num_players: int, options: dict[str, Any], budget: int) -> tuple[int, int]:
+    """Whole games of parity until ``budget`` decisions are compared; (decisions, games)."""
+    decisions = games = 0
+    while decisions < budget:
+        done, _ = run_player_parity(
+            "icebergs",
+            player,
+            num_players=num_players,
+            games=1,
+            seed=1 + games,
+            options=options,
+            python_player=lambda seat: load_agent(player, "icebergs", seed=seat, num_players=num_players),
+        )
+        decisions += done
+        games += 1
+    return decisions, games
+
+
+@pytest.mark.parametrize("player", ["heuristic", "greedy"])
+def test_the_parity_cases_cover_every_variant(player):
+    names = {name for name, *_ in _cases(player)}
+    expected = set(SPEC.variants) if player == "heuristic" else {"default", "fleet", "fleet2", "restart"}
+    assert expected <= names and "strait" in names
+
+
+@pytest.mark.parametrize(
+    ("player", "case", "num_players", "options"),
+    [(player, *case) for player in ("heuristic", "greedy") for case in _cases(player)],
+    ids=lambda x: x if isinstance(x, str) else str(x),
+)
+def test_the_compiled_player_decides_as_the_python_player(player, case, num_players, options):
+    budget = -(-DECISIONS // len(_cases(player)))
+    decisions, games = _parity(player, num_players, options, budget)
+    assert decisions >= budget and games >= 1
+
 
 ROUND_TRIP_CASES = [
     (3, {}),
@@ -66,3 +141,96 @@ def test_load_takes_scalar_states_back(num_players, options):
         if not state.over:
             assert seat[i] == state.deciding_seat
             assert np.array_equal(np.flatnonzero(mask[i]), sorted(rules.legal_actions(state)))
+
+
+# ------------------------------------------------------------------ tricky positions
+def test_the_forcing_table_gives_every_sequence_of_dice():
+    from ice_envs.core.splitmix import SplitMixRng
+
+    at = 0
+    for length in range(4):
+        for code in range(6**length):
+            rng = SplitMixRng(int(FORCING[at]))
+            faces = [rng.below(6) for _ in range(length)]
+            assert faces == [(code // 6 ** (length - 1 - i)) % 6 for i in range(length)]
+            at += 1
+    assert at == FORCING.shape[0]
+
+
+@pytest.mark.parametrize(("num_players", "options"), ROUND_TRIP_CASES)
+def test_the_greedy_value_is_the_python_value(num_players, options):
+    engine = _played(num_players, options, steps=150)
+    cfg = engine.config_row()
+    spaces = int(cfg[C.C_SPACES])
+    scratch = np.zeros((3, spaces), dtype=np.int64)
+    keys = np.zeros((2, 8 * spaces + 16), dtype=np.int64)
+    for i in range(engine.num_envs):
+        state = engine.state_of(i)
+        for seat in range(num_players):
+            assert greedy_value(engine.state[i], cfg, seat, scratch, keys) == greedy.value(state, seat)
+
+
+def _position(num_players: int, options: dict[str, Any], seed: int, steps: int) -> Any:
+    env = make_env("icebergs", raw=True, num_players=num_players, **options)
+    env.reset(seed=seed)
+    agents = [load_agent("heuristic", "icebergs", seed=0) for _ in range(num_players)]
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        seat = env.current_seat
+        observation = env.observe(env.agent_selection)
+        env.step(int(agents[seat].act(observation, make_view(env, seat, rng))))
+    return env
+
+
+def _compiled_choice(name: str, env: Any, options: dict[str, Any], memory: np.ndarray | None = None) -> tuple[int, int]:
+    """The compiled and the Python player's actions on ``env``'s position (fresh players)."""
+    engine = vector.make("icebergs", 1, env.num_players, seed=0, engine="compiled", **options)
+    player = PLAYERS[name]
+    row = np.asarray(engine.pack_state(env.game_state), dtype=engine.state_dtype)
+    observation = env.observe(env.agent_selection)
+    mask = observation["action_mask"].astype(np.int8)
+    memory = np.zeros(max(player.memory_width, 1), dtype=np.int64) if memory is None else memory
+    got = int(player.act(row, engine.config_row(), mask, np.zeros(2, dtype=np.uint64), memory))
+    agent = load_agent(name, "icebergs", seed=0, num_players=env.num_players)
+    from ice_envs.core.splitmix import SplitMixRng
+
+    agent.rng = SplitMixRng(0)
+    expected = int(agent.act(observation, make_view(env, env.current_seat, np.random.default_rng(0))))
+    return got, expected
+
+
+def test_the_heuristic_takes_the_ice_table_line_of_fewer_hazards():
+    options = {"solo": True, "solo_ice_six": "player"}
+    env = make_env("icebergs", raw=True, num_players=1, **options)
+    seen = 0
+    for seed in range(40):
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        agent = load_agent("heuristic", "icebergs", seed=0)
+        while not env.terminations[env.agent_selection] and not env.truncations[env.agent_selection]:
+            if env.game_state.phase == rules.PHASE_ICE_CHOICE:
+                got, expected = _compiled_choice("heuristic", env, options)
+                assert got == expected
+                seen += 1
+            observation = env.observe(env.agent_selection)
+            env.step(int(agent.act(observation, make_view(env, 0, rng))))
+        if seen >= 5:
+            break
+    assert seen >= 5
+
+
+def test_the_heuristic_memory_belongs_to_one_turn():
+    from ice_envs.icebergs.compiled_heuristic import _been_there
+
+    env = _position(2, {}, seed=2, steps=30)
+    engine = vector.make("icebergs", 1, 2, seed=0, engine="compiled")
+    row = np.asarray(engine.pack_state(env.game_state), dtype=engine.state_dtype)
+    memory = np.zeros(PLAYERS["heuristic"].memory_width, dtype=np.int64)
+    here = int(row[C.POS + row[C.CURRENT]])
+    other = 0 if here != 0 else 1
+    assert not _been_there(row, other, memory)
+    if here >= 0:
+        assert _been_there(row, here, memory)  # the space the ship is on counts as sailed through
+    stale = memory.copy()
+    stale[0] += 5  # a memory of another turn is forgotten
+    assert not _been_there(row, other, stale) and stale[0] == memory[0]
