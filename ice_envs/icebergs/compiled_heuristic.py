@@ -36,7 +36,6 @@ from ice_envs.icebergs.compiled_plans import (
     entries,
     firsts,
     fuel_penalty,
-    own_spaces,
     plan_turn,
     remaining,
     route_of,
@@ -157,7 +156,7 @@ def _best_block(
 ) -> int:  # fmt: skip
     """``IcebergsHeuristic._best_block``: the most damaging push of ice into a rival's space that costs the
     own plan nothing (-1: None)."""
-    own = own_spaces(s, cfg, board.ship)
+    own = board.own
     base = plans.value[ml] if plans.has[ml] else 0.0
     best_net = 0.0
     best = -1
@@ -303,7 +302,7 @@ def _rolled_one(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray) -> 
             break
     if can_place:
         route = _route_set(cfg, board)
-        own = own_spaces(s, cfg, k)
+        own = board.own
         threat = threats(s, cfg, seat)
         for r in range(cfg[C.C_SHIPS]):
             w = threat[r]

@@ -43,8 +43,12 @@ FLOES_FIRST = np.array([False, True])
 
 Board = namedtuple(
     "Board",
-    ["ship", "active", "goal_east", "start", "solo", "exit_side", "cap_limit", "ships", "pen", "side", "enter", "dist"],
-)
+    [
+        "ship", "active", "goal_east", "start", "solo", "exit_side", "cap_limit", "ships", "pen", "side", "enter", "dist",
+        "own", "zero", "seen", "avoid",
+    ],
+)  # fmt: skip
+"""``own``: the spaces of the owner's ships; ``zero``: no bonus anywhere; ``seen``, ``avoid``: scratch sets."""
 
 
 # ------------------------------------------------------------------ small sets and tables
@@ -139,7 +143,28 @@ def board_of(s: np.ndarray, cfg: np.ndarray, ship: int) -> Board:
         keys = np.zeros(8 * n + 16, dtype=np.float64)
         items = np.zeros(8 * n + 16, dtype=np.int64)
         float_distances(cfg, side, enter, goal_east, exit_side, cap_limit, SOLO_STUCK_MOVES, dist, keys, items)
-    return Board(ship, active, goal_east, start, solo, exit_side, cap_limit, ships, pen, side, enter, dist)
+    own = own_spaces(s, cfg, ship)
+    zero = np.zeros(n, dtype=np.float64)
+    seen = np.zeros(n, dtype=np.bool_)
+    avoid = np.zeros(n, dtype=np.bool_)
+    return Board(
+        ship,
+        active,
+        goal_east,
+        start,
+        solo,
+        exit_side,
+        cap_limit,
+        ships,
+        pen,
+        side,
+        enter,
+        dist,
+        own,
+        zero,
+        seen,
+        avoid,
+    )
 
 
 @njit
@@ -178,14 +203,6 @@ def _on_goal_edge(cfg: np.ndarray, board: Board, space: int) -> bool:
 
 
 @njit
-def _step_cost(board: Board, x: int, t: int) -> float:
-    w = 1.0 + board.side[x] + board.side[t] + board.enter[t]
-    if board.cap_limit >= 0.0 and w > board.cap_limit:
-        w = SOLO_STUCK_MOVES
-    return w
-
-
-@njit
 def remaining(cfg: np.ndarray, board: Board) -> float:
     """``Board.remaining``."""
     if not board.active:
@@ -213,7 +230,12 @@ def static_cost(s: np.ndarray, cfg: np.ndarray, board: Board, space: int, enteri
 @njit
 def route_of(cfg: np.ndarray, board: Board, first: int, out: np.ndarray) -> int:
     """``Board.route`` into ``out`` (start, first, ...); its length, or 0 for a dead end (None)."""
-    seen = np.zeros(cfg[C.C_SPACES], dtype=np.bool_)
+    seen, side, enter, dist = board.seen, board.side, board.enter, board.dist
+    exit_side, cap_limit = board.exit_side, board.cap_limit
+    cols = cfg[C.C_COLS]
+    goal_col = cols - 1 if board.goal_east else 0
+    sea_dirs, neighbours = cfg[C.T_SEA_DIRS], cfg[C.T_NEIGHBOURS]
+    seen[:] = False
     out[0] = board.start
     out[1] = first
     length = 2
@@ -222,13 +244,17 @@ def route_of(cfg: np.ndarray, board: Board, first: int, out: np.ndarray) -> int:
     seen[first] = True
     x = first
     while True:
-        best = 1.0 + board.exit_side * board.side[x] if _on_goal_edge(cfg, board, x) else INF
+        best = 1.0 + exit_side * side[x] if x % cols == goal_col else INF
         nxt = -1
+        dirs = cfg[sea_dirs + x]
         for d in range(NUM_DIRECTIONS):
-            t = sea_neighbour(cfg, x, d)
-            if t < 0:
+            if not dirs >> d & 1:
                 continue
-            c = _step_cost(board, x, t) + board.dist[t]
+            t = cfg[neighbours + NUM_DIRECTIONS * x + d]
+            w = 1.0 + side[x] + side[t] + enter[t]  # Board.route's step (cap: the solo drift)
+            if cap_limit >= 0.0 and w > cap_limit:
+                w = SOLO_STUCK_MOVES
+            c = w + dist[t]
             if c < best - 1e-9 and not seen[t]:
                 best = c
                 nxt = t
@@ -246,7 +272,7 @@ def _choose_ice_dest(
     s: np.ndarray, cfg: np.ndarray, board: Board, space: int, avoid: np.ndarray, bonus: np.ndarray
 ) -> int:
     """``heuristic.choose_ice_dest``: the direction to move an ice piece off the own route, or -1."""
-    own = own_spaces(s, cfg, board.ship)
+    own = board.own
     best_score = 0.0
     best = -1
     dirs = cfg[cfg[C.T_SEA_DIRS] + space]
@@ -360,11 +386,12 @@ def _score_path(
     floes, bergs = cfg[C.S_FLOES], cfg[C.S_BERG_COUNT]
     exit_side = board.exit_side
     n = path.shape[0] - 1
-    avoid = np.zeros(cfg[C.C_SPACES], dtype=np.bool_)
+    avoid = board.avoid
+    avoid[:] = False
     for x in path:
         if x != OFF:
             avoid[x] = True
-    no_bonus = np.zeros(cfg[C.C_SPACES], dtype=np.float64)
+    no_bonus = board.zero
     clear = np.zeros(n + 1, dtype=np.float64)
     after = np.zeros(n + 1, dtype=np.float64)
     half = np.zeros(n + 1, dtype=np.float64)

@@ -108,20 +108,21 @@ def _entry(cfg: np.ndarray, east_edge: bool, pens: np.ndarray, dist: np.ndarray)
 def moves_to_go(s: np.ndarray, cfg: np.ndarray, ship: int, scratch: np.ndarray, keys: np.ndarray) -> int:
     """``greedy.moves_to_go``: Moves ``ship`` still needs to finish its voyage on the board as it is.
 
-    ``scratch``: ``(3, spaces)`` int64 (penalties, east and west distances); ``keys``: the heap's two rows."""
+    ``scratch``: ``(3, spaces)`` int64 (penalties, east and west distances); ``keys``: the search's
+    scratch (:func:`~ice_envs.icebergs.compiled_routes.whole_move_scratch`)."""
     status = s[C.STATUS + ship]
     if status == C.HOME:
         return 0
     pens, east, west = scratch[0], scratch[1], scratch[2]
     _penalties(s, cfg, ship, pens)
     exit_pen = cfg[C.C_EXIT_PENALTIES] != 0
-    whole_move_distances(cfg, pens, True, exit_pen, east, keys[0], keys[1])
+    whole_move_distances(cfg, pens, True, exit_pen, east, keys)
     back = _entry(cfg, False, pens, east)
     if status == C.ALASKA_LOADING or status == C.ALASKA_READY:
         return back
     if status == C.AT_SEA and s[C.LOADED + ship]:
         return min(BLOCKED, east[s[C.POS + ship]])
-    whole_move_distances(cfg, pens, False, exit_pen, west, keys[0], keys[1])
+    whole_move_distances(cfg, pens, False, exit_pen, west, keys)
     if status == C.AT_SEA:
         return min(BLOCKED, west[s[C.POS + ship]]) + back
     return _entry(cfg, True, pens, west) + back
@@ -163,9 +164,33 @@ def _ice_table_reached(before: np.ndarray, after: np.ndarray) -> bool:
 
 
 @njit
+def _memo_value(
+    work: np.ndarray, cfg: np.ndarray, seat: int, scratch: np.ndarray, keys: np.ndarray, memo_row: np.ndarray,
+    memo: np.ndarray,
+) -> int:  # fmt: skip
+    """:func:`greedy_value` of ``work``, or of the row valued last when every field the value reads is the
+    same (``greedy._value_key``: the dice after an action often leave the board as it was)."""
+    if memo[0]:
+        same = work[C.OVER] == memo_row[C.OVER] and work[C.TRUNCATED] == memo_row[C.TRUNCATED]
+        for at in range(C.RESULT, C.STATUS):
+            same = same and work[at] == memo_row[at]
+        for at in range(C.STATUS, C.HOME_RANK):  # status, pos, fuel, cargo, loaded
+            same = same and work[at] == memo_row[at]
+        for at in range(cfg[C.S_FLOES], cfg[C.S_FLOES] + 2 * cfg[C.C_SPACES]):  # floes, berg_count
+            same = same and work[at] == memo_row[at]
+        if same:
+            return memo[1]
+    value = greedy_value(work, cfg, seat, scratch, keys)
+    memo_row[:] = work
+    memo[0] = 1
+    memo[1] = value
+    return value
+
+
+@njit
 def _sampled_value(
     s: np.ndarray, cfg: np.ndarray, action: int, seat: int, seeds: np.ndarray, work: np.ndarray, rng: np.ndarray,
-    scratch: np.ndarray, keys: np.ndarray,
+    scratch: np.ndarray, keys: np.ndarray, memo_row: np.ndarray, memo: np.ndarray,
 ) -> int:  # fmt: skip
     """The sum of the values after ``action`` on one outcome per seed, times ``6**MAX_DICE``."""
     total = 0
@@ -174,20 +199,20 @@ def _sampled_value(
         rng[0] = seeds[k]
         rng[1] = 0
         C.apply(work, action, rng, cfg)
-        total += greedy_value(work, cfg, seat, scratch, keys)
+        total += _memo_value(work, cfg, seat, scratch, keys, memo_row, memo)
     return total * POW6[MAX_DICE]
 
 
 @njit
 def action_value(
     s: np.ndarray, cfg: np.ndarray, action: int, seat: int, seeds: np.ndarray, work: np.ndarray, rng: np.ndarray,
-    scratch: np.ndarray, keys: np.ndarray,
+    scratch: np.ndarray, keys: np.ndarray, memo_row: np.ndarray, memo: np.ndarray,
 ) -> int:  # fmt: skip
     """The agent's value of ``action`` times ``SAMPLES * 6**MAX_DICE``: the exact expectation over its
     dice (the odometer of ``core/chance.py``: a draw past the script takes 0), or sampled (module docstring)."""
     solo = cfg[C.C_SOLO] != 0
     if solo and s[C.PHASE] == C.PHASE_ICE_CHOICE:
-        return _sampled_value(s, cfg, action, seat, seeds, work, rng, scratch, keys)
+        return _sampled_value(s, cfg, action, seat, seeds, work, rng, scratch, keys, memo_row, memo)
     script = np.zeros(MAX_DICE + 1, dtype=np.int64)
     length = 0
     total = 0
@@ -199,7 +224,7 @@ def action_value(
             C.apply(work, action, rng, cfg)
             drawn = np.int64(rng[1])
             if drawn > MAX_DICE or (solo and _ice_table_reached(s, work)):
-                return _sampled_value(s, cfg, action, seat, seeds, work, rng, scratch, keys)
+                return _sampled_value(s, cfg, action, seat, seeds, work, rng, scratch, keys, memo_row, memo)
             if drawn > length:
                 for i in range(length, drawn):
                     script[i] = 0
@@ -207,7 +232,7 @@ def action_value(
                 continue
             length = drawn
             break
-        total += greedy_value(work, cfg, seat, scratch, keys) * POW6[MAX_DICE - length]
+        total += _memo_value(work, cfg, seat, scratch, keys, memo_row, memo) * POW6[MAX_DICE - length]
         i = length - 1
         while i >= 0 and script[i] + 1 >= 6:
             i -= 1
@@ -236,12 +261,15 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
     work = s.copy()
     rng = np.zeros(2 + LOG_SLOTS, dtype=np.uint64)
     scratch = np.zeros((3, spaces), dtype=np.int64)
-    keys = np.zeros((2, 8 * spaces + 16), dtype=np.int64)
+    keys = np.zeros((3, max(BLOCKED, 8 * spaces + 16)), dtype=np.int64)
+    keys[0] = -1
+    memo_row = s.copy()
+    memo = np.zeros(2, dtype=np.int64)
     best = -1
     best_value = 0
     for a in range(mask.shape[0]):
         if mask[a]:
-            v = action_value(s, cfg, a, seat, seeds, work, rng, scratch, keys)
+            v = action_value(s, cfg, a, seat, seeds, work, rng, scratch, keys, memo_row, memo)
             if best < 0 or v > best_value:
                 best = a
                 best_value = v

@@ -86,19 +86,31 @@ def heap_pop(keys: np.ndarray, items: np.ndarray, size: int) -> int:
 
 
 # ------------------------------------------------------------------ the greedy value's whole Moves
+def whole_move_scratch(spaces: int) -> np.ndarray:
+    """The scratch rows of :func:`whole_move_distances` for a map of ``spaces`` spaces (every bucket empty)."""
+    work = np.zeros((3, max(BLOCKED, 8 * spaces + 16)), dtype=np.int64)
+    work[0] = -1
+    return work
+
+
 @njit
 def whole_move_distances(
-    cfg: np.ndarray, pens: np.ndarray, east: bool, exit_pen: bool, dist: np.ndarray, keys: np.ndarray,
-    items: np.ndarray,
-) -> None:  # fmt: skip
+    cfg: np.ndarray, pens: np.ndarray, east: bool, exit_pen: bool, dist: np.ndarray, work: np.ndarray
+) -> None:
     """``greedy._dijkstra`` into ``dist``: Moves from every space to off the east (or west) edge.
 
     A step from ``x`` to ``t`` costs ``1 + pens[x] + pens[t]``; leaving from an edge space ``x``
-    costs 1 (``+ pens[x]`` with ``exit_pen``); ``BLOCKED`` for what is that dear or unreachable."""
+    costs 1 (``+ pens[x]`` with ``exit_pen``); ``BLOCKED`` for what is that dear or unreachable.
+    The whole-Move distances below ``BLOCKED`` are settled bucket by bucket (Dial's queue):
+    ``work[0]`` holds each distance's first entry (-1: none; all empty again on return),
+    ``work[1]`` and ``work[2]`` each entry's next entry and space (:func:`whole_move_scratch`)."""
+    head, nxt, node = work[0], work[1], work[2]
     spaces = cfg[C.C_SPACES]
     for x in range(spaces):
         dist[x] = BLOCKED
-    size = 0
+    entries = 0
+    lo = BLOCKED
+    hi = -1
     for r in range(cfg[C.C_ROWS]):
         x = edge_space(cfg, r, east)
         if x < 0:
@@ -106,14 +118,23 @@ def whole_move_distances(
         d0 = 1 + (pens[x] if exit_pen else 0)
         if d0 < dist[x]:
             dist[x] = d0
-            size = heap_push(keys, items, size, d0, x)
-    while size > 0:
-        d = keys[0]
-        t = items[0]
-        size = heap_pop(keys, items, size)
-        if d > dist[t]:
+            node[entries] = x
+            nxt[entries] = head[d0]
+            head[d0] = entries
+            entries += 1
+            lo = min(lo, d0)
+            hi = max(hi, d0)
+    b = lo
+    while b <= hi:
+        e = head[b]
+        if e < 0:
+            b += 1
             continue
-        base = d + 1 + pens[t]
+        head[b] = nxt[e]
+        t = node[e]
+        if b > dist[t]:
+            continue
+        base = b + 1 + pens[t]
         for dd in range(NUM_DIRECTIONS):
             x = sea_neighbour(cfg, t, dd)
             if x < 0:
@@ -121,7 +142,11 @@ def whole_move_distances(
             nd = base + pens[x]
             if nd < dist[x]:
                 dist[x] = nd
-                size = heap_push(keys, items, size, nd, x)
+                node[entries] = x
+                nxt[entries] = head[nd]
+                head[nd] = entries
+                entries += 1
+                hi = max(hi, nd)
 
 
 # ------------------------------------------------------------------ the heuristic's float Moves

@@ -21,6 +21,7 @@ from ice_envs.core.registry import make as make_env
 from ice_envs.icebergs import compiled as C
 from ice_envs.icebergs import greedy, rules
 from ice_envs.icebergs.compiled_players import FORCING, PLAYERS, greedy_value
+from ice_envs.icebergs.compiled_routes import whole_move_scratch
 from ice_envs.icebergs.spec import SPEC
 
 DECISIONS = int(os.environ.get("ICE_ICEBERGS_PLAYER_PARITY_DECISIONS", "20000"))
@@ -163,7 +164,7 @@ def test_the_greedy_value_is_the_python_value(num_players, options):
     cfg = engine.config_row()
     spaces = int(cfg[C.C_SPACES])
     scratch = np.zeros((3, spaces), dtype=np.int64)
-    keys = np.zeros((2, 8 * spaces + 16), dtype=np.int64)
+    keys = whole_move_scratch(spaces)
     for i in range(engine.num_envs):
         state = engine.state_of(i)
         for seat in range(num_players):
