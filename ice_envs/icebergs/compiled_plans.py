@@ -331,7 +331,9 @@ def _spare_savings(spare: float, floes: int, bergs: int) -> tuple[float, bool]:
 
 
 # ------------------------------------------------------------------ turn plans (TurnPlanner)
-Plans = namedtuple("Plans", ["value", "has", "route", "steps", "bergs_first", "paths", "lengths"])
+Plans = namedtuple("Plans", ["value", "has", "route", "steps", "bergs_first", "paths", "lengths", "fwork", "iwork"])
+"""Per budget of Moves: the best plan's value, whether there is one, its route (a row of ``paths``, its
+length in ``lengths``), steps and whether icebergs go first; ``fwork``/``iwork``: :func:`_score_path`'s rows."""
 
 
 @njit
@@ -345,6 +347,8 @@ def _new_plans(cfg: np.ndarray, moves: int) -> Plans:
         np.zeros(moves + 1, dtype=np.bool_),
         np.zeros((rows, cfg[C.C_SPACES] + 2), dtype=np.int64),
         np.zeros(rows, dtype=np.int64),
+        np.zeros((5, cfg[C.C_SPACES] + 2), dtype=np.float64),
+        np.zeros((2, cfg[C.C_SPACES] + 2), dtype=np.int64),
     )
 
 
@@ -392,12 +396,10 @@ def _score_path(
         if x != OFF:
             avoid[x] = True
     no_bonus = board.zero
-    clear = np.zeros(n + 1, dtype=np.float64)
-    after = np.zeros(n + 1, dtype=np.float64)
-    half = np.zeros(n + 1, dtype=np.float64)
-    hazard = np.zeros(n + 1, dtype=np.float64)
-    cl_floes = np.zeros(n + 1, dtype=np.int64)
-    cl_bergs = np.zeros(n + 1, dtype=np.int64)
+    clear, after, half, hazard, suffix = plans.fwork[0], plans.fwork[1], plans.fwork[2], plans.fwork[3], plans.fwork[4]
+    cl_floes, cl_bergs = plans.iwork[0], plans.iwork[1]
+    for row in plans.fwork:  # entry 0 is never set by a route space (as in the Python lists)
+        row[0] = 0.0
     for j in range(1, n + 1):
         sp = path[j]
         f, b, sh = s[floes + sp], s[bergs + sp], board.ships[sp]
@@ -419,7 +421,6 @@ def _score_path(
             half[j] = (
                 (0.5 * f if cf else float(f)) + (1.5 * b if cb else ICEBERG_PENALTY * b + 0.5 * HAZARD_MOVES * b) + sh
             )
-    suffix = np.zeros(n + 1, dtype=np.float64)
     if n >= 1:
         suffix[n] = 1.0 + exit_side * half[n]
         for j in range(n - 1, 0, -1):

@@ -14,14 +14,17 @@ for every sequence of up to three die faces, a SplitMix64 state whose next ``bel
 those faces). A path of more than three dice has more than the agent's ``OUTCOME_LIMIT`` (256)
 outcomes; the agent then samples the action, one outcome per seed, with numpy generators seeded from
 those seeds, which this player cannot replay: it samples on SplitMix64 streams seeded from the same
-seeds. Values are compared exactly, as integers over the common denominator ``4 * 6**3``.
+seeds. Values are compared exactly, as integers over the common denominator ``4 * 6**3``. As the hook
+memoizes, an outcome that leaves every field the value reads as the last valued row had them takes
+that row's value (the dice after an action mostly change only the roll).
 
 Where the two can differ: (1) a non-solo position where some legal action has a chance path of four
-or more dice (the Python agent samples it with numpy's generator); (2) the solo game, where the ice
-movement table at the end of a turn draws icebergs, floes and directions (not dice): this player
-samples every action that reaches it (and the ice table choice), while the Python agent enumerates
-such an action exactly when it has at most 256 outcomes and samples it with numpy's generator
-otherwise. Every other decision is the Python agent's.
+or more dice (the Python agent samples it with numpy's generator; no such position came up in the
+parity runs); (2) the solo game, where the ice movement table at the end of a turn draws icebergs,
+floes and directions (not dice): this player samples every action that reaches it (and the ice table
+choice). The Python greedy agent cannot play the solo game at all (its simulator builds a standard
+game of one player, which the rules refuse), so the solo game has no reference to compare with. Every
+other decision is the Python agent's.
 
 **heuristic**: see :mod:`ice_envs.icebergs.compiled_heuristic`.
 """

@@ -1,11 +1,11 @@
 """Route searches of Icebergs' compiled players: shortest Moves to a map edge, on the compiled state row.
 
 Both players search the hex map backwards from a goal edge with Dijkstra. The greedy value
-(``greedy.py``: ``_dijkstra``) prices in whole Moves (integers, capped at ``BLOCKED``); the heuristic
-(``heuristic.py``: ``distances``) in float Moves (halves and quarters of a Move, so every sum is exact
-in binary floating point). The distances of a shortest-path search do not depend on the order in which
-it settles spaces of equal distance, so a plain binary heap gives the very numbers of Python's
-``heapq`` search.
+(``greedy.py``: ``_dijkstra``) prices in whole Moves (integers, capped at ``BLOCKED``), settled bucket
+by bucket (Dial's queue); the heuristic (``heuristic.py``: ``distances``) in float Moves (whole and
+half Moves, so every sum is exact in binary floating point), with a binary heap. The distances of a
+shortest-path search do not depend on the order in which it settles spaces of equal distance, so both
+give the very numbers of Python's ``heapq`` searches.
 
 The map is read from the engine's config row (``compiled.py``): terrain, neighbours and the sea
 directions of each space.
@@ -105,6 +105,7 @@ def whole_move_distances(
     ``work[0]`` holds each distance's first entry (-1: none; all empty again on return),
     ``work[1]`` and ``work[2]`` each entry's next entry and space (:func:`whole_move_scratch`)."""
     head, nxt, node = work[0], work[1], work[2]
+    sea_at, nbr_at = cfg[C.T_SEA_DIRS], cfg[C.T_NEIGHBOURS]
     spaces = cfg[C.C_SPACES]
     for x in range(spaces):
         dist[x] = BLOCKED
@@ -135,10 +136,11 @@ def whole_move_distances(
         if b > dist[t]:
             continue
         base = b + 1 + pens[t]
+        dirs = cfg[sea_at + t]
         for dd in range(NUM_DIRECTIONS):
-            x = sea_neighbour(cfg, t, dd)
-            if x < 0:
+            if not dirs >> dd & 1:
                 continue
+            x = cfg[nbr_at + NUM_DIRECTIONS * t + dd]
             nd = base + pens[x]
             if nd < dist[x]:
                 dist[x] = nd
@@ -159,6 +161,7 @@ def float_distances(
 
     A step from ``x`` to ``t`` costs ``1 + side[x] + side[t] + enter[t]`` (``cap_price`` instead when
     dearer than ``cap_limit``); leaving from an edge space ``x`` costs ``1 + exit_side * side[x]``."""
+    sea_at, nbr_at = cfg[C.T_SEA_DIRS], cfg[C.T_NEIGHBOURS]
     spaces = cfg[C.C_SPACES]
     for x in range(spaces):
         dist[x] = np.inf
@@ -178,10 +181,11 @@ def float_distances(
         if d > dist[t]:
             continue
         into_t = side[t] + enter[t]
+        dirs = cfg[sea_at + t]
         for dd in range(NUM_DIRECTIONS):
-            x = sea_neighbour(cfg, t, dd)
-            if x < 0:
+            if not dirs >> dd & 1:
                 continue
+            x = cfg[nbr_at + NUM_DIRECTIONS * t + dd]
             w = 1.0 + side[x] + into_t
             if cap_limit >= 0.0 and w > cap_limit:
                 w = cap_price
