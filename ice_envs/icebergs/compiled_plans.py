@@ -140,13 +140,13 @@ def board_of(s: np.ndarray, cfg: np.ndarray, ship: int) -> Board:
     cap_limit = float(SOLO_MOVES) if solo else -1.0
     dist = np.zeros(n if active else 0, dtype=np.float64)
     if active:
-        keys = np.zeros(8 * n + 16, dtype=np.float64)
-        items = np.zeros(8 * n + 16, dtype=np.int64)
+        keys = np.empty(8 * n + 16, dtype=np.float64)
+        items = np.empty(8 * n + 16, dtype=np.int64)
         float_distances(cfg, side, enter, goal_east, exit_side, cap_limit, SOLO_STUCK_MOVES, dist, keys, items)
     own = own_spaces(s, cfg, ship)
     zero = np.zeros(n, dtype=np.float64)
-    seen = np.zeros(n, dtype=np.bool_)
-    avoid = np.zeros(n, dtype=np.bool_)
+    seen = np.empty(n, dtype=np.bool_)  # scratch: cleared by each user
+    avoid = np.empty(n, dtype=np.bool_)
     return Board(
         ship,
         active,
@@ -345,10 +345,10 @@ def _new_plans(cfg: np.ndarray, moves: int) -> Plans:
         np.zeros(moves + 1, dtype=np.int64),
         np.zeros(moves + 1, dtype=np.int64),
         np.zeros(moves + 1, dtype=np.bool_),
-        np.zeros((rows, cfg[C.C_SPACES] + 2), dtype=np.int64),
+        np.empty((rows, cfg[C.C_SPACES] + 2), dtype=np.int64),  # a route's entries are written before read
         np.zeros(rows, dtype=np.int64),
-        np.zeros((5, cfg[C.C_SPACES] + 2), dtype=np.float64),
-        np.zeros((2, cfg[C.C_SPACES] + 2), dtype=np.int64),
+        np.empty((5, cfg[C.C_SPACES] + 2), dtype=np.float64),  # _score_path's rows, likewise
+        np.empty((2, cfg[C.C_SPACES] + 2), dtype=np.int64),
     )
 
 
