@@ -49,9 +49,10 @@ def _cases(player: str) -> list[tuple[str, int, dict[str, Any]]]:
     cases += EXTRA_CASES
     if player == "greedy":
         # The Python greedy agent cannot play the solo game (its simulator builds a standard game of one
-        # player) and is slow on the default map: the variants are played on the small map.
+        # player) and is slow on the default map: the variants are played on the small map, the
+        # default map's games stop after 12 rounds.
         cases = [
-            (name, n, options if name == "default" else {**options, "map": "strait"})
+            (name, n, {**options, "max_turns": 12} if name == "default" else {**options, "map": "strait"})
             for name, n, options in cases
             if not options.get("solo") and (name != "default" or n <= 3)
         ]
