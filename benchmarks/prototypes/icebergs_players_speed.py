@@ -54,7 +54,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--greedy-positions", type=int, default=600, help="Python greedy acts on the first N")
+    parser.add_argument("--greedy-positions", type=int, default=600, help="the greedy players act on the first N")
     args = parser.parse_args()
     pairs, rows, masks, engine = positions(args.players, args.games, args.seed)
     cfg = engine.config_row()
@@ -69,18 +69,19 @@ def main() -> None:
         player = PLAYERS[name]
         prng = np.zeros(2, dtype=np.uint64)
         memory = np.zeros(max(player.memory_width, 1), dtype=np.int64)
-        out = np.zeros(len(rows), dtype=np.int64)
-        _act_all(player.act, rows[:2], cfg, masks[:2], prng, memory, out)  # compile
+        rows_n, masks_n = rows[:count], masks[:count]  # the positions the Python player acted on
+        out = np.zeros(count, dtype=np.int64)
+        _act_all(player.act, rows_n[:2], cfg, masks_n[:2], prng, memory, out)  # compile
         repeat = 1
         while True:
             start = time.process_time()
             for _ in range(repeat):
-                _act_all(player.act, rows, cfg, masks, prng, memory, out)
+                _act_all(player.act, rows_n, cfg, masks_n, prng, memory, out)
             spent = time.process_time() - start
             if spent > 1.0:
                 break
             repeat *= 4
-        compiled_rate = repeat * len(rows) / spent
+        compiled_rate = repeat * count / spent
         print(
             f"{name:9s}  python {python_rate:10.1f} decisions/s   compiled {compiled_rate:10.1f} decisions/s"
             f"   ratio {compiled_rate / python_rate:7.1f}x"

@@ -167,22 +167,30 @@ def _ice_table_reached(before: np.ndarray, after: np.ndarray) -> bool:
 
 
 @njit
+def _same_valued_fields(a: np.ndarray, b: np.ndarray, cfg: np.ndarray) -> bool:
+    """Every field :func:`greedy_value` reads is the same in rows ``a`` and ``b`` (``greedy._value_key``)."""
+    floes = cfg[C.S_FLOES]
+    for at in range(floes, floes + 2 * cfg[C.C_SPACES]):  # floes, berg_count: an ice move differs here
+        if a[at] != b[at]:
+            return False
+    for at in range(C.STATUS, C.HOME_RANK):  # status, pos, fuel, cargo, loaded
+        if a[at] != b[at]:
+            return False
+    for at in range(C.RESULT, C.STATUS):
+        if a[at] != b[at]:
+            return False
+    return a[C.OVER] == b[C.OVER] and a[C.TRUNCATED] == b[C.TRUNCATED]
+
+
+@njit
 def _memo_value(
     work: np.ndarray, cfg: np.ndarray, seat: int, scratch: np.ndarray, keys: np.ndarray, memo_row: np.ndarray,
     memo: np.ndarray,
 ) -> int:  # fmt: skip
     """:func:`greedy_value` of ``work``, or of the row valued last when every field the value reads is the
     same (``greedy._value_key``: the dice after an action often leave the board as it was)."""
-    if memo[0]:
-        same = work[C.OVER] == memo_row[C.OVER] and work[C.TRUNCATED] == memo_row[C.TRUNCATED]
-        for at in range(C.RESULT, C.STATUS):
-            same = same and work[at] == memo_row[at]
-        for at in range(C.STATUS, C.HOME_RANK):  # status, pos, fuel, cargo, loaded
-            same = same and work[at] == memo_row[at]
-        for at in range(cfg[C.S_FLOES], cfg[C.S_FLOES] + 2 * cfg[C.C_SPACES]):  # floes, berg_count
-            same = same and work[at] == memo_row[at]
-        if same:
-            return memo[1]
+    if memo[0] and _same_valued_fields(work, memo_row, cfg):
+        return memo[1]
     value = greedy_value(work, cfg, seat, scratch, keys)
     memo_row[:] = work
     memo[0] = 1
