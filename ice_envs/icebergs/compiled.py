@@ -1295,3 +1295,44 @@ class IcebergsCompiled(CompiledEngine):
     def scalar_start(self, i: int) -> tuple[dict[str, Any], bool]:
         """A scalar deal of the map's starting position, replaying this game's start player and first roll."""
         return {}, True
+
+    def pack_state(self, state: rules.IcebergsState) -> np.ndarray:
+        """The state row of ``state`` (the inverse of :meth:`state_of`; the event log is not kept).
+
+        Entries past the pending hazards are zero (a row that has popped hazards may keep stale pairs
+        there, which nothing reads)."""
+        from ice_envs.core.errors import OptionError
+
+        cfg = self._config_row
+        k, n = self.config.num_ships, self.num_players
+        spaces, bergs = self.config.hexmap.num_spaces, int(cfg[C_BERGS])
+        if len(state.hazards) > int(cfg[C_HAZARD_CAP]):
+            raise OptionError(f"icebergs: {len(state.hazards)} pending hazards, more than a state row holds")
+        s = np.zeros(self.state_width, dtype=np.int64)
+        s[SPARE], s[ORDER_POS], s[ROUND], s[CURRENT] = state.spare_floes, state.order_pos, state.round, state.current
+        s[PHASE], s[RESUME], s[DIE], s[MOVES_LEFT] = state.phase, state.resume, state.die, state.moves_left
+        s[FUEL_PAID], s[DRIFTED], s[TURN_OVER] = int(state.fuel_paid), int(state.drifted), int(state.turn_over)
+        s[HOME_COUNT], s[FIRST_HOME] = state.home_count, state.first_home
+        s[TURNS_LOW], s[TURNS_HIGH] = state.turns & 0x7FFF, state.turns >> 15
+        s[OVER], s[TRUNCATED], s[NUM_HAZARDS] = int(state.over), int(state.truncated), len(state.hazards)
+        s[RESULT : RESULT + n] = [int(x) for x in state.result] if state.result else 0
+        for at, values in (
+            (STATUS, state.status),
+            (POS, state.pos),
+            (FUEL, state.fuel),
+            (CARGO, state.cargo),
+            (LOADED, [int(x) for x in state.loaded]),
+            (HOME_RANK, state.home_rank),
+            (ORDER, state.order),
+        ):
+            s[at : at + k] = values
+        s[cfg[S_FLOES] : cfg[S_FLOES] + spaces] = state.floes
+        s[cfg[S_BERG_COUNT] : cfg[S_BERG_COUNT] + spaces] = state.berg_count
+        s[cfg[S_BERGS] : cfg[S_BERGS] + bergs] = state.bergs
+        for ship in range(k):
+            base = cfg[S_FACED] + ship * bergs
+            s[base : base + bergs] = [(state.faced[ship] >> i) & 1 for i in range(bergs)]
+        for h, (ship, berg) in enumerate(state.hazards):
+            s[cfg[S_HAZARDS] + 2 * h] = ship
+            s[cfg[S_HAZARDS] + 2 * h + 1] = berg
+        return s.astype(self.state_dtype)

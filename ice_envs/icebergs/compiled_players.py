@@ -1,0 +1,294 @@
+"""Icebergs' greedy and heuristic players as numba functions on the compiled engine's state row.
+
+**greedy** (``agents/greedy.py``'s :class:`GreedyAgent` with ``icebergs/greedy.py``'s value) values each
+legal action by the exact expectation of :func:`greedy_value` (``greedy.value``: the result, Cargo
+home, ``-MOVE`` per Move each own ship still needs by :func:`moves_to_go`, Cargo aboard and Fuel)
+over the dice the action rolls, and plays the best; ties to the lowest action id. Icebergs hides
+nothing, so the Python agent's re-deals are copies and draw nothing, but it always draws its
+``samples`` (4) seeds, ``integers(0, 2**63)``, once it has more than one legal action: the compiled
+player draws the same 64-bit words from its stream (:func:`uniform`). The chance is enumerated as the
+agent does (its hook ``greedy.expected_values``, then its own enumeration): every sequence of the
+engine's draws, each with its probability, by running the engine's own ``apply`` on a copy of the row
+with a stream state that makes its next draws the dice of the sequence (:data:`FORCING`, built once:
+for every sequence of up to three die faces, a SplitMix64 state whose next ``below(6)`` draws are
+those faces). A path of more than three dice has more than the agent's ``OUTCOME_LIMIT`` (256)
+outcomes; the agent then samples the action, one outcome per seed, with numpy generators seeded from
+those seeds, which this player cannot replay: it samples on SplitMix64 streams seeded from the same
+seeds. Values are compared exactly, as integers over the common denominator ``4 * 6**3``. As the hook
+memoizes, an outcome that leaves every field the value reads as the last valued row had them takes
+that row's value (the dice after an action mostly change only the roll).
+
+Where the two can differ: (1) a non-solo position where some legal action has a chance path of four
+or more dice (the Python agent samples it with numpy's generator; no such position came up in the
+parity runs); (2) the solo game, where the ice movement table at the end of a turn draws icebergs,
+floes and directions (not dice): this player samples every action that reaches it (and the ice table
+choice). The Python greedy agent cannot play the solo game at all (its simulator builds a standard
+game of one player, which the rules refuse), so the solo game has no reference to compare with. Every
+other decision is the Python agent's.
+
+**heuristic**: see :mod:`ice_envs.icebergs.compiled_heuristic`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ice_envs.core.compiled import njit, uniform
+from ice_envs.core.compiled_players import CompiledPlayer
+from ice_envs.core.splitmix import SplitMixRng
+from ice_envs.icebergs import compiled as C
+from ice_envs.icebergs import greedy as G
+from ice_envs.icebergs.compiled_heuristic import MEMORY_WIDTH, heuristic_act
+from ice_envs.icebergs.compiled_routes import BLOCKED, edge_space, whole_move_distances
+
+__all__ = ["FORCING", "PLAYERS", "greedy_act", "greedy_value", "moves_to_go"]
+
+#: Longest sequence of dice the agent enumerates (``6**4`` outcomes exceed its limit of 256).
+MAX_DICE = 3
+#: The common denominator of the expected values: the 4 samples' mean of sums over ``6**MAX_DICE`` paths.
+SAMPLES = 4
+#: Draw-log slots of the scratch stream (the engine's ``LOG_CAPACITY``).
+LOG_SLOTS = 1024
+
+
+def _forcing_table() -> np.ndarray:
+    """``FORCING[6**L - 1) // 5 + code]``: a stream state whose next ``L`` ``below(6)`` draws are the
+    base-6 digits of ``code`` (first draw most significant), for ``L`` = 1..3 (index 0: ``L`` = 0)."""
+    offsets = [(6**length - 1) // 5 for length in range(MAX_DICE + 1)]
+    table = np.zeros(offsets[-1] + 6**MAX_DICE, dtype=np.uint64)
+    filled = np.zeros(table.shape[0], dtype=bool)
+    filled[0] = True
+    candidate = 0
+    while not filled.all():
+        candidate += 1
+        state = (candidate * 0xD1B54A32D192ED03) & (2**64 - 1)
+        rng = SplitMixRng(state)
+        code = 0
+        for length in range(1, MAX_DICE + 1):
+            code = 6 * code + rng.below(6)
+            at = offsets[length] + code
+            if not filled[at]:
+                filled[at] = True
+                table[at] = state
+    return table
+
+
+#: See :func:`_forcing_table`.
+FORCING = _forcing_table()
+#: ``POW6[i] == 6**i`` and where the sequences of ``i`` dice start in :data:`FORCING`.
+POW6 = np.array([6**i for i in range(MAX_DICE + 1)], dtype=np.int64)
+FORCING_AT = np.array([(6**i - 1) // 5 for i in range(MAX_DICE + 1)], dtype=np.int64)
+#: The greedy value's weights (``greedy.py``).
+WIN, CARGO_HOME, MOVE, CARGO, FUEL = G.WIN, G.CARGO_HOME, G.MOVE, G.CARGO, G.FUEL
+
+
+# ------------------------------------------------------------------ the value (greedy.value)
+@njit
+def _penalties(s: np.ndarray, cfg: np.ndarray, ship: int, pens: np.ndarray) -> None:
+    """``greedy._penalties``: every space's penalty for ``ship`` (its own presence left out)."""
+    floes, bergs = cfg[C.S_FLOES], cfg[C.S_BERG_COUNT]
+    spaces = cfg[C.C_SPACES]
+    for x in range(spaces):
+        pens[x] = s[floes + x] + 3 * s[bergs + x]
+    for k in range(cfg[C.C_SHIPS]):
+        p = s[C.POS + k]
+        if k != ship and 0 <= p < spaces:
+            pens[p] += 1
+
+
+@njit
+def _entry(cfg: np.ndarray, east_edge: bool, pens: np.ndarray, dist: np.ndarray) -> int:
+    """``greedy._entry``: the cheapest entry at an edge space and route from it (at most ``BLOCKED``)."""
+    best = BLOCKED
+    for r in range(cfg[C.C_ROWS]):
+        x = edge_space(cfg, r, east_edge)
+        if x >= 0 and 1 + pens[x] + dist[x] < best:
+            best = 1 + pens[x] + dist[x]
+    return best
+
+
+@njit
+def moves_to_go(s: np.ndarray, cfg: np.ndarray, ship: int, scratch: np.ndarray, keys: np.ndarray) -> int:
+    """``greedy.moves_to_go``: Moves ``ship`` still needs to finish its voyage on the board as it is.
+
+    ``scratch``: ``(3, spaces)`` int64 (penalties, east and west distances); ``keys``: the search's
+    scratch (:func:`~ice_envs.icebergs.compiled_routes.whole_move_scratch`)."""
+    status = s[C.STATUS + ship]
+    if status == C.HOME:
+        return 0
+    pens, east, west = scratch[0], scratch[1], scratch[2]
+    _penalties(s, cfg, ship, pens)
+    exit_pen = cfg[C.C_EXIT_PENALTIES] != 0
+    whole_move_distances(cfg, pens, True, exit_pen, east, keys)
+    back = _entry(cfg, False, pens, east)
+    if status == C.ALASKA_LOADING or status == C.ALASKA_READY:
+        return back
+    if status == C.AT_SEA and s[C.LOADED + ship]:
+        return min(BLOCKED, east[s[C.POS + ship]])
+    whole_move_distances(cfg, pens, False, exit_pen, west, keys)
+    if status == C.AT_SEA:
+        return min(BLOCKED, west[s[C.POS + ship]]) + back
+    return _entry(cfg, True, pens, west) + back
+
+
+@njit
+def greedy_value(s: np.ndarray, cfg: np.ndarray, seat: int, scratch: np.ndarray, keys: np.ndarray) -> int:
+    """``greedy.value``: the greedy value of the row for ``seat`` (higher is better)."""
+    kps = cfg[C.C_KPS]
+    total = 0
+    if s[C.OVER] and not s[C.TRUNCATED]:
+        total += WIN if s[C.RESULT + seat] > 0 else -WIN
+    for k in range(seat * kps, seat * kps + kps):
+        if s[C.STATUS + k] == C.HOME:
+            total += CARGO_HOME * s[C.CARGO + k]
+    for k in range(seat * kps, seat * kps + kps):
+        total -= MOVE * moves_to_go(s, cfg, k, scratch, keys)
+        status = s[C.STATUS + k]
+        if status != C.SUNK:
+            if s[C.LOADED + k] and status != C.HOME:
+                total += CARGO * s[C.CARGO + k]
+            total += FUEL * s[C.FUEL + k]
+    return total
+
+
+# ------------------------------------------------------------------ the expectation over the dice
+@njit
+def _forcing_state(script: np.ndarray, length: int) -> np.uint64:
+    code = 0
+    for i in range(length):
+        code = 6 * code + script[i]
+    return FORCING[FORCING_AT[length] + code]
+
+
+@njit
+def _ice_table_reached(before: np.ndarray, after: np.ndarray) -> bool:
+    """Solo: the action ran the ice movement table (a turn ended: the round moved on) or its 6."""
+    return after[C.ROUND] != before[C.ROUND] or before[C.PHASE] == C.PHASE_ICE_CHOICE
+
+
+@njit
+def _same_valued_fields(a: np.ndarray, b: np.ndarray, cfg: np.ndarray) -> bool:
+    """Every field :func:`greedy_value` reads is the same in rows ``a`` and ``b`` (``greedy._value_key``)."""
+    floes = cfg[C.S_FLOES]
+    for at in range(floes, floes + 2 * cfg[C.C_SPACES]):  # floes, berg_count: an ice move differs here
+        if a[at] != b[at]:
+            return False
+    for at in range(C.STATUS, C.HOME_RANK):  # status, pos, fuel, cargo, loaded
+        if a[at] != b[at]:
+            return False
+    for at in range(C.RESULT, C.STATUS):
+        if a[at] != b[at]:
+            return False
+    return a[C.OVER] == b[C.OVER] and a[C.TRUNCATED] == b[C.TRUNCATED]
+
+
+@njit
+def _memo_value(
+    work: np.ndarray, cfg: np.ndarray, seat: int, scratch: np.ndarray, keys: np.ndarray, memo_row: np.ndarray,
+    memo: np.ndarray,
+) -> int:  # fmt: skip
+    """:func:`greedy_value` of ``work``, or of the row valued last when every field the value reads is the
+    same (``greedy._value_key``: the dice after an action often leave the board as it was)."""
+    if memo[0] and _same_valued_fields(work, memo_row, cfg):
+        return memo[1]
+    value = greedy_value(work, cfg, seat, scratch, keys)
+    memo_row[:] = work
+    memo[0] = 1
+    memo[1] = value
+    return value
+
+
+@njit
+def _sampled_value(
+    s: np.ndarray, cfg: np.ndarray, action: int, seat: int, seeds: np.ndarray, work: np.ndarray, rng: np.ndarray,
+    scratch: np.ndarray, keys: np.ndarray, memo_row: np.ndarray, memo: np.ndarray,
+) -> int:  # fmt: skip
+    """The sum of the values after ``action`` on one outcome per seed, times ``6**MAX_DICE``."""
+    total = 0
+    for k in range(SAMPLES):
+        work[:] = s
+        rng[0] = seeds[k]
+        rng[1] = 0
+        C.apply(work, action, rng, cfg)
+        total += _memo_value(work, cfg, seat, scratch, keys, memo_row, memo)
+    return total * POW6[MAX_DICE]
+
+
+@njit
+def action_value(
+    s: np.ndarray, cfg: np.ndarray, action: int, seat: int, seeds: np.ndarray, work: np.ndarray, rng: np.ndarray,
+    scratch: np.ndarray, keys: np.ndarray, memo_row: np.ndarray, memo: np.ndarray,
+) -> int:  # fmt: skip
+    """The agent's value of ``action`` times ``SAMPLES * 6**MAX_DICE``: the exact expectation over its
+    dice (the odometer of ``core/chance.py``: a draw past the script takes 0), or sampled (module docstring)."""
+    solo = cfg[C.C_SOLO] != 0
+    if solo and s[C.PHASE] == C.PHASE_ICE_CHOICE:
+        return _sampled_value(s, cfg, action, seat, seeds, work, rng, scratch, keys, memo_row, memo)
+    script = np.zeros(MAX_DICE + 1, dtype=np.int64)
+    length = 0
+    total = 0
+    while True:
+        while True:
+            work[:] = s
+            rng[0] = _forcing_state(script, min(length, MAX_DICE))
+            rng[1] = 0
+            C.apply(work, action, rng, cfg)
+            drawn = np.int64(rng[1])
+            if drawn > MAX_DICE or (solo and _ice_table_reached(s, work)):
+                return _sampled_value(s, cfg, action, seat, seeds, work, rng, scratch, keys, memo_row, memo)
+            if drawn > length:
+                for i in range(length, drawn):
+                    script[i] = 0
+                length = drawn
+                continue
+            length = drawn
+            break
+        total += _memo_value(work, cfg, seat, scratch, keys, memo_row, memo) * POW6[MAX_DICE - length]
+        i = length - 1
+        while i >= 0 and script[i] + 1 >= 6:
+            i -= 1
+        if i < 0:
+            return total * SAMPLES
+        script[i] += 1
+        length = i + 1
+
+
+@njit
+def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
+    """:meth:`GreedyAgent.act` (module docstring): the legal action of highest expected greedy value."""
+    count = 0
+    only = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            count += 1
+            only = a
+    if count == 1:
+        return only
+    seeds = np.zeros(SAMPLES, dtype=np.uint64)
+    for k in range(SAMPLES):  # the agent's integers(0, 2**63, size=samples): one 64-bit word each
+        seeds[k] = np.uint64(uniform(prng) * 9007199254740992.0)
+    seat = C.deciding(s, cfg)
+    spaces = cfg[C.C_SPACES]
+    work = s.copy()
+    rng = np.zeros(2 + LOG_SLOTS, dtype=np.uint64)
+    scratch = np.zeros((3, spaces), dtype=np.int64)
+    keys = np.zeros((3, max(BLOCKED, 8 * spaces + 16)), dtype=np.int64)
+    keys[0] = -1
+    memo_row = s.copy()
+    memo = np.zeros(2, dtype=np.int64)
+    best = -1
+    best_value = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            v = action_value(s, cfg, a, seat, seeds, work, rng, scratch, keys, memo_row, memo)
+            if best < 0 or v > best_value:
+                best = a
+                best_value = v
+    return best
+
+
+#: The game's compiled players (``GameSpec.compiled_players``).
+PLAYERS: dict[str, CompiledPlayer] = {
+    "greedy": CompiledPlayer("greedy", greedy_act),
+    "heuristic": CompiledPlayer("heuristic", heuristic_act, MEMORY_WIDTH),
+}

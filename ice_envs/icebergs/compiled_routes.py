@@ -1,0 +1,195 @@
+"""Route searches of Icebergs' compiled players: shortest Moves to a map edge, on the compiled state row.
+
+Both players search the hex map backwards from a goal edge with Dijkstra. The greedy value
+(``greedy.py``: ``_dijkstra``) prices in whole Moves (integers, capped at ``BLOCKED``), settled bucket
+by bucket (Dial's queue); the heuristic (``heuristic.py``: ``distances``) in float Moves (whole and
+half Moves, so every sum is exact in binary floating point), with a binary heap. The distances of a
+shortest-path search do not depend on the order in which it settles spaces of equal distance, so both
+give the very numbers of Python's ``heapq`` searches.
+
+The map is read from the engine's config row (``compiled.py``): terrain, neighbours and the sea
+directions of each space.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ice_envs.core.compiled import njit
+from ice_envs.icebergs import compiled as C
+from ice_envs.icebergs.hexmap import NUM_DIRECTIONS, SEA
+
+#: Moves charged for a route that is blocked on the board as it is (``greedy.BLOCKED``).
+BLOCKED = 1000
+
+
+@njit
+def is_sea(cfg: np.ndarray, space: int) -> bool:
+    """``space`` is a sea space of the map."""
+    return cfg[cfg[C.T_TERRAIN] + space] == SEA
+
+
+@njit
+def edge_space(cfg: np.ndarray, row: int, east: bool) -> int:
+    """The space of ``row`` on the east (or west) edge, or -1 when it is not sea."""
+    cols = cfg[C.C_COLS]
+    t = row * cols + (cols - 1 if east else 0)
+    return t if is_sea(cfg, t) else -1
+
+
+@njit
+def sea_neighbour(cfg: np.ndarray, space: int, d: int) -> int:
+    """The sea space next to ``space`` in direction ``d``, or -1 (off the grid or an island)."""
+    if cfg[cfg[C.T_SEA_DIRS] + space] >> d & 1:
+        return cfg[cfg[C.T_NEIGHBOURS] + NUM_DIRECTIONS * space + d]
+    return -1
+
+
+# ------------------------------------------------------------------ a binary heap in two arrays
+@njit
+def heap_push(keys: np.ndarray, items: np.ndarray, size: int, key, item: int) -> int:
+    """Push ``(key, item)``; returns the new size."""
+    i = size
+    keys[i] = key
+    items[i] = item
+    while i > 0:
+        parent = (i - 1) >> 1
+        if keys[parent] < keys[i] or (keys[parent] == keys[i] and items[parent] <= items[i]):
+            break
+        keys[i], keys[parent] = keys[parent], keys[i]
+        items[i], items[parent] = items[parent], items[i]
+        i = parent
+    return size + 1
+
+
+@njit
+def heap_pop(keys: np.ndarray, items: np.ndarray, size: int) -> int:
+    """Remove the smallest entry (it is at index 0 before the call: read it first); returns the new size."""
+    size -= 1
+    keys[0] = keys[size]
+    items[0] = items[size]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= size:
+            break
+        child = left
+        right = left + 1
+        if right < size and (keys[right] < keys[left] or (keys[right] == keys[left] and items[right] < items[left])):
+            child = right
+        if keys[i] < keys[child] or (keys[i] == keys[child] and items[i] <= items[child]):
+            break
+        keys[i], keys[child] = keys[child], keys[i]
+        items[i], items[child] = items[child], items[i]
+        i = child
+    return size
+
+
+# ------------------------------------------------------------------ the greedy value's whole Moves
+def whole_move_scratch(spaces: int) -> np.ndarray:
+    """The scratch rows of :func:`whole_move_distances` for a map of ``spaces`` spaces (every bucket empty)."""
+    work = np.zeros((3, max(BLOCKED, 8 * spaces + 16)), dtype=np.int64)
+    work[0] = -1
+    return work
+
+
+@njit
+def whole_move_distances(
+    cfg: np.ndarray, pens: np.ndarray, east: bool, exit_pen: bool, dist: np.ndarray, work: np.ndarray
+) -> None:
+    """``greedy._dijkstra`` into ``dist``: Moves from every space to off the east (or west) edge.
+
+    A step from ``x`` to ``t`` costs ``1 + pens[x] + pens[t]``; leaving from an edge space ``x``
+    costs 1 (``+ pens[x]`` with ``exit_pen``); ``BLOCKED`` for what is that dear or unreachable.
+    The whole-Move distances below ``BLOCKED`` are settled bucket by bucket (Dial's queue):
+    ``work[0]`` holds each distance's first entry (-1: none; all empty again on return),
+    ``work[1]`` and ``work[2]`` each entry's next entry and space (:func:`whole_move_scratch`)."""
+    head, nxt, node = work[0], work[1], work[2]
+    sea_at, nbr_at = cfg[C.T_SEA_DIRS], cfg[C.T_NEIGHBOURS]
+    spaces = cfg[C.C_SPACES]
+    for x in range(spaces):
+        dist[x] = BLOCKED
+    entries = 0
+    lo = BLOCKED
+    hi = -1
+    for r in range(cfg[C.C_ROWS]):
+        x = edge_space(cfg, r, east)
+        if x < 0:
+            continue
+        d0 = 1 + (pens[x] if exit_pen else 0)
+        if d0 < dist[x]:
+            dist[x] = d0
+            node[entries] = x
+            nxt[entries] = head[d0]
+            head[d0] = entries
+            entries += 1
+            lo = min(lo, d0)
+            hi = max(hi, d0)
+    b = lo
+    while b <= hi:
+        e = head[b]
+        if e < 0:
+            b += 1
+            continue
+        head[b] = nxt[e]
+        t = node[e]
+        if b > dist[t]:
+            continue
+        base = b + 1 + pens[t]
+        dirs = cfg[sea_at + t]
+        for dd in range(NUM_DIRECTIONS):
+            if not dirs >> dd & 1:
+                continue
+            x = cfg[nbr_at + NUM_DIRECTIONS * t + dd]
+            nd = base + pens[x]
+            if nd < dist[x]:
+                dist[x] = nd
+                node[entries] = x
+                nxt[entries] = head[nd]
+                head[nd] = entries
+                entries += 1
+                hi = max(hi, nd)
+
+
+# ------------------------------------------------------------------ the heuristic's float Moves
+@njit
+def float_distances(
+    cfg: np.ndarray, side: np.ndarray, enter: np.ndarray, goal_east: bool, exit_side: float, cap_limit: float,
+    cap_price: float, dist: np.ndarray, keys: np.ndarray, items: np.ndarray,
+) -> None:  # fmt: skip
+    """``heuristic.distances`` into ``dist`` (``inf`` where unreachable); ``cap_limit < 0``: no cap.
+
+    A step from ``x`` to ``t`` costs ``1 + side[x] + side[t] + enter[t]`` (``cap_price`` instead when
+    dearer than ``cap_limit``); leaving from an edge space ``x`` costs ``1 + exit_side * side[x]``."""
+    sea_at, nbr_at = cfg[C.T_SEA_DIRS], cfg[C.T_NEIGHBOURS]
+    spaces = cfg[C.C_SPACES]
+    for x in range(spaces):
+        dist[x] = np.inf
+    size = 0
+    for r in range(cfg[C.C_ROWS]):
+        x = edge_space(cfg, r, goal_east)
+        if x < 0:
+            continue
+        d0 = 1.0 + exit_side * side[x]
+        if d0 < dist[x]:
+            dist[x] = d0
+            size = heap_push(keys, items, size, d0, x)
+    while size > 0:
+        d = keys[0]
+        t = items[0]
+        size = heap_pop(keys, items, size)
+        if d > dist[t]:
+            continue
+        into_t = side[t] + enter[t]
+        dirs = cfg[sea_at + t]
+        for dd in range(NUM_DIRECTIONS):
+            if not dirs >> dd & 1:
+                continue
+            x = cfg[nbr_at + NUM_DIRECTIONS * t + dd]
+            w = 1.0 + side[x] + into_t
+            if cap_limit >= 0.0 and w > cap_limit:
+                w = cap_price
+            nd = d + w
+            if nd < dist[x]:
+                dist[x] = nd
+                size = heap_push(keys, items, size, nd, x)
