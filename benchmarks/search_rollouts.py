@@ -9,8 +9,8 @@ Positions: decision points with more than one legal move from games of the Pytho
 the :class:`~ice_envs.agents.flat.FlatMonteCarloAgent` decides once with ``--rollouts`` (after one untimed
 decision that compiles the engine and the players). Reported per game and rollout policy: rollouts per
 CPU-second of whole decisions (re-deals, packing, the heuristic's base move and the playouts), CPU ms per
-decision (mean and maximum), the share of the time spent inside the compiled playouts, and the decisions
-those playouts made per CPU-second. A rollout policy the game has no compiled player for is left out.
+decision (mean and maximum), the shares of the time spent inside the compiled playouts and in loading the
+positions into the batch (``CompiledEngine.load``), and the decisions those playouts made per CPU-second. A rollout policy the game has no compiled player for is left out.
 Timed in CPU seconds of this process (``time.process_time``), load average recorded: a benchmark, not a test.
 """
 
@@ -27,6 +27,7 @@ import numpy as np
 import ice_envs
 from ice_envs.agents.flat import DEFAULT_ROLLOUTS, FlatMonteCarloAgent
 from ice_envs.core.agent import make_view
+from ice_envs.core.compiled import CompiledEngine
 from ice_envs.core.compiled_opponents import SeatPlayers
 from ice_envs.core.compiled_players import compiled_player_names
 from ice_envs.core.files import write_atomic
@@ -61,15 +62,18 @@ def positions(game: str, players: int, count: int, seed: int = 0) -> list[tuple[
 
 
 class PlayoutClock:
-    """Adds up the CPU time and the decisions of every :meth:`SeatPlayers.playout` while installed."""
+    """Adds up the CPU time and the decisions of every :meth:`SeatPlayers.playout`, and the CPU time of every
+    :meth:`CompiledEngine.load <ice_envs.core.compiled.CompiledEngine.load>`, while installed."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
+        self.load_seconds = 0.0
         self.decisions = 0
         self._original = SeatPlayers.playout
+        self._load = CompiledEngine.load
 
     def __enter__(self) -> PlayoutClock:
-        clock, original = self, self._original
+        clock, original, load = self, self._original, self._load
 
         def timed(players: SeatPlayers, *args: Any, **kw: Any) -> dict[str, np.ndarray]:
             start = time.process_time()
@@ -78,11 +82,19 @@ class PlayoutClock:
             clock.decisions += int(out["length"].sum())
             return out
 
+        def timed_load(engine: CompiledEngine, *args: Any, **kw: Any) -> Any:
+            start = time.process_time()
+            out = load(engine, *args, **kw)
+            clock.load_seconds += time.process_time() - start
+            return out
+
         SeatPlayers.playout = timed  # type: ignore[method-assign]
+        CompiledEngine.load = timed_load  # type: ignore[method-assign]
         return self
 
     def __exit__(self, *exc: Any) -> None:
         SeatPlayers.playout = self._original  # type: ignore[method-assign]
+        CompiledEngine.load = self._load  # type: ignore[method-assign]
 
 
 def measure(game: str, players: int, rollout: str, rollouts: int, points: list[tuple[Any, Any]]) -> dict[str, Any]:
@@ -108,6 +120,7 @@ def measure(game: str, players: int, rollout: str, rollouts: int, points: list[t
         "ms_per_decision_mean": 1000 * total / len(points),
         "ms_per_decision_max": 1000 * max(times),
         "playout_share": clock.seconds / total,
+        "load_share": clock.load_seconds / total,
         "playout_decisions_per_cpu_s": clock.decisions / clock.seconds if clock.seconds else 0.0,
         "decisions_per_rollout": clock.decisions / played,
     }
@@ -124,19 +137,22 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     load_before = os.getloadavg()
     rows = []
-    print("| game | rollout | rollouts/CPU-s | ms/decision (mean, max) | in playouts | playout decisions/CPU-s |")
-    print("|---|---|---:|---:|---:|---:|")
+    print(
+        "| game | rollout | rollouts/CPU-s | ms/decision (mean, max) | in playouts | in load "
+        "| playout decisions/CPU-s |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|")
     for game in args.games:
         points = positions(game, args.players, args.positions)
         for rollout in args.rollout_policies:
             if rollout not in compiled_player_names(game):
-                print(f"| {game} | {rollout} | (no compiled {rollout} player) | | | |")
+                print(f"| {game} | {rollout} | (no compiled {rollout} player) | | | | |")
                 continue
             row = measure(game, args.players, rollout, args.rollouts, points)
             rows.append(row)
             print(
                 f"| {game} | {rollout} | {row['rollouts_per_cpu_s']:,.0f} | {row['ms_per_decision_mean']:.0f}, "
-                f"{row['ms_per_decision_max']:.0f} | {row['playout_share']:.0%} | "
+                f"{row['ms_per_decision_max']:.0f} | {row['playout_share']:.0%} | {row['load_share']:.0%} | "
                 f"{row['playout_decisions_per_cpu_s']:,.0f} |",
                 flush=True,
             )
