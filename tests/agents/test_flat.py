@@ -253,3 +253,18 @@ def test_a_missing_compiled_player_or_engine_is_named():
     for game in unloadable:
         with pytest.raises(ValueError, match="cannot load positions"):
             FlatMonteCarloAgent(game, rollout="random")
+
+
+def test_fractional_scores_are_summed_exactly():
+    """Iceberg Rummy's scores are hundredths (binary floats): value=score sums their exact values as fractions."""
+    from fractions import Fraction
+
+    env = next(decision_points("iceberg_rummy", 3, {"single_hand": True}, seed=5, count=1))
+    view = make_view(env, env.current_seat, np.random.default_rng(0))
+    agent = FlatMonteCarloAgent("iceberg_rummy", 3, seed=0, rollouts=64, rollout="random", value="score")
+    action = agent.act({"action_mask": env.action_mask()}, view)
+    totals = {a: t for a, (_, t) in agent.last_search.items()}
+    assert all(isinstance(t, (int, Fraction)) for t in totals.values())
+    assert any(isinstance(t, Fraction) and t.denominator > 1 for t in totals.values())
+    last_round = {a: t for a, t in totals.items() if agent.last_search[a][0] == agent.last_search[action][0]}
+    assert totals[action] == max(last_round.values())
