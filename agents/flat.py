@@ -40,8 +40,8 @@ decision never hinges on the floating-point unit and a seed gives the same decis
 Information: the agent reads the view's state only through its own re-deals, so its decision is the same
 whichever re-deal of the hidden cards the view holds.
 
-Engines: the game needs a compiled engine that loads positions (``pack_state``); a game without one raises
-``ValueError`` when the agent is built.
+Engines: the game needs a compiled engine that loads positions (``pack_state``) and numba (the ``fast`` extra,
+imported only when the agent is built); without them building the agent raises ``ValueError`` saying so.
 """
 
 from __future__ import annotations
@@ -51,20 +51,21 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from fractions import Fraction
 from math import ceil, log2
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ice_envs.agents.greedy import GreedyAgent
 from ice_envs.agents.search import Exact, reward_unit, same_state, simulator_for
 from ice_envs.core.agent import PlayerView, SeededAgent
-from ice_envs.core.compiled import CompiledEngine, seed_streams
-from ice_envs.core.compiled_opponents import SeatPlayers
-from ice_envs.core.compiled_players import compiled_player
 from ice_envs.core.errors import OptionError
 from ice_envs.core.registry import get_spec
-from ice_envs.core.vector import engine_class
+from ice_envs.core.vector import compiled_available, engine_class
 from ice_envs.core.vector import make as make_engine
+
+if TYPE_CHECKING:
+    from ice_envs.core.compiled import CompiledEngine
+    from ice_envs.core.compiled_opponents import SeatPlayers
 
 __all__ = ["DEFAULT_REDEALS", "DEFAULT_ROLLOUTS", "ROLLOUTS", "VALUES", "FlatMonteCarloAgent"]
 
@@ -273,6 +274,8 @@ class FlatMonteCarloAgent(SeededAgent):
     def _engine(self, state: Any, num_players: int, size: int) -> tuple[CompiledEngine, SeatPlayers]:
         """A compiled engine of ``size`` games configured as ``state`` is, with the rollout player at every
         seat (kept for reuse, a few batch sizes at a time)."""
+        from ice_envs.core.compiled_opponents import SeatPlayers
+
         config = getattr(state, "config", None)
         key = (config, num_players, size)
         if key in self._engines:
@@ -294,6 +297,11 @@ def check_searchable(game: str, rollout: str) -> None:
     """Raise ``ValueError`` unless ``game`` has a compiled engine that loads positions and a compiled ``rollout``
     player."""
     name = get_spec(game).name
+    if not compiled_available():
+        raise ValueError("flat: the compiled engines need numba (pip install 'ice-envs[fast]')")
+    from ice_envs.core.compiled import CompiledEngine
+    from ice_envs.core.compiled_players import compiled_player
+
     try:
         cls = engine_class(name, "compiled")
     except (OptionError, ImportError) as exc:
@@ -315,5 +323,7 @@ def _options_of(config: Any) -> dict[str, Any]:
 
 def _streams(key: int, ids: np.ndarray) -> np.ndarray:
     """SplitMix64 stream states of ``ids`` under ``key`` (stream ``i`` depends only on ``key`` and ``i``)."""
+    from ice_envs.core.compiled import seed_streams
+
     top = int(ids.max()) + 1 if ids.size else 0
     return seed_streams(key, top)[ids]
