@@ -1,4 +1,4 @@
-"""Agent spec strings: ``random``, ``heuristic``, ``greedy``, ``mcts:...``, ``ppo:PATH``, ``rllib:PATH``, ``python:module:factory``.
+"""Agent spec strings: ``random``, ``heuristic``, ``greedy``, ``mcts:...``, ``flat:...``, ``ppo:PATH``, ``rllib:PATH``, ``python:module:factory``.
 
 ==========================  ===========================================================================
 spec                        agent
@@ -24,6 +24,11 @@ spec                        agent
                             ``whole=yes|no`` (flat: candidates are whole moves, up to
                             the next chance draw or the next seat's turn),
                             e.g. ``mcts:sims=400,rollout=heuristic``
+``flat[:OPTIONS]``          flat Monte Carlo with common random numbers on the compiled engine
+                            (:mod:`ice_envs.agents.flat`); options ``rollouts=N`` (games played out
+                            per decision), ``redeals=K``, ``rollout=heuristic|greedy|random``,
+                            ``value=win|score``, ``width=W``, ``halving=yes|no``,
+                            e.g. ``flat:rollouts=8192,rollout=random``
 ``ppo:PATH[?players=any]``  a PPO checkpoint
 ``rllib:PATH``              a run of the RLlib backend (its directory or a policy ``.npz``,
                             :mod:`ice_envs.agents.rllib_agent`; ``?players=any`` as for ``ppo``)
@@ -55,6 +60,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ice_envs.agents.flat import ROLLOUTS as FLAT_ROLLOUTS
+from ice_envs.agents.flat import VALUES as FLAT_VALUES
+from ice_envs.agents.flat import FlatMonteCarloAgent
 from ice_envs.agents.greedy import GreedyAgent
 from ice_envs.agents.mcts import LEAVES, REWARDS, ROLLOUTS, TREES, MCTSAgent
 from ice_envs.agents.ppo_agent import PPOAgent
@@ -77,7 +85,7 @@ __all__ = [
 ]
 
 
-KINDS = ("random", "heuristic", "greedy", "mcts", "ppo", "rllib", "python")
+KINDS = ("random", "heuristic", "greedy", "mcts", "flat", "ppo", "rllib", "python")
 #: The versions ``heuristic@vN`` may name.
 HEURISTIC_VERSIONS = ("v1", "v2")
 #: What an object needs to be an :class:`~ice_envs.core.agent.Agent`.
@@ -164,6 +172,14 @@ OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
         "guard": _flag,
         "whole": _flag,
     },
+    "flat": {
+        "rollouts": _positive_int,
+        "redeals": _positive_int,
+        "rollout": _one_of(FLAT_ROLLOUTS),
+        "value": _one_of(FLAT_VALUES),
+        "width": _positive_int,
+        "halving": _flag,
+    },
 }
 
 
@@ -175,11 +191,11 @@ class AgentSpec:
     path: str | None = None
     #: ``ppo``/``rllib`` only: play at a player count other than the checkpoint's (``?players=any``).
     any_players: bool = False
-    #: ``greedy`` / ``mcts``: the options given, ``(name, value)`` in the order written.
+    #: ``greedy`` / ``mcts`` / ``flat``: the options given, ``(name, value)`` in the order written.
     options: tuple[tuple[str, Any], ...] = ()
     #: ``python`` only: ``"module:factory"``.
     target: str | None = None
-    #: ``greedy`` / ``mcts``: the options as written (for the label).
+    #: ``greedy`` / ``mcts`` / ``flat``: the options as written (for the label).
     option_text: str = ""
     #: ``heuristic`` only: the version asked for (``heuristic@v2``), ``None`` for plain ``heuristic``.
     version: str | None = None
@@ -211,7 +227,8 @@ def parse_agent_spec(text: str) -> AgentSpec:
         return AgentSpec("heuristic", version=version)
     if kind not in KINDS:
         raise AgentSpecError(
-            f"unknown agent {text!r}{did_you_mean(kind, KINDS)}; use one of: random, heuristic, greedy, mcts[:OPTIONS], ppo:PATH, "
+            f"unknown agent {text!r}{did_you_mean(kind, KINDS)}; use one of: random, heuristic, greedy, mcts[:OPTIONS], "
+            "flat[:OPTIONS], ppo:PATH, "
             "rllib:PATH, python:module:factory"
         )
     if kind == "ppo":
@@ -251,7 +268,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
 
 
 def _parse_options(text: str, kind: str, arg: str) -> tuple[tuple[str, Any], ...]:
-    """The ``key=value,...`` options of a ``greedy``/``mcts`` spec, checked one by one."""
+    """The ``key=value,...`` options of a ``greedy``/``mcts``/``flat`` spec, checked one by one."""
     known = OPTIONS[kind]
     names = ", ".join(known)
     seen: dict[str, Any] = {}
@@ -283,7 +300,7 @@ def _continues_options(part: str) -> bool:
 def parse_agent_list(text: str, num_players: int | None = None) -> list[AgentSpec]:
     """Comma-separated specs, one per seat (checked against ``num_players`` if given).
 
-    An item ``key=value`` continues the options of the ``greedy``/``mcts`` spec before it.
+    An item ``key=value`` continues the options of the ``greedy``/``mcts``/``flat`` spec before it.
     """
     texts: list[str] = []
     for part in text.split(","):
@@ -330,6 +347,8 @@ def load_agent(
         return _build(spec, GreedyAgent, game, seed, num_players)
     if spec.kind == "mcts":
         return _build(spec, MCTSAgent, game, seed, num_players)
+    if spec.kind == "flat":
+        return _build(spec, FlatMonteCarloAgent, game, seed, num_players)
     if spec.kind == "python":
         return _python_agent(spec, game, seed, num_players)
     if spec.kind == "rllib":
@@ -342,7 +361,7 @@ def load_agent(
 
 
 def _build(spec: AgentSpec, cls: type, game: str, seed: int | None, num_players: int | None) -> Agent:
-    """A ``greedy`` or ``mcts`` agent; a bad combination (e.g. heuristic rollouts without a heuristic) names it."""
+    """A ``greedy``, ``mcts`` or ``flat`` agent; a bad combination (e.g. heuristic rollouts without a heuristic) names it."""
     try:
         return cls(game, num_players, seed, **dict(spec.options))
     except ValueError as exc:

@@ -1,0 +1,329 @@
+"""Flat Monte Carlo search on the compiled engines: every candidate move played out thousands of times a decision.
+
+    ice-envs evaluate cardiceo --agents flat,heuristic,heuristic,heuristic --games 200 --seed 0
+    ice-envs evaluate cubemelt --agents flat:rollouts=8192,rollout=random,heuristic --games 100
+
+Rollout-based policy improvement (Tesauro and Galperin, "On-line policy improvement using Monte-Carlo
+search", NIPS 1996; Bertsekas' rollout algorithm) with common random numbers, run on a game's compiled
+batched engine (:mod:`ice_envs.core.compiled`) so that one decision plays tens of thousands of games:
+
+1. **Re-deal.** ``redeals`` re-deals of everything the deciding seat cannot see (the game's
+   ``resample_hidden`` through :meth:`~ice_envs.agents.search.Simulator.determinize`, with the agent's own
+   generator, from what the seat knows). When two re-deals are equal (nothing is hidden, as in CubeMelt) one
+   serves every sample.
+2. **Samples.** Sample ``j`` is re-deal ``j % redeals`` with chance stream ``j`` and rollout-player streams
+   ``j``. **Every candidate move is played on the same samples** (common random numbers): the candidates'
+   totals differ by their moves, not by the luck of their deals or dice, so close moves are told apart with
+   far fewer rollouts than independent samples need.
+3. **Roll out.** Every (candidate, sample) pair is one game of a batch: the position of its re-deal, the
+   candidate first, then every seat played to the end by the compiled ``rollout`` player (``heuristic``,
+   ``greedy`` or ``random``: :mod:`ice_envs.core.compiled_players`, the same decisions as the Python
+   players) in one compiled call (:meth:`~ice_envs.core.compiled_opponents.SeatPlayers.playout`).
+4. **Halve.** With ``halving`` (default) the budget is spent in ``ceil(log2(candidates))`` rounds of equal
+   size (successive halving, Karnin, Koren and Somekh, ICML 2013): each round plays fresh samples of the
+   candidates left and keeps the better half by total, so most rollouts go to the close moves.
+5. **Choose** the move of highest total value for the seat over the samples it was played on (every
+   candidate left has been played on the same samples). Ties go to the game's heuristic move on the view
+   (the **base move**), then to the lowest action id. A decision with one legal move is played at once.
+
+Values (``value``): ``win`` (default), the seat's win share at the end (a win shared by ``k`` seats counts
+``1/k``; a game cut at the engine's length cap counts nothing); ``score``, the seat's final score.
+
+Budget: ``rollouts`` games per decision in all (at least one sample per candidate and round). With
+``width=W`` only ``W`` candidates are searched: the base move and the ``W - 1`` best others by the greedy
+agent's exact values on the view (:class:`~ice_envs.agents.greedy.GreedyAgent`, ties to the lowest id).
+
+Bit-exact: win shares are integers in units of ``1 / lcm(1..n)``, scores are summed exactly (integers, or
+fractions of the floats' exact binary values), and the engines draw with integer SplitMix64 streams, so a
+decision never hinges on the floating-point unit and a seed gives the same decision on every machine.
+
+Information: the agent reads the view's state only through its own re-deals, so its decision is the same
+whichever re-deal of the hidden cards the view holds.
+
+Engines: the game needs a compiled engine that loads positions (``pack_state``) and numba (the ``fast`` extra,
+imported only when the agent is built); without them building the agent raises ``ValueError`` saying so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict
+from collections.abc import Sequence
+from fractions import Fraction
+from math import ceil, log2
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ice_envs.agents.greedy import GreedyAgent
+from ice_envs.agents.search import Exact, reward_unit, same_state, simulator_for
+from ice_envs.core.agent import PlayerView, SeededAgent
+from ice_envs.core.errors import OptionError
+from ice_envs.core.registry import get_spec
+from ice_envs.core.vector import compiled_available, engine_class
+from ice_envs.core.vector import make as make_engine
+
+if TYPE_CHECKING:
+    from ice_envs.core.compiled import CompiledEngine
+    from ice_envs.core.compiled_opponents import SeatPlayers
+
+__all__ = ["DEFAULT_REDEALS", "DEFAULT_ROLLOUTS", "ROLLOUTS", "VALUES", "FlatMonteCarloAgent"]
+
+#: Rollouts per decision when ``rollouts`` is not given (well under a second of one core per decision).
+DEFAULT_ROLLOUTS = 4096
+#: Re-deals of the hidden information per decision.
+DEFAULT_REDEALS = 32
+#: The rollout policies (compiled players).
+ROLLOUTS = ("heuristic", "greedy", "random")
+#: What a rollout is worth to the seat: its win share, or its final score.
+VALUES = ("win", "score")
+#: Engines kept per agent (one per batch size met).
+_ENGINE_CACHE = 8
+_SEED_SPACE = 2**63
+
+
+class FlatMonteCarloAgent(SeededAgent):
+    """Flat Monte Carlo search with common random numbers on the compiled engine (see the module docstring).
+
+    Args:
+        game: the game's registry name.
+        num_players: seats at the table (``None``: read from each view).
+        seed: seed of the agent's own generator (re-deals, chance and rollout streams).
+        rollouts: games played out per decision (the budget).
+        redeals: re-deals of the hidden information per decision.
+        rollout: the compiled player of every seat in the rollouts: ``heuristic``, ``greedy`` or ``random``.
+        value: ``win`` (the seat's win share) or ``score`` (its final score).
+        width: search at most this many candidates (the base move and the best by greedy value; ``None``: all).
+        halving: spend the budget in successive-halving rounds (``False``: one round over every candidate).
+
+    Raises ``ValueError`` for a bad option, a game without a compiled engine that loads positions, or a
+    rollout player the game does not have compiled.
+
+    After each search :attr:`last_search` holds ``{action: (samples, total)}`` of every candidate (totals in
+    units of ``1 / lcm(1..n)`` for ``win``), :attr:`last_rounds` the rounds and :attr:`last_base` the base move.
+    """
+
+    name = "flat"
+    needs_view = True
+    needs_observation = False
+
+    def __init__(
+        self,
+        game: str,
+        num_players: int | None = None,
+        seed: int | None = None,
+        *,
+        rollouts: int = DEFAULT_ROLLOUTS,
+        redeals: int = DEFAULT_REDEALS,
+        rollout: str = "heuristic",
+        value: str = "win",
+        width: int | None = None,
+        halving: bool = True,
+    ) -> None:
+        super().__init__(seed)
+        for label, number in (("rollouts", rollouts), ("redeals", redeals)):
+            if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+                raise ValueError(f"flat: {label} must be an integer >= 1, got {number!r}")
+        if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 1):
+            raise ValueError(f"flat: width must be an integer >= 1, got {width!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"flat: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        if value not in VALUES:
+            raise ValueError(f"flat: value must be one of {', '.join(VALUES)}, got {value!r}")
+        spec = get_spec(game)
+        self.game = spec.name
+        self.num_players = num_players
+        self.rollouts, self.redeals, self.rollout, self.value = rollouts, redeals, rollout, value
+        self.width, self.halving = width, bool(halving)
+        check_searchable(self.game, rollout)
+        cls = spec.heuristic_class()
+        self._heuristic = None if cls is None else cls(0)
+        self._engines: OrderedDict[tuple[Any, int, int], tuple[CompiledEngine, SeatPlayers]] = OrderedDict()
+        #: ``{action: (samples, total)}`` of the last search.
+        self.last_search: dict[int, tuple[int, Exact]] = {}
+        #: Rounds of the last search.
+        self.last_rounds = 0
+        #: The base move of the last search (the heuristic's on the view; ``None`` without a heuristic).
+        self.last_base: int | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its engines (each process builds its own)."""
+        state = dict(self.__dict__)
+        state["_engines"] = OrderedDict()
+        return state
+
+    # ------------------------------------------------------------------ playing
+    def act(self, observation: dict[str, np.ndarray], view: PlayerView | None = None) -> int:
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        if view is None:
+            return self.random_legal(observation["action_mask"])
+        if len(legal) == 1:
+            return int(legal[0])
+        return self.search(view, legal, observation)
+
+    def search(self, view: PlayerView, legal: Sequence[int], observation: dict[str, np.ndarray] | None = None) -> int:
+        """The move to play from ``view`` among ``legal`` (see the module docstring)."""
+        legal = sorted(int(a) for a in legal)
+        base = self._base_move(view, legal, observation)
+        self.last_base = base
+        candidates = self._candidates(view, legal, base)
+        deals = self._deals(view)
+        rounds = max(1, ceil(log2(len(candidates)))) if self.halving else 1
+        per_round = self.rollouts // rounds
+        chance_key, player_key = (int(k) for k in self.rng.integers(0, _SEED_SPACE, size=2))
+        totals: dict[int, Exact] = dict.fromkeys(candidates, 0)
+        played: dict[int, int] = dict.fromkeys(candidates, 0)
+        first_sample = 0
+        for r in range(rounds):
+            samples = max(1, per_round // len(candidates))
+            sample_ids = np.arange(first_sample, first_sample + samples)
+            values = self._play(view, deals, candidates, sample_ids, chance_key, player_key)
+            for c, action in enumerate(candidates):
+                totals[action] += values[c]
+                played[action] += samples
+            first_sample += samples
+            if r + 1 < rounds:
+                candidates = self._ranked(candidates, totals, base)[: ceil(len(candidates) / 2)]
+        self.last_rounds = rounds
+        self.last_search = {a: (played[a], totals[a]) for a in sorted(totals)}
+        return self._ranked(candidates, totals, base)[0]
+
+    # ------------------------------------------------------------------ pieces
+    @staticmethod
+    def _ranked(candidates: list[int], totals: dict[int, Exact], base: int | None) -> list[int]:
+        """Best first: highest total, then the base move, then the lowest id (exact comparisons)."""
+        return sorted(candidates, key=lambda a: (-totals[a], a != base, a))
+
+    def _base_move(self, view: PlayerView, legal: list[int], observation: dict[str, np.ndarray] | None) -> int | None:
+        """The game's heuristic move on the view (``None`` for a game without a heuristic)."""
+        agent = self._heuristic
+        if agent is None:
+            return None
+        agent.reset(seed=int(self.rng.integers(0, _SEED_SPACE)))
+        sim = simulator_for(view.game, view.num_players)
+        obs = {"action_mask": sim.mask(legal)}
+        if getattr(agent, "needs_observation", False):
+            obs["observation"] = (
+                observation["observation"]
+                if observation is not None and "observation" in observation
+                else sim.observation(view.state, view.seat)
+            )
+        move = int(agent.act(obs, view))
+        return move if move in legal else None
+
+    def _candidates(self, view: PlayerView, legal: list[int], base: int | None) -> list[int]:
+        """The moves searched: all legal ones, or with ``width`` the base move and the best by greedy value."""
+        if self.width is None or len(legal) <= self.width:
+            return legal
+        greedy = GreedyAgent(self.game, view.num_players, int(self.rng.integers(0, _SEED_SPACE)), samples=1)
+        values = greedy.action_values(view, legal)
+        order = sorted(legal, key=lambda a: (a != base, -values[a], a))
+        return sorted(order[: self.width])
+
+    def _deals(self, view: PlayerView) -> list[Any]:
+        """``redeals`` re-deals of what the seat cannot see (one when nothing is hidden)."""
+        sim = simulator_for(view.game, view.num_players)
+        first = sim.determinize(view.state, view.seat, self.rng)
+        if self.redeals == 1:
+            return [first]
+        second = sim.determinize(view.state, view.seat, self.rng)
+        if same_state(first, second):
+            return [first]
+        deals = [first, second]
+        while len(deals) < self.redeals:
+            deals.append(sim.determinize(view.state, view.seat, self.rng))
+        return deals
+
+    def _play(
+        self,
+        view: PlayerView,
+        deals: list[Any],
+        candidates: list[int],
+        sample_ids: np.ndarray,
+        chance_key: int,
+        player_key: int,
+    ) -> list[Exact]:
+        """Each candidate's total value for the seat over the samples ``sample_ids`` (one batch, rows
+        candidate-major: row ``c * S + k`` is candidate ``c`` on sample ``sample_ids[k]``)."""
+        m, s, p = len(candidates), len(sample_ids), view.num_players
+        engine, players = self._engine(deals[0], p, m * s)
+        engine.load([deals[int(j) % len(deals)] for j in sample_ids] * m)
+        # The chance stream of sample j and its players' streams (one per seat), the same for every candidate.
+        chance = _streams(chance_key, sample_ids)
+        seats = _streams(player_key, (sample_ids[:, None] * p + np.arange(p)).reshape(-1)).reshape(s, p)
+        engine._rng[:, 0] = np.tile(chance, m)
+        engine._rng[:, 1] = 0
+        players.prng[:, :, 0] = np.tile(seats, (m, 1))
+        players.prng[:, :, 1] = 0
+        out = players.playout(np.repeat(np.asarray(candidates, dtype=np.int64), s))
+        if self.value == "win":
+            won = out["outcome"] > 0
+            winners = won.sum(axis=1)
+            unit = reward_unit(p)
+            share = np.where(won[:, view.seat], unit // np.maximum(winners, 1), 0).astype(np.int64)
+            return [int(v) for v in share.reshape(m, s).sum(axis=1)]
+        scores = out["scores"][:, view.seat].reshape(m, s)
+        if np.array_equal(scores, np.floor(scores)) and np.abs(scores).max(initial=0) < 2**52:
+            return [int(v) for v in scores.astype(np.int64).sum(axis=1)]
+        totals: list[Exact] = []
+        for row in scores:
+            uniq, counts = np.unique(row, return_counts=True)
+            totals.append(sum((Fraction(float(u)) * int(k) for u, k in zip(uniq, counts, strict=True)), Fraction(0)))
+        return totals
+
+    def _engine(self, state: Any, num_players: int, size: int) -> tuple[CompiledEngine, SeatPlayers]:
+        """A compiled engine of ``size`` games configured as ``state`` is, with the rollout player at every
+        seat (kept for reuse, a few batch sizes at a time)."""
+        from ice_envs.core.compiled_opponents import SeatPlayers
+
+        config = getattr(state, "config", None)
+        key = (config, num_players, size)
+        if key in self._engines:
+            self._engines.move_to_end(key)
+            return self._engines[key]
+        options = _options_of(config)
+        engine = make_engine(self.game, size, num_players, seed=0, engine="compiled", **options)
+        if config is not None and engine.config != config:
+            raise OptionError(f"flat: {self.game}: cannot build a compiled engine with the game's options {config}")
+        players = SeatPlayers(engine, [self.rollout], seed=0)
+        players.seat_player[:] = 0
+        self._engines[key] = (engine, players)
+        if len(self._engines) > _ENGINE_CACHE:
+            self._engines.popitem(last=False)
+        return engine, players
+
+
+def check_searchable(game: str, rollout: str) -> None:
+    """Raise ``ValueError`` unless ``game`` has a compiled engine that loads positions and a compiled ``rollout``
+    player."""
+    name = get_spec(game).name
+    if not compiled_available():
+        raise ValueError("flat: the compiled engines need numba (pip install 'ice-envs[fast]')")
+    from ice_envs.core.compiled import CompiledEngine
+    from ice_envs.core.compiled_players import compiled_player
+
+    try:
+        cls = engine_class(name, "compiled")
+    except (OptionError, ImportError) as exc:
+        raise ValueError(f"flat: {name} has no compiled engine ({exc})") from None
+    if not issubclass(cls, CompiledEngine) or cls.pack_state is CompiledEngine.pack_state:
+        raise ValueError(f"flat: {name}'s compiled engine cannot load positions yet (no pack_state): no flat search")
+    try:
+        compiled_player(name, rollout)
+    except OptionError as exc:
+        raise ValueError(f"flat: rollout={rollout} needs a compiled {rollout} player: {exc}") from None
+
+
+def _options_of(config: Any) -> dict[str, Any]:
+    """The env options that rebuild a game's ``config`` (its fields but the player count)."""
+    if config is None or not dataclasses.is_dataclass(config):
+        return {}
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name != "num_players"}
+
+
+def _streams(key: int, ids: np.ndarray) -> np.ndarray:
+    """SplitMix64 stream states of ``ids`` under ``key`` (stream ``i`` depends only on ``key`` and ``i``)."""
+    from ice_envs.core.compiled import seed_streams
+
+    top = int(ids.max()) + 1 if ids.size else 0
+    return seed_streams(key, top)[ids]

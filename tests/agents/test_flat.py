@@ -1,0 +1,270 @@
+"""Flat Monte Carlo on the compiled engines: legal and reproducible decisions, common random numbers across the
+candidate moves, decisions that never depend on the hidden information, strict options, and immediate wins found."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ice_envs.agents.flat import FlatMonteCarloAgent
+from ice_envs.agents.search import reward_unit, same_state, simulator_for
+from ice_envs.agents.spec import load_agent, parse_agent_spec
+from ice_envs.core.agent import make_view
+from ice_envs.core.compiled import CompiledEngine
+from ice_envs.core.compiled_opponents import SeatPlayers
+from ice_envs.core.compiled_players import compiled_player_names
+from ice_envs.core.errors import AgentSpecError
+from ice_envs.core.registry import built_in_games
+from ice_envs.core.vector import engine_class
+from tests.agents.test_greedy import _cubemelt, decide, decision_points
+from tests.agents.test_mcts import _cardiceo_win
+
+#: The tables whose compiled engines load positions.
+TABLES = (
+    ("cardiceo", 3, {"hand_size": 5}),
+    ("cubemelt", 2, {"expansion": True}),
+    ("iceberg_rummy", 3, {"single_hand": True}),
+)
+IDS = [t[0] for t in TABLES]
+#: A small budget: every part runs, quickly.
+SMALL = {"rollouts": 96, "redeals": 4, "rollout": "random"}
+
+
+def _needs_compiled_heuristic(game: str) -> None:
+    if "heuristic" not in compiled_player_names(game):
+        pytest.skip(f"{game} has no compiled heuristic player yet (compiled players: {compiled_player_names(game)})")
+
+
+def _play(game: str, n: int, options: dict, agent: FlatMonteCarloAgent, seed: int, decisions: int) -> list[int]:
+    """Seat 0 played by ``agent``, the others at random, for ``decisions`` of the agent; its actions (checked legal)."""
+    import ice_envs
+
+    env = ice_envs.make(game, raw=True, num_players=n, **options)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    chosen: list[int] = []
+    while len(chosen) < decisions and not (
+        env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+    ):
+        seat = env.current_seat
+        mask = env.action_mask()
+        if seat == 0:
+            action = agent.act({"action_mask": mask}, make_view(env, seat, rng))
+            assert mask[action], f"{game}: flat chose illegal action {action}"
+            chosen.append(action)
+        else:
+            legal = np.flatnonzero(mask)
+            action = int(legal[rng.integers(len(legal))])
+        env.step(action)
+    return chosen
+
+
+# ---------------------------------------------------------------------------- legal, reproducible
+@pytest.mark.parametrize(("game", "n", "options"), TABLES, ids=IDS)
+def test_flat_plays_legal_moves_and_a_seed_gives_the_same_game(game, n, options):
+    first = _play(game, n, options, FlatMonteCarloAgent(game, n, seed=3, **SMALL), seed=1, decisions=6)
+    second = _play(game, n, options, FlatMonteCarloAgent(game, n, seed=3, **SMALL), seed=1, decisions=6)
+    assert first and first == second
+
+
+@pytest.mark.parametrize(("game", "n", "options"), TABLES, ids=IDS)
+def test_flat_with_heuristic_rollouts_plays_legal_reproducible_moves(game, n, options):
+    _needs_compiled_heuristic(game)
+    budget = {**SMALL, "rollout": "heuristic"}
+    first = _play(game, n, options, FlatMonteCarloAgent(game, n, seed=5, **budget), seed=2, decisions=4)
+    second = _play(game, n, options, FlatMonteCarloAgent(game, n, seed=5, **budget), seed=2, decisions=4)
+    assert first and first == second
+
+
+# ---------------------------------------------------------------------------- common random numbers
+@pytest.mark.parametrize(("game", "n", "options"), TABLES, ids=IDS)
+def test_every_candidate_is_played_on_the_same_samples(game, n, options, monkeypatch):
+    """Instrumented playouts: in every batch each candidate's rows hold the same positions, chance streams and
+    rollout-player streams in the same order; the samples differ from each other and from round to round."""
+    calls: list[tuple[np.ndarray, ...]] = []
+    original = SeatPlayers.playout
+
+    def recording(self, first_actions=None, **kw):
+        e = self.engine
+        calls.append((np.asarray(first_actions).copy(), e.state.copy(), e._rng[:, 0].copy(), self.prng[..., 0].copy()))
+        return original(self, first_actions, **kw)
+
+    monkeypatch.setattr(SeatPlayers, "playout", recording)
+    env = next(decision_points(game, n, options, seed=5, count=1))
+    agent = FlatMonteCarloAgent(game, n, seed=0, rollouts=64, redeals=3, rollout="random")
+    agent.act({"action_mask": env.action_mask()}, make_view(env, env.current_seat, np.random.default_rng(0)))
+    assert len(calls) == agent.last_rounds >= 1
+    seen: set[int] = set()
+    for first, states, chance, players in calls:
+        candidates = list(dict.fromkeys(first.tolist()))
+        rows = [np.flatnonzero(first == c) for c in candidates]
+        assert len({len(r) for r in rows}) == 1 and len(candidates) > 1
+        for r in rows[1:]:
+            assert np.array_equal(states[r], states[rows[0]])
+            assert np.array_equal(chance[r], chance[rows[0]])
+            assert np.array_equal(players[r], players[rows[0]])
+        streams = set(chance[rows[0]].tolist())
+        assert len(streams) == len(rows[0])  # one stream per sample
+        assert not streams & seen  # fresh samples every round
+        seen |= streams
+
+
+# ---------------------------------------------------------------------------- information
+@pytest.mark.parametrize(("game", "n", "options"), TABLES, ids=IDS)
+def test_flat_never_looks_at_the_hidden_information(game, n, options):
+    """Two views differing only in their re-deal of the hidden cards give the same decision and statistics."""
+    for env in decision_points(game, n, options, seed=5, count=2):
+        seat = env.current_seat
+        obs = {"action_mask": env.action_mask()}
+        first = make_view(env, seat, np.random.default_rng(1))
+        second = make_view(env, seat, np.random.default_rng(2))
+        if game != "cubemelt":  # CubeMelt hides nothing
+            assert not same_state(first.state, second.state)
+        a, b = FlatMonteCarloAgent(game, n, seed=3, **SMALL), FlatMonteCarloAgent(game, n, seed=3, **SMALL)
+        assert a.act(obs, first) == b.act(obs, second)
+        assert a.last_search == b.last_search and a.last_base == b.last_base
+
+
+# ---------------------------------------------------------------------------- the search
+def test_flat_takes_the_immediate_win_in_cardiceo():
+    from ice_envs.cardiceo import rules
+
+    agent = FlatMonteCarloAgent("cardiceo", 2, seed=0, **SMALL)
+    action = decide(agent, "cardiceo", _cardiceo_win())
+    assert rules.subset_total(_cardiceo_win(), action) == 7
+    unit = reward_unit(2)
+    samples, total = agent.last_search[action]
+    assert samples >= 1 and total == samples * unit  # every rollout after the winning discard won
+
+
+@pytest.mark.parametrize("rollout", ["random", "heuristic"])
+def test_flat_stops_on_a_winning_roll_and_never_stops_on_a_gift_in_cubemelt(rollout):
+    from ice_envs.cubemelt import rules
+
+    if rollout == "heuristic":
+        _needs_compiled_heuristic("cubemelt")
+    agent = FlatMonteCarloAgent("cubemelt", 2, seed=0, rollouts=256, rollout=rollout)
+    # four Stars go to the neighbour, the two Hearts to the roller: 18 + 2 Love wins at once
+    assert decide(agent, "cubemelt", _cubemelt("sssshh", love=[18, 0])) == rules.STOP
+    samples, total = agent.last_search[rules.STOP]
+    assert total == samples * reward_unit(2)
+    # six Hearts would all go to the neighbour, who then wins: anything is better than stopping
+    assert decide(agent, "cubemelt", _cubemelt("hhhhhh", love=[0, 15])) != rules.STOP
+
+
+def test_successive_halving_spends_the_budget_on_the_survivors():
+    """K candidates: ceil(log2 K) rounds of rollouts // rounds games each, split evenly over the survivors;
+    the move played has the most samples; value=score sums the seat's final scores."""
+    env = next(decision_points("cubemelt", 2, {"expansion": True}, seed=6, count=1))
+    obs = {"action_mask": env.action_mask()}
+    view = make_view(env, env.current_seat, np.random.default_rng(0))
+    for value in ("win", "score"):
+        agent = FlatMonteCarloAgent("cubemelt", 2, seed=1, rollouts=600, rollout="random", value=value)
+        action = agent.act(obs, view)
+        samples = {a: s for a, (s, _) in agent.last_search.items()}
+        k = len(samples)
+        assert k == int(obs["action_mask"].sum()) and agent.last_rounds == (k - 1).bit_length()
+        assert min(samples.values()) == 600 // agent.last_rounds // k
+        assert samples[action] == max(samples.values()) and len(set(samples.values())) == agent.last_rounds
+        assert sum(samples.values()) <= 600
+    flat = FlatMonteCarloAgent("cubemelt", 2, seed=1, rollouts=600, rollout="random", halving=False)
+    flat.act(obs, view)
+    assert flat.last_rounds == 1 and len({s for s, _ in flat.last_search.values()}) == 1
+
+
+def test_width_keeps_the_heuristic_move_among_the_candidates():
+    env = next(decision_points("cardiceo", 3, {"hand_size": 5}, seed=7, count=1))
+    obs = {"action_mask": env.action_mask()}
+    view = make_view(env, env.current_seat, np.random.default_rng(0))
+    agent = FlatMonteCarloAgent("cardiceo", 3, seed=0, rollouts=64, rollout="random", width=1)
+    assert agent.act(obs, view) == agent.last_base and set(agent.last_search) == {agent.last_base}
+    wide = FlatMonteCarloAgent("cardiceo", 3, seed=0, rollouts=64, rollout="random", width=2)
+    wide.act(obs, view)
+    assert len(wide.last_search) == min(2, int(obs["action_mask"].sum())) and wide.last_base in wide.last_search
+
+
+def test_ties_go_to_the_base_move_then_the_lowest_id():
+    totals = {5: 10, 2: 10, 9: 8}
+    assert FlatMonteCarloAgent._ranked([5, 2, 9], totals, 5) == [5, 2, 9]
+    assert FlatMonteCarloAgent._ranked([5, 2, 9], totals, None) == [2, 5, 9]
+    assert FlatMonteCarloAgent._ranked([5, 2, 9], totals, 9) == [2, 5, 9]
+
+
+def test_one_legal_move_is_played_without_search():
+    agent = FlatMonteCarloAgent("cardiceo", 2, seed=0, **SMALL)
+    mask = np.zeros(simulator_for("cardiceo", 2).num_actions, dtype=np.int8)
+    mask[3] = 1
+    assert agent.act({"action_mask": mask}, None) == 3 and agent.last_search == {}
+
+
+# ---------------------------------------------------------------------------- options
+def test_the_spec_builds_the_agent_with_its_options():
+    agent = load_agent("flat:rollouts=128,redeals=2,rollout=random,value=score,width=3,halving=no", "cardiceo", 0, 3)
+    assert isinstance(agent, FlatMonteCarloAgent)
+    assert (agent.rollouts, agent.redeals, agent.rollout, agent.value, agent.width, agent.halving) == (
+        128,
+        2,
+        "random",
+        "score",
+        3,
+        False,
+    )
+    assert parse_agent_spec("flat").kind == "flat"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("flat:rollouts=0", "rollouts='0' must be an integer >= 1"),
+        ("flat:redeals=x", "redeals='x' must be an integer >= 1"),
+        ("flat:rollout=smart", "rollout='smart' must be one of heuristic, greedy, random"),
+        ("flat:value=rank", "value='rank' must be one of win, score"),
+        ("flat:halving=maybe", "halving='maybe' must be yes or no"),
+        ("flat:sims=5", "unknown option 'sims' of flat"),
+        ("flat:width=2,width=3", "given twice"),
+    ],
+)
+def test_bad_spec_options_are_refused(text, message):
+    with pytest.raises(AgentSpecError, match=message):
+        parse_agent_spec(text)
+
+
+def test_bad_constructor_options_are_refused():
+    for kwargs, message in [
+        ({"rollouts": 0}, "rollouts must be"),
+        ({"redeals": True}, "redeals must be"),
+        ({"width": 0}, "width must be"),
+        ({"rollout": "smart"}, "rollout must be one of"),
+        ({"value": "rank"}, "value must be one of"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            FlatMonteCarloAgent("cardiceo", 2, **kwargs)
+
+
+def test_a_missing_compiled_player_or_engine_is_named():
+    if "heuristic" in compiled_player_names("cardiceo"):
+        assert FlatMonteCarloAgent("cardiceo", 2).rollout == "heuristic"
+    else:
+        with pytest.raises(AgentSpecError, match="needs a compiled heuristic player"):
+            load_agent("flat", "cardiceo", 0, 2)
+    unloadable = [g for g in built_in_games() if engine_class(g, "compiled").pack_state is CompiledEngine.pack_state]
+    if not unloadable:
+        pytest.skip("every compiled engine loads positions")
+    for game in unloadable:
+        with pytest.raises(ValueError, match="cannot load positions"):
+            FlatMonteCarloAgent(game, rollout="random")
+
+
+def test_fractional_scores_are_summed_exactly():
+    """Iceberg Rummy's scores are hundredths (binary floats): value=score sums their exact values as fractions."""
+    from fractions import Fraction
+
+    env = next(decision_points("iceberg_rummy", 3, {"single_hand": True}, seed=5, count=1))
+    view = make_view(env, env.current_seat, np.random.default_rng(0))
+    agent = FlatMonteCarloAgent("iceberg_rummy", 3, seed=0, rollouts=64, rollout="random", value="score")
+    action = agent.act({"action_mask": env.action_mask()}, view)
+    totals = {a: t for a, (_, t) in agent.last_search.items()}
+    assert all(isinstance(t, (int, Fraction)) for t in totals.values())
+    assert any(isinstance(t, Fraction) and t.denominator > 1 for t in totals.values())
+    last_round = {a: t for a, t in totals.items() if agent.last_search[a][0] == agent.last_search[action][0]}
+    assert totals[action] == max(last_round.values())
