@@ -247,12 +247,10 @@ class FlatMonteCarloAgent(SeededAgent):
         candidate-major: row ``c * S + k`` is candidate ``c`` on sample ``sample_ids[k]``)."""
         m, s, p = len(candidates), len(sample_ids), view.num_players
         engine, players = self._engine(deals[0], p, m * s)
-        engine.load([deals[int(j) % len(deals)] for j in sample_ids] * m)
         # The chance stream of sample j and its players' streams (one per seat), the same for every candidate.
         chance = _streams(chance_key, sample_ids)
         seats = _streams(player_key, (sample_ids[:, None] * p + np.arange(p)).reshape(-1)).reshape(s, p)
-        engine._rng[:, 0] = np.tile(chance, m)
-        engine._rng[:, 1] = 0
+        engine.load([deals[int(j) % len(deals)] for j in sample_ids] * m, streams=np.tile(chance, m))
         players.prng[:, :, 0] = np.tile(seats, (m, 1))
         players.prng[:, :, 1] = 0
         out = players.playout(np.repeat(np.asarray(candidates, dtype=np.int64), s))

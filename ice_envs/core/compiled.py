@@ -575,26 +575,48 @@ class CompiledEngine(BatchedEngine):
         """The state row of the scalar engine's ``state`` (the inverse of :meth:`state_of`)."""
         raise NotImplementedError(f"{self.game}: this compiled engine cannot load positions")
 
-    def load(self, states: list[Any], seeds: np.ndarray | list[int] | None = None) -> tuple[np.ndarray, ...]:
+    def load(
+        self,
+        states: list[Any],
+        seeds: np.ndarray | list[int] | None = None,
+        *,
+        streams: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, ...]:
         """Put one scalar engine state per game into the batch (``len(states) == num_envs``), e.g. copies of
         one position with the hidden information re-dealt (``resample_hidden``) for search.
 
         ``seeds``: one per game, seeding its stream (the same seeds give the same chance afterwards: common
-        random numbers across the candidates of a search); ``None`` keeps the streams. Returns ``(obs, mask,
-        seat)``; :meth:`step` and :meth:`playout` go on from there.
+        random numbers across the candidates of a search); or ``streams``: the raw ``uint64`` stream states
+        themselves (no seeding cost: for thousands of rows); neither keeps the streams. A position given
+        several times (the same object) is packed once. Returns ``(obs, mask, seat)``; :meth:`step` and
+        :meth:`playout` go on from there.
         """
         if len(states) != self.num_envs:
             raise OptionError(f"{self.game}: load() takes one state per game ({self.num_envs}), got {len(states)}")
-        packed: dict[int, np.ndarray] = {}  # a position given many times is packed once
-        for i, state in enumerate(states):
-            if id(state) not in packed:
-                packed[id(state)] = np.asarray(self.pack_state(state), dtype=self.state_dtype)
-            self.state[i] = packed[id(state)]
+        if seeds is not None and streams is not None:
+            raise OptionError(f"{self.game}: load() takes seeds or streams, not both")
+        if streams is not None:
+            streams = np.asarray(streams, dtype=np.uint64).reshape(-1)
+            if streams.shape != (self.num_envs,):
+                raise OptionError(f"{self.game}: load() takes one stream per game ({self.num_envs})")
         if seeds is not None:
             seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
             if seeds.shape != (self.num_envs,):
                 raise OptionError(f"{self.game}: load() takes one seed per game ({self.num_envs})")
+        slot: dict[int, int] = {}
+        packed: list[np.ndarray] = []
+        which = np.empty(self.num_envs, dtype=np.int64)
+        for i, state in enumerate(states):
+            key = id(state)
+            if key not in slot:
+                slot[key] = len(packed)
+                packed.append(np.asarray(self.pack_state(state), dtype=self.state_dtype))
+            which[i] = slot[key]
+        self.state[:] = np.stack(packed)[which]
+        if seeds is not None:
             self._rng[:, 0] = np.array([seed_streams(int(x), 1)[0] for x in seeds], dtype=np.uint64)
+        elif streams is not None:
+            self._rng[:, 0] = streams
         self._loops.loaded(self.state, self._cfg, self.num_steps, self.last_scores, self.mask, self.seat, self.obs)
         self._started = True
         return self._out()
