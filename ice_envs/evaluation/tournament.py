@@ -56,6 +56,18 @@ class Match:
     #: Games ``0 .. record_games - 1`` are written as game records to ``record_dir``.
     record_games: int = 0
     record_dir: str | None = None
+    #: Where chance comes from: ``numpy`` (the env's own generator) or ``splitmix`` (the compiled engines'
+    #: deals and streams, so that the batched engine plays the very same games; see the module docstring).
+    chance: str = "numpy"
+    #: How the games are played: ``scalar`` (one env per game) or ``batched`` (the compiled engine,
+    #: :mod:`ice_envs.evaluation.batched`; needs ``chance="splitmix"``); the results are the same.
+    engine: str = "scalar"
+
+
+#: The chance modes of :class:`Match`.
+CHANCES = ("numpy", "splitmix")
+#: The engines of :class:`Match`.
+ENGINES = ("scalar", "batched")
 
 
 def seat_of(agent_index: int, game_index: int, num_players: int) -> int:
@@ -71,11 +83,17 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
     options = env_options(match)
     env = ice_envs.make(match.game, num_players=n, **options)
     deal_seed = match.seed + game_index // n
-    env.reset(seed=deal_seed)
     seat_to_agent = {seat_of(k, game_index, n): k for k in range(n)}
+    splitmix = match.chance == "splitmix"
+    if splitmix:
+        from ice_envs.evaluation.batched import start_dealt
+
+        start_dealt(env, match, deal_seed)
+    else:
+        env.reset(seed=deal_seed)
     for k, agent in enumerate(agents):
-        agent.reset(seed=_agent_seed(match.seed, game_index, k))
-    view_rng = np.random.default_rng(_agent_seed(match.seed, game_index, n))
+        reset_agent(agent, match, game_index, k)
+    view_rngs = ViewGenerators(match, game_index)
     recorder = None
     if game_index < match.record_games and match.record_dir is not None:
         labels = [entry_label(match.agents[seat_to_agent[s]]) for s in range(n)]
@@ -98,7 +116,7 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
         obs = (
             env.observe(agent_name) if getattr(agent, "needs_observation", True) else {"action_mask": raw.action_mask()}
         )
-        view = make_view(env, seat, view_rng) if agent.needs_view else None
+        view = make_view(env, seat, view_rngs.of(seat)) if agent.needs_view else None
         action = int(agent.act(obs, view))
         take(env, action, recorder)
         decisions += 1
@@ -107,24 +125,73 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
     if recorder is not None:
         recorder.finish(env)
         recorder.save(Path(match.record_dir) / f"game_{game_index:05d}.jsonl")
-    scores = raw.scores()
-    share = raw.win_shares()  # the game's own outcome, whatever the reward mode
+    return game_result(match, game_index, decisions, truncated, cap, totals, raw.scores(), raw.win_shares())
+
+
+def game_result(
+    match: Match,
+    game_index: int,
+    decisions: int,
+    truncated: bool,
+    cap: int,
+    totals: np.ndarray,
+    scores: np.ndarray,
+    share: np.ndarray,
+) -> dict[str, Any]:
+    """One game's results per agent entry from its seats' reward totals, scores and win shares."""
+    n = match.num_players
     winners = share > 0
     keys = np.stack([share, scores], axis=1)
     ranks = [1 + int(sum(tuple(keys[j]) > tuple(keys[i]) for j in range(n))) for i in range(n)]
+    seats = [seat_of(k, game_index, n) for k in range(n)]
     return {
         "game_index": game_index,
-        "deal_seed": deal_seed,
+        "deal_seed": match.seed + game_index // n,
         "decisions": decisions,
         "truncated": truncated,
         "max_decisions": cap,
-        "seat": [seat_of(k, game_index, n) for k in range(n)],
-        "reward": [float(totals[seat_of(k, game_index, n)]) for k in range(n)],
-        "score": [float(scores[seat_of(k, game_index, n)]) for k in range(n)],
-        "rank": [ranks[seat_of(k, game_index, n)] for k in range(n)],
-        "win": [bool(winners[seat_of(k, game_index, n)]) for k in range(n)],
-        "win_share": [float(share[seat_of(k, game_index, n)]) for k in range(n)],
+        "seat": seats,
+        "reward": [float(totals[s]) for s in seats],
+        "score": [float(scores[s]) for s in seats],
+        "rank": [ranks[s] for s in seats],
+        "win": [bool(winners[s]) for s in seats],
+        "win_share": [float(share[s]) for s in seats],
     }
+
+
+def reset_agent(agent: Any, match: Match, game_index: int, k: int) -> None:
+    """Reset agent entry ``k`` for game ``game_index``: seeded from ``(seed, game, k)``; with splitmix chance
+    its own generator is then the :class:`~ice_envs.core.splitmix.SplitMixRng` on that seed's stream (the
+    stream its compiled twin draws from in the batched engine)."""
+    seed = _agent_seed(match.seed, game_index, k)
+    agent.reset(seed=seed)
+    if match.chance == "splitmix":
+        from ice_envs.core.splitmix import SplitMixRng, stream_state
+
+        agent.rng = SplitMixRng(stream_state(seed))
+
+
+class ViewGenerators:
+    """The generators that re-deal hidden information for the agents' views in one game.
+
+    ``numpy`` chance: one generator shared by every seat (seeded from ``(seed, game, N)``). ``splitmix``
+    chance: one per seat (seeded from ``(seed, game, N, seat)``), so a seat decided inside the batched
+    engine, which builds no view, shifts nobody else's views.
+    """
+
+    def __init__(self, match: Match, game_index: int) -> None:
+        self._key = (match.seed, game_index, match.num_players)
+        self._per_seat = match.chance == "splitmix"
+        self._made: dict[int, np.random.Generator] = {}
+
+    def of(self, seat: int) -> np.random.Generator:
+        """The generator of ``seat``'s views."""
+        slot = seat if self._per_seat else -1
+        if slot not in self._made:
+            seed, game_index, n = self._key
+            key = [seed, game_index, n, seat] if self._per_seat else [seed, game_index, n]
+            self._made[slot] = np.random.default_rng(int(np.random.SeedSequence(key).generate_state(1)[0]))
+        return self._made[slot]
 
 
 def env_options(match: Match) -> dict[str, Any]:
@@ -140,9 +207,28 @@ def _agent_seed(seed: int, game_index: int, k: int) -> int:
 
 def _play_batch(args: tuple[Match, list[int]]) -> list[dict[str, Any]]:
     match, indices = args
+    if match.engine == "batched":
+        from ice_envs.evaluation.batched import play_games_batched
+
+        return play_games_batched(match, indices)
     with one_blas_thread():  # PPO agents' one-observation products (ice_envs.core.threads)
         agents = [load_agent(spec, match.game, num_players=match.num_players) for spec in match.agents]
         return [play_game(match, i, agents) for i in indices]
+
+
+def check_engine(engine: str, chance: str | None) -> str:
+    """The chance mode of ``engine`` and ``chance`` (``None``: the engine's default); an :class:`OptionError`
+    names a bad pair: ``engine`` is ``scalar`` or ``batched``, ``chance`` ``numpy`` or ``splitmix``, and the
+    batched engine plays splitmix chance only."""
+    if engine not in ENGINES:
+        raise OptionError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if chance is None:
+        return "splitmix" if engine == "batched" else "numpy"
+    if chance not in CHANCES:
+        raise OptionError(f"--chance must be one of {', '.join(CHANCES)}, got {chance!r}")
+    if engine == "batched" and chance != "splitmix":
+        raise OptionError("--engine batched plays the compiled engine's chance: --chance splitmix (or leave it out)")
+    return chance
 
 
 def check_backend(backend: str, address: str | None) -> None:
@@ -209,7 +295,14 @@ def run_games(
 
         init_ray(address, workers if address is None else None)
         workers = cluster_cpus()
-    batch = max(1, min(50, games // (workers * 8) or 1))
+    if match.engine == "batched":  # a few large batches: every game of a batch advances in one compiled call
+        batch = max(1, min(4096, -(-len(numbers) // (workers * 2))))
+        if backend == "local" and workers > 1:
+            from ice_envs.evaluation.batched import prepare
+
+            prepare(match)  # compiled once here; forked workers inherit the machine code
+    else:
+        batch = max(1, min(50, games // (workers * 8) or 1))
     chunks = [numbers[i : i + batch] for i in range(0, len(numbers), batch)]
     results: list[dict[str, Any]] = []
     bar = _progress(len(numbers), progress, f"{match.game} {match.num_players}p")
@@ -322,6 +415,8 @@ def summarise(match: Match, results: list[dict[str, Any]], seed: int = 0) -> dic
         "max_decisions": max((int(r.get("max_decisions", 0)) for r in results), default=match.max_decisions),
         "no_winner_games": int(sum(not any(r["win"]) for r in results)),
         "per_agent": rows,
+        # other deals than numpy chance's: said where it applies (numpy chance's reports stay as they were)
+        **({"chance": match.chance} if match.chance != "numpy" else {}),
     }
 
 
@@ -393,6 +488,8 @@ def evaluate(
     backend: str = "local",
     address: str | None = None,
     before_games: Callable[[], None] | None = None,
+    engine: str = "scalar",
+    chance: str | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run a tournament; returns (summary, per-game results).
 
@@ -405,6 +502,11 @@ def evaluate(
     Ray with ``workers`` CPUs); the results do not depend on it.
     ``before_games``: called once every argument is checked, just before the first game (a failed
     check has then changed nothing).
+    ``engine``: ``scalar`` (one env per game) or ``batched`` (the compiled engine, many games at once,
+    :mod:`ice_envs.evaluation.batched`). ``chance``: ``numpy`` (default with the scalar engine) or
+    ``splitmix`` (the compiled engines' deals and streams; the batched engine's only chance). The batched
+    engine's results equal the scalar engine's with ``chance="splitmix"``, game by game; splitmix games
+    are other deals than numpy ones.
     """
     spec = ice_envs.get_spec(game)
     options = dict(options or {})
@@ -420,6 +522,9 @@ def evaluate(
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise OptionError(f"--workers must be at least 1, got {workers!r}")
     check_backend(backend, address)
+    chance = check_engine(engine, chance)
+    if chance == "splitmix" and record:
+        raise OptionError("--record needs --chance numpy: a game record is replayed from its deal seed")
     module = spec.load()
     # clear errors for bad players/options, before any work
     module.raw_env(
@@ -432,10 +537,6 @@ def evaluate(
         raise OptionError(f"--games must be at least 1, got {games}")
     if record < 0 or (record and record_dir is None):
         raise OptionError(f"--record must be a number of games >= 0 (with a folder for the records), got {record}")
-    if before_games is not None:
-        before_games()
-    if record:
-        Path(record_dir).mkdir(parents=True, exist_ok=True)
     match = Match(
         spec.name,
         num_players,
@@ -445,6 +546,16 @@ def evaluate(
         None if max_decisions is None else int(max_decisions),
         record_games=min(record, games),
         record_dir=str(record_dir) if record else None,
+        chance=chance,
+        engine=engine,
     )
+    if chance == "splitmix":
+        from ice_envs.evaluation.batched import compiled_engine
+
+        compiled_engine(match, 1)  # the game's compiled engine takes these options (or a clear error)
+    if before_games is not None:
+        before_games()
+    if record:
+        Path(record_dir).mkdir(parents=True, exist_ok=True)
     results = run_games(match, games, workers, progress, backend=backend, address=address)
     return summarise(match, results, seed), results
