@@ -3,7 +3,7 @@
     ice-envs evaluate GAME --players N --agents random,heuristic,ppo:PATH --engine batched
     ice-envs league CONFIG.yaml --engine batched
 
-With ``Match.chance == "splitmix"`` (:mod:`ice_envs.evaluation.tournament`) a game's chance is the
+With ``Match.chance == "splitmix"`` (:mod:`ice_envs.evaluation.matches`) a game's chance is the
 compiled engine's: game ``g`` is the compiled engine's deal from the stream of its deal seed
 (``seed_streams(deal_seed, 1)``), and every chance draw after the deal continues that stream. Each agent
 entry draws from a :class:`~ice_envs.core.splitmix.SplitMixRng` on the stream of its own seed, and each
@@ -49,10 +49,10 @@ from ice_envs.core.compiled_players import compiled_player_names
 from ice_envs.core.splitmix import SplitMixRng, stream_state
 from ice_envs.core.threads import one_blas_thread
 from ice_envs.core.vector import make as make_engine
-from ice_envs.evaluation.tournament import (
+from ice_envs.evaluation.matches import (
     Match,
     ViewGenerators,
-    _agent_seed,
+    agent_seed,
     env_options,
     game_result,
     reset_agent,
@@ -146,7 +146,7 @@ class _Table:
                 seat = seat_of(k, g, n)
                 if twin is not None:
                     self.seats.seat_player[row, seat] = self.seats.index(twin)
-                    self.seats.prng[row, seat, 0] = stream_state(_agent_seed(match.seed, g, k))
+                    self.seats.prng[row, seat, 0] = stream_state(agent_seed(match.seed, g, k))
                 else:
                     self.seats.seat_player[row, seat] = EXTERNAL
                     agent = copy.deepcopy(templates[k])
