@@ -42,7 +42,7 @@ import numpy as np
 
 import ice_envs
 from ice_envs.agents.spec import AgentSpec, load_agent
-from ice_envs.core.agent import Agent, make_view
+from ice_envs.core.agent import Agent, PlayerView
 from ice_envs.core.compiled import CompiledEngine
 from ice_envs.core.compiled_opponents import EXTERNAL, SeatPlayers
 from ice_envs.core.compiled_players import compiled_player_names
@@ -61,6 +61,9 @@ from ice_envs.evaluation.matches import (
 
 __all__ = ["compiled_engine", "compiled_twin", "deal_rows", "play_games_batched", "prepare", "start_dealt"]
 
+#: Games played at once when some seats are played from Python: few, so that the agents' caches of
+#: positions (e.g. Cardiceo's heuristic's lattices) serve a few games rather than thrash among hundreds.
+PYTHON_WAVE = 8
 #: One single-game engine per configuration and process, for the scalar path's deals.
 _DEALERS: dict[str, CompiledEngine] = {}
 
@@ -124,8 +127,11 @@ def compiled_twin(entry: AgentSpec | Agent, game: str) -> str | None:
 def prepare(match: Match) -> None:
     """Build the compiled loops ``match`` plays with in this process (before forking workers that inherit them)."""
     engine = compiled_engine(match, 1)
-    engine.reset()
-    SeatPlayers(engine, compiled_player_names(match.game))
+    seats = SeatPlayers(engine, compiled_player_names(match.game))
+    deal_rows(engine, np.zeros(1, dtype=np.int64), [match.seed])
+    seats.seat_player[:] = seats.index("random")
+    seats.advance()  # numba compiles a loop on its first call: one game played in the engine
+    engine.step(np.array([int(np.flatnonzero(engine.mask[0])[0])]))  # and one step from outside
 
 
 class _Table:
@@ -193,10 +199,17 @@ class _Table:
         if agent.needs_view:
             if self._viewer is None:
                 self._viewer = ice_envs.make(
-                    self.match.game, num_players=self.match.num_players, **env_options(self.match)
+                    self.match.game, raw=True, num_players=self.match.num_players, **env_options(self.match)
                 )
-            self._viewer.reset(options={"state": engine.state_of(row)})
-            view = make_view(self._viewer, seat, self.views[row].of(seat))
+            # the env's re-deal hook on the engine's state (a fresh object): the view make_view builds, without a reset
+            self._viewer.game_state = engine.state_of(row)
+            view = PlayerView(
+                game=self.engine.game,
+                seat=seat,
+                num_players=self.match.num_players,
+                state=self._viewer.resample_hidden(seat, self.views[row].of(seat)),
+                legal_actions=np.flatnonzero(mask).tolist(),
+            )
         return int(agent.act(obs, view))
 
     def _finish(self, row: int, info: dict[str, Any], k: int, truncated: bool) -> None:
@@ -230,7 +243,14 @@ def play_games_batched(match: Match, indices: Sequence[int], agents: list[Any] |
     """
     if not indices:
         return []
+    indices = list(indices)
     with one_blas_thread():  # Python-side agents' one-observation products (ice_envs.core.threads)
         if agents is None:
             agents = [load_agent(spec, match.game, num_players=match.num_players) for spec in match.agents]
-        return _Table(match, list(indices), agents).play()
+        if all(compiled_twin(entry, match.game) is not None for entry in match.agents):
+            return _Table(match, indices, agents).play()
+        # Python-side agents decide game after game as on the scalar path (their caches stay warm)
+        results: list[dict[str, Any]] = []
+        for start in range(0, len(indices), PYTHON_WAVE):
+            results += _Table(match, indices[start : start + PYTHON_WAVE], agents).play()
+        return results

@@ -217,12 +217,12 @@ def run_games(
         workers = cluster_cpus()
     if match.engine == "batched":  # a few large batches: every game of a batch advances in one compiled call
         batch = max(1, min(4096, -(-len(numbers) // (workers * 2))))
-        if backend == "local" and workers > 1:
-            from ice_envs.evaluation.batched import prepare
-
-            prepare(match)  # compiled once here; forked workers inherit the machine code
     else:
         batch = max(1, min(50, games // (workers * 8) or 1))
+    if match.chance == "splitmix" and backend == "local" and workers > 1:
+        from ice_envs.evaluation.batched import prepare
+
+        prepare(match)  # the compiled engine's loops built once here; forked workers inherit the machine code
     chunks = [numbers[i : i + batch] for i in range(0, len(numbers), batch)]
     results: list[dict[str, Any]] = []
     bar = _progress(len(numbers), progress, f"{match.game} {match.num_players}p")
