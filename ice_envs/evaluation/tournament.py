@@ -127,13 +127,21 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
 
 def _play_batch(args: tuple[Match, list[int]]) -> list[dict[str, Any]]:
     match, indices = args
-    if match.engine == "batched":
+    if batched_plays(match):
         from ice_envs.evaluation.batched import play_games_batched
 
         return play_games_batched(match, indices)
     with one_blas_thread():  # PPO agents' one-observation products (ice_envs.core.threads)
         agents = [load_agent(spec, match.game, num_players=match.num_players) for spec in match.agents]
         return [play_game(match, i, agents) for i in indices]
+
+
+def batched_plays(match: Match) -> bool:
+    """Whether ``match``'s games are played on the compiled engine: with ``engine="batched"``, but for score
+    rewards (``reward_mode="score"``), whose per-seat totals are float sums grouped by the seat's turns on
+    the scalar path, a grouping the engine's in-engine turns do not keep: those games are played by the
+    scalar path (the same games, its exact totals)."""
+    return match.engine == "batched" and env_options(match).get("reward_mode", "outcome") != "score"
 
 
 def check_engine(engine: str, chance: str | None) -> str:
@@ -215,7 +223,7 @@ def run_games(
 
         init_ray(address, workers if address is None else None)
         workers = cluster_cpus()
-    if match.engine == "batched":  # a few large batches: every game of a batch advances in one compiled call
+    if batched_plays(match):  # a few large batches: every game of a batch advances in one compiled call
         batch = max(1, min(4096, -(-len(numbers) // (workers * 2))))
     else:
         batch = max(1, min(50, games // (workers * 8) or 1))

@@ -14,6 +14,7 @@ The compiled loops are built once per process (tens of seconds per game on a loa
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from ice_envs.core.compiled_players import compiled_player_names
 from ice_envs.core.errors import AgentSpecError, OptionError
 from ice_envs.evaluation import league
 from ice_envs.evaluation.batched import compiled_twin, play_games_batched
-from ice_envs.evaluation.tournament import Match, agent_entries, evaluate, run_games
+from ice_envs.evaluation.tournament import Match, agent_entries, batched_plays, evaluate, run_games
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,13 +53,20 @@ def ppo_spec(game: str, players: int, options: dict[str, Any]) -> str | None:
     return spec
 
 
-def both_ways(game: str, agents: list[Any], games: int = GAMES, seed: int = 5, **kw: Any) -> list[dict[str, Any]]:
+def both_ways(
+    game: str,
+    agents: list[Any],
+    games: int = GAMES,
+    seed: int = 5,
+    more_options: dict[str, Any] | None = None,
+    **kw: Any,
+) -> list[dict[str, Any]]:
     """The per-game results of the scalar splitmix path; asserts the batched path's are equal."""
     players, options, max_decisions = TABLES[game]
     base = dict(
         game=game,
         num_players=players,
-        options=options,
+        options={**options, **(more_options or {})},
         agents=agent_entries(agents, players),
         seed=seed,
         max_decisions=max_decisions,
@@ -101,6 +109,16 @@ def test_compiled_heuristic_and_greedy_seats(game: str) -> None:
         # the compiled player inside the engine, a heuristic object from Python beside it
         python_heuristic = load_agent("heuristic", game, num_players=players)
         both_ways(game, [name, python_heuristic] + ["random"] * (players - 2), games=2 * players)
+
+
+def test_score_rewards_are_the_scalar_totals() -> None:
+    """Iceberg Rummy's scores are fractions: a score-reward table's totals must be the scalar path's sums."""
+    players = 2
+    match = Match("iceberg_rummy", players, {"reward_mode": "score"}, agent_entries("random,random", players), 0)
+    assert not batched_plays(replace(match, chance="splitmix", engine="batched"))
+    assert batched_plays(replace(match, options={}, chance="splitmix", engine="batched"))
+    results = both_ways("iceberg_rummy", ["random", "heuristic"], games=4, more_options={"reward_mode": "score"})
+    assert any(r["reward"] != [round(x) for x in r["reward"]] for r in results)  # fractional totals were compared
 
 
 def test_batches_and_workers_do_not_change_results() -> None:
