@@ -21,6 +21,9 @@ from the dealt state (:func:`start_dealt`); this module plays the same games in 
   the engine then steps the games whose Python seats decided.
 
 A batch whose every seat plays inside the engine advances from deal to end in one compiled call.
+Score rewards (``reward_mode="score"``) are left to the scalar path
+(:func:`~ice_envs.evaluation.tournament.batched_plays`): their totals are float sums grouped by each seat's
+turns, a grouping the engine's in-engine turns do not keep.
 The engine's compiled loops are built once per process (tens of seconds per game on first use);
 :func:`prepare` builds them before worker processes are forked so that they inherit them.
 
