@@ -218,6 +218,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=at_least(0), default=0, help="the first deal's seed (game i: seed + i // N)")
     add_workers_argument(parser)
     add_backend_arguments(parser)
+    add_engine_arguments(parser)
     parser.add_argument(
         "--option", type=option_text, action="append", default=[], help="game option key=value (repeatable)"
     )
@@ -268,6 +269,34 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--engine scalar|batched`` and ``--chance numpy|splitmix`` (evaluate and league)."""
+    parser.add_argument(
+        "--engine",
+        choices=("scalar", "batched"),
+        default="scalar",
+        help="how games are played: one env per game, or many at once on the compiled engine (implies "
+        "--chance splitmix; the same results as --engine scalar --chance splitmix)",
+    )
+    parser.add_argument(
+        "--chance",
+        choices=("numpy", "splitmix"),
+        default=None,
+        help="where the deals and dice come from: the env's generator (numpy, the scalar default) or the "
+        "compiled engines' streams (splitmix)",
+    )
+
+
+def engine_flags(args: argparse.Namespace) -> str:
+    """`` --engine E`` and `` --chance C`` where given other than the defaults (empty otherwise)."""
+    flags = ""
+    if getattr(args, "engine", "scalar") != "scalar":
+        flags += f" --engine {args.engine}"
+    if getattr(args, "chance", None) is not None:
+        flags += f" --chance {args.chance}"
+    return flags
+
+
 def backend_flags(args: argparse.Namespace) -> str:
     """`` --backend ray [--address ADDR]`` as given (empty for the local backend)."""
     if getattr(args, "backend", "local") == "local" and getattr(args, "address", None) is None:
@@ -282,7 +311,7 @@ def canonical_command(args: argparse.Namespace) -> str:
     """The command that reproduces this evaluation, with every default spelled out."""
     parts = [
         f"ice-envs evaluate {args.game} --players {args.players} --agents {shlex.quote(args.agents)}",
-        f"--games {args.games} --seed {args.seed} --workers {args.workers}{backend_flags(args)}",
+        f"--games {args.games} --seed {args.seed} --workers {args.workers}{backend_flags(args)}{engine_flags(args)}",
     ]
     parts += [f"--option {shlex.quote(o)}" for o in args.option]
     if args.record:
@@ -315,6 +344,8 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.suite is not None:
         if args.backend != "local" or args.address is not None:
             raise UsageError("ice-envs evaluate", "--suite runs on local processes: drop --backend/--address")
+        if args.engine != "scalar" or args.chance is not None:
+            raise UsageError("ice-envs evaluate", "--suite plays the scalar engine's deals: drop --engine/--chance")
         return run_suite_from_args(args)
     options = dict(parse_option(o) for o in args.option)
     out = args.out or Path("runs/eval") / portable_name(f"{args.game}-{args.players}p-{args.agents}")
@@ -335,6 +366,8 @@ def run_from_args(args: argparse.Namespace) -> int:
             record_dir=out / "records",
             backend=args.backend,
             address=args.address,
+            engine=args.engine,
+            chance=args.chance,
             before_games=lambda: clear_files(out / "records"),  # --force: no records of an earlier run stay
         )
     except AgentSpecError as exc:
@@ -404,11 +437,16 @@ def cmd_league(args: argparse.Namespace) -> int:
             backend=args.backend,
             address=args.address,
             force=args.force,
+            engine=args.engine,
+            chance=args.chance,
         )
     except AgentSpecError as exc:
         raise OptionError(str(exc)) from None
     python = " --allow-python" if args.allow_python else ""
-    command = f"ice-envs league {shlex.quote(str(args.config))} --workers {args.workers}{backend_flags(args)}{python}"
+    command = (
+        f"ice-envs league {shlex.quote(str(args.config))} --workers {args.workers}{backend_flags(args)}"
+        f"{engine_flags(args)}{python}"
+    )
     league.write_report(summary, out, command)
     print(league.to_markdown(summary, command))
     played, reused = summary["tables_played"], summary["tables_reused"]
@@ -535,6 +573,7 @@ def add_subcommand(sub: Any) -> None:
     )
     add_workers_argument(lg)
     add_backend_arguments(lg)
+    add_engine_arguments(lg)
     add_no_progress_argument(lg)
     lg.add_argument(
         "--force", action="store_true", help="use an --out folder that holds other files or another game's league"

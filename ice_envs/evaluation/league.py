@@ -70,7 +70,7 @@ from ice_envs.core.errors import OptionError
 from ice_envs.core.files import FileFormatError, atomic_path, load_json, load_yaml, read_bytes, write_atomic
 from ice_envs.core.machine import machine_info
 from ice_envs.evaluation.suite import get_suite
-from ice_envs.evaluation.tournament import GamesFailedError, Match, run_games
+from ice_envs.evaluation.tournament import GamesFailedError, Match, check_engine, run_games
 
 SCHEDULES = ("round_robin",)
 CONFIG_KEYS = frozenset({"game", "players", "options", "agents", "schedule", "games_per_table", "suite", "seed", "out"})
@@ -218,10 +218,16 @@ def table_name(agents: tuple[str, ...]) -> str:
     return "__".join(agents)
 
 
-def table_key(cfg: LeagueConfig, agents: tuple[str, ...], prints: dict[str, str]) -> dict[str, Any]:
-    """Everything a table's games depend on; a stored table is reused only if its key is equal."""
+def table_key(
+    cfg: LeagueConfig, agents: tuple[str, ...], prints: dict[str, str], chance: str = "numpy"
+) -> dict[str, Any]:
+    """Everything a table's games depend on; a stored table is reused only if its key is equal.
+
+    ``chance``: the tables' chance mode (:class:`~ice_envs.evaluation.tournament.Match`); a key names it
+    unless it is ``numpy``, so numpy-chance tables keep their keys."""
     spec = ice_envs.get_spec(cfg.game)
     return {
+        **({"chance": chance} if chance != "numpy" else {}),
         "game": cfg.game,
         "env_version": spec.version,
         "players": cfg.players,
@@ -245,8 +251,14 @@ def play_league(
     backend: str = "local",
     address: str | None = None,
     force: bool = False,
+    engine: str = "scalar",
+    chance: str | None = None,
 ) -> dict[str, Any]:
     """Play the tables that are missing or stale in ``out/tables``, then rate every agent; the summary.
+
+    ``engine`` and ``chance``: how the games are played and where their chance comes from
+    (:func:`ice_envs.evaluation.tournament.evaluate`): the batched engine plays the tables of
+    ``chance="splitmix"``, game by game the scalar engine's, and a table of either engine is reused by the other.
 
     ``backend``/``address``: where the games run (:func:`ice_envs.evaluation.tournament.run_games`).
     ``out`` must be new, empty or a league folder of the same game and player count
@@ -254,11 +266,17 @@ def play_league(
     key now is stale and played again; one with the current key whose games do not match it
     (:func:`check_table`) is refused with a :class:`~ice_envs.core.files.FileFormatError` naming it.
     """
+    chance = check_engine(engine, chance)
     check_league_out(out, cfg, force)
     tables_dir = out / "tables"
     remove_temporary_files(out)
     for text in cfg.agents.values():
         load_agent(text, cfg.game, num_players=cfg.players)  # a missing checkpoint fails before any game
+    if chance == "splitmix":
+        from ice_envs.evaluation.batched import compiled_engine
+
+        # the game's compiled engine takes these options (or a clear error), before any game
+        compiled_engine(Match(cfg.game, cfg.players, dict(cfg.options), (), cfg.seed), 1)
     prints = {name: fingerprint(text) for name, text in cfg.agents.items()}
     # every stored table is read and checked before any game is played
     todo: list[tuple[tuple[str, ...], dict[str, Any], list[dict[str, Any]]]] = []
@@ -266,7 +284,7 @@ def play_league(
     played, reused = [], []
     for agents in cfg.tables():
         name = table_name(agents)
-        key = table_key(cfg, agents, prints)
+        key = table_key(cfg, agents, prints, chance)
         old = read_table(tables_dir / f"{name}.json", key, cfg.players)
         if old is not None:
             stored[name] = old
@@ -277,7 +295,13 @@ def play_league(
     for agents, key, finished in todo:
         name = table_name(agents)
         match = Match(
-            cfg.game, cfg.players, dict(cfg.options), tuple(parse_agent_spec(cfg.agents[a]) for a in agents), cfg.seed
+            cfg.game,
+            cfg.players,
+            dict(cfg.options),
+            tuple(parse_agent_spec(cfg.agents[a]) for a in agents),
+            cfg.seed,
+            chance=chance,
+            engine=engine,
         )
         done = {r["game_index"] for r in finished}
         missing = [i for i in range(cfg.games_per_table) if i not in done]

@@ -20,13 +20,19 @@ Every game ends by the env's own rules: the game's end or its maximum length
 (``max_decisions``, default the game's declared cap, ``--max-decisions`` on the command
 line). A game stopped at the cap is *truncated*: it has no winner (``win_shares()`` is all
 zero), and the summary counts it (``truncated_games``, and ``truncated`` per agent entry).
+
+Chance and engine (``--chance``, ``--engine``): with ``numpy`` chance (the default) each game is dealt
+by the env's own generator as above. With ``splitmix`` chance a game is the compiled engine's deal for
+its deal seed, its chance and the agents' own generators continue SplitMix64 streams, and each seat
+re-deals its views from its own generator; ``--engine batched`` plays those games many at once on the
+compiled engine (:mod:`ice_envs.evaluation.batched`) with the scalar engine's results, game by game.
+Splitmix games are other deals than numpy games of the same seeds; the summary says ``chance``.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,30 +44,33 @@ from ice_envs.core.agent import Agent, make_view
 from ice_envs.core.errors import AgentSpecError, OptionError
 from ice_envs.core.progress import progress_bar
 from ice_envs.core.threads import one_blas_thread
+from ice_envs.evaluation.matches import (
+    CHANCES,
+    ENGINES,
+    Match,
+    ViewGenerators,
+    env_options,
+    game_result,
+    reset_agent,
+    seat_of,
+)
 from ice_envs.evaluation.record import GameRecorder, take
 from ice_envs.evaluation.stats import bootstrap_interval, wilson_interval
 
-
-@dataclass(frozen=True)
-class Match:
-    """What one worker needs to play a batch of games."""
-
-    game: str
-    num_players: int
-    options: dict[str, Any]
-    #: One entry per seat: a parsed spec, or an :class:`~ice_envs.core.agent.Agent` object used as it is.
-    agents: tuple[AgentSpec | Agent, ...]
-    seed: int
-    #: Passed to the env as its ``max_decisions`` option (``None``: the game's own cap).
-    max_decisions: int | None = None
-    #: Games ``0 .. record_games - 1`` are written as game records to ``record_dir``.
-    record_games: int = 0
-    record_dir: str | None = None
-
-
-def seat_of(agent_index: int, game_index: int, num_players: int) -> int:
-    """The seat that agent entry ``agent_index`` takes in game ``game_index``."""
-    return (agent_index + game_index) % num_players
+__all__ = [
+    "CHANCES",
+    "ENGINES",
+    "GamesFailedError",
+    "Match",
+    "agent_entries",
+    "entry_label",
+    "env_options",
+    "evaluate",
+    "play_game",
+    "run_games",
+    "seat_of",
+    "summarise",
+]
 
 
 def play_game(match: Match, game_index: int, agents: list[Any] | None = None) -> dict[str, Any]:
@@ -72,11 +81,17 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
     options = env_options(match)
     env = ice_envs.make(match.game, num_players=n, **options)
     deal_seed = match.seed + game_index // n
-    env.reset(seed=deal_seed)
     seat_to_agent = {seat_of(k, game_index, n): k for k in range(n)}
+    splitmix = match.chance == "splitmix"
+    if splitmix:
+        from ice_envs.evaluation.batched import start_dealt
+
+        start_dealt(env, match, deal_seed)
+    else:
+        env.reset(seed=deal_seed)
     for k, agent in enumerate(agents):
-        agent.reset(seed=_agent_seed(match.seed, game_index, k))
-    view_rng = np.random.default_rng(_agent_seed(match.seed, game_index, n))
+        reset_agent(agent, match, game_index, k)
+    view_rngs = ViewGenerators(match, game_index)
     recorder = None
     if game_index < match.record_games and match.record_dir is not None:
         labels = [entry_label(match.agents[seat_to_agent[s]]) for s in range(n)]
@@ -99,7 +114,7 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
         obs = (
             env.observe(agent_name) if getattr(agent, "needs_observation", True) else {"action_mask": raw.action_mask()}
         )
-        view = make_view(env, seat, view_rng) if agent.needs_view else None
+        view = make_view(env, seat, view_rngs.of(seat)) if agent.needs_view else None
         action = int(agent.act(obs, view))
         take(env, action, recorder)
         decisions += 1
@@ -108,42 +123,41 @@ def play_game(match: Match, game_index: int, agents: list[Any] | None = None) ->
     if recorder is not None:
         recorder.finish(env)
         recorder.save(Path(match.record_dir) / f"game_{game_index:05d}.jsonl")
-    scores = raw.scores()
-    share = raw.win_shares()  # the game's own outcome, whatever the reward mode
-    winners = share > 0
-    keys = np.stack([share, scores], axis=1)
-    ranks = [1 + int(sum(tuple(keys[j]) > tuple(keys[i]) for j in range(n))) for i in range(n)]
-    return {
-        "game_index": game_index,
-        "deal_seed": deal_seed,
-        "decisions": decisions,
-        "truncated": truncated,
-        "max_decisions": cap,
-        "seat": [seat_of(k, game_index, n) for k in range(n)],
-        "reward": [float(totals[seat_of(k, game_index, n)]) for k in range(n)],
-        "score": [float(scores[seat_of(k, game_index, n)]) for k in range(n)],
-        "rank": [ranks[seat_of(k, game_index, n)] for k in range(n)],
-        "win": [bool(winners[seat_of(k, game_index, n)]) for k in range(n)],
-        "win_share": [float(share[seat_of(k, game_index, n)]) for k in range(n)],
-    }
-
-
-def env_options(match: Match) -> dict[str, Any]:
-    """The env's constructor options of ``match``: its game options and, if given, ``max_decisions``."""
-    if match.max_decisions is None:
-        return dict(match.options)
-    return {**match.options, "max_decisions": match.max_decisions}
-
-
-def _agent_seed(seed: int, game_index: int, k: int) -> int:
-    return int(np.random.SeedSequence([seed, game_index, k]).generate_state(1)[0])
+    return game_result(match, game_index, decisions, truncated, cap, totals, raw.scores(), raw.win_shares())
 
 
 def _play_batch(args: tuple[Match, list[int]]) -> list[dict[str, Any]]:
     match, indices = args
+    if batched_plays(match):
+        from ice_envs.evaluation.batched import play_games_batched
+
+        return play_games_batched(match, indices)
     with one_blas_thread():  # PPO agents' one-observation products (ice_envs.core.threads)
         agents = [load_agent(spec, match.game, num_players=match.num_players) for spec in match.agents]
         return [play_game(match, i, agents) for i in indices]
+
+
+def batched_plays(match: Match) -> bool:
+    """Whether ``match``'s games are played on the compiled engine: with ``engine="batched"``, but for score
+    rewards (``reward_mode="score"``), whose per-seat totals are float sums grouped by the seat's turns on
+    the scalar path, a grouping the engine's in-engine turns do not keep: those games are played by the
+    scalar path (the same games, its exact totals)."""
+    return match.engine == "batched" and env_options(match).get("reward_mode", "outcome") != "score"
+
+
+def check_engine(engine: str, chance: str | None) -> str:
+    """The chance mode of ``engine`` and ``chance`` (``None``: the engine's default); an :class:`OptionError`
+    names a bad pair: ``engine`` is ``scalar`` or ``batched``, ``chance`` ``numpy`` or ``splitmix``, and the
+    batched engine plays splitmix chance only."""
+    if engine not in ENGINES:
+        raise OptionError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if chance is None:
+        return "splitmix" if engine == "batched" else "numpy"
+    if chance not in CHANCES:
+        raise OptionError(f"--chance must be one of {', '.join(CHANCES)}, got {chance!r}")
+    if engine == "batched" and chance != "splitmix":
+        raise OptionError("--engine batched plays the compiled engine's chance: --chance splitmix (or leave it out)")
+    return chance
 
 
 def check_backend(backend: str, address: str | None) -> None:
@@ -210,7 +224,14 @@ def run_games(
 
         init_ray(address, workers if address is None else None)
         workers = cluster_cpus()
-    batch = max(1, min(50, games // (workers * 8) or 1))
+    if batched_plays(match):  # a few large batches: every game of a batch advances in one compiled call
+        batch = max(1, min(4096, -(-len(numbers) // (workers * 2))))
+    else:
+        batch = max(1, min(50, games // (workers * 8) or 1))
+    if match.chance == "splitmix" and backend == "local" and workers > 1:
+        from ice_envs.evaluation.batched import prepare
+
+        prepare(match)  # the compiled engine's loops built once here; forked workers inherit the machine code
     chunks = [numbers[i : i + batch] for i in range(0, len(numbers), batch)]
     results: list[dict[str, Any]] = []
     bar = progress_bar(len(numbers), f"{match.game} {match.num_players}p", "game", enabled=progress)
@@ -305,6 +326,8 @@ def summarise(match: Match, results: list[dict[str, Any]], seed: int = 0) -> dic
         "max_decisions": max((int(r.get("max_decisions", 0)) for r in results), default=match.max_decisions),
         "no_winner_games": int(sum(not any(r["win"]) for r in results)),
         "per_agent": rows,
+        # other deals than numpy chance's: said where it applies (numpy chance's reports stay as they were)
+        **({"chance": match.chance} if match.chance != "numpy" else {}),
     }
 
 
@@ -376,6 +399,8 @@ def evaluate(
     backend: str = "local",
     address: str | None = None,
     before_games: Callable[[], None] | None = None,
+    engine: str = "scalar",
+    chance: str | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run a tournament; returns (summary, per-game results).
 
@@ -388,6 +413,11 @@ def evaluate(
     Ray with ``workers`` CPUs); the results do not depend on it.
     ``before_games``: called once every argument is checked, just before the first game (a failed
     check has then changed nothing).
+    ``engine``: ``scalar`` (one env per game) or ``batched`` (the compiled engine, many games at once,
+    :mod:`ice_envs.evaluation.batched`). ``chance``: ``numpy`` (default with the scalar engine) or
+    ``splitmix`` (the compiled engines' deals and streams; the batched engine's only chance). The batched
+    engine's results equal the scalar engine's with ``chance="splitmix"``, game by game; splitmix games
+    are other deals than numpy ones.
     """
     spec = ice_envs.get_spec(game)
     options = dict(options or {})
@@ -403,6 +433,9 @@ def evaluate(
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise OptionError(f"--workers must be at least 1, got {workers!r}")
     check_backend(backend, address)
+    chance = check_engine(engine, chance)
+    if chance == "splitmix" and record:
+        raise OptionError("--record needs --chance numpy: a game record is replayed from its deal seed")
     module = spec.load()
     # clear errors for bad players/options, before any work
     module.raw_env(
@@ -415,10 +448,6 @@ def evaluate(
         raise OptionError(f"--games must be at least 1, got {games}")
     if record < 0 or (record and record_dir is None):
         raise OptionError(f"--record must be a number of games >= 0 (with a folder for the records), got {record}")
-    if before_games is not None:
-        before_games()
-    if record:
-        Path(record_dir).mkdir(parents=True, exist_ok=True)
     match = Match(
         spec.name,
         num_players,
@@ -428,6 +457,16 @@ def evaluate(
         None if max_decisions is None else int(max_decisions),
         record_games=min(record, games),
         record_dir=str(record_dir) if record else None,
+        chance=chance,
+        engine=engine,
     )
+    if chance == "splitmix":
+        from ice_envs.evaluation.batched import compiled_engine
+
+        compiled_engine(match, 1)  # the game's compiled engine takes these options (or a clear error)
+    if before_games is not None:
+        before_games()
+    if record:
+        Path(record_dir).mkdir(parents=True, exist_ok=True)
     results = run_games(match, games, workers, progress, backend=backend, address=address)
     return summarise(match, results, seed), results
