@@ -59,6 +59,7 @@ from ice_envs.cubemelt.compiled import (
     GOAL,
     KNIGHT,
     LOVE,
+    MAX_SEATS,
     MELT,
     ND,
     NINJA,
@@ -87,6 +88,9 @@ COUNTS = np.array(heuristic.COUNTS, dtype=np.int64)
 KEEPS = np.array(heuristic.KEEPS, dtype=np.int64)
 KEEP_OK = heuristic._KEEP_OK.astype(np.int8)
 N_COUNTS, N_KEEPS = COUNTS.shape[0], KEEPS.shape[0]
+#: ``OK_KEEPS[OK_START[c]:OK_START[c + 1]]``: the keeps ``KEEP_OK`` allows from count ``c``, ascending.
+OK_START = np.concatenate([[0], np.cumsum(KEEP_OK.sum(axis=1))]).astype(np.int64)
+OK_KEEPS = np.concatenate([np.flatnonzero(row) for row in KEEP_OK]).astype(np.int64)
 #: ``COUNT_INDEX[code]``: the row of ``COUNTS`` of the face counts ``sum(c[k] * 7**k)`` (-1: not six dice).
 COUNT_INDEX = np.full(7**KINDS, -1, dtype=np.int64)
 for _i, _c in enumerate(heuristic.COUNTS):
@@ -213,32 +217,32 @@ def _expectations(trans: np.ndarray, values: np.ndarray, out: np.ndarray) -> Non
 
 # ---------------------------------------------------------------------------- position values
 @njit
-def _softmax_at(z: np.ndarray, n: int, at: int) -> float:
-    """``_softmax(z)[at]`` of one row of ``n`` entries (entries of ``-inf`` weigh nothing)."""
+def _softmax_into(z: np.ndarray, n: int, out: np.ndarray) -> float:
+    """``exp(z - max(z))`` of the first ``n`` entries into ``out``; returns their sum (added in seat order)."""
     top = -np.inf
     for p in range(n):
         if z[p] > top:
             top = z[p]
     total = 0.0
-    mine = 0.0
     for p in range(n):
-        e = math.exp(z[p] - top)
-        total += e
-        if p == at:
-            mine = e
-    return mine / total
+        out[p] = math.exp(z[p] - top)
+        total += out[p]
+    return total
 
 
 @njit
-def _values(love: np.ndarray, adv: np.ndarray, melt: np.ndarray, n: int, me: int) -> float:
-    """``CubeMeltHeuristic.values`` of one row of tracks."""
+def _values(love: np.ndarray, adv: np.ndarray, melt: np.ndarray, n: int, me: int, work: np.ndarray) -> float:
+    """``CubeMeltHeuristic.values`` of one row of tracks (``work``: scratch, ``4 * n`` floats).
+
+    The softmax without seat ``m`` (``-inf`` there) has the same maximum as the full one unless ``m`` holds
+    the only maximum, so it reuses the full softmax's terms (bit for bit: the terms are the same floats and
+    its own term is an added 0.0) and computes its own only then.
+    """
     any_goal = False
     any_melt = False
     goals = 0
     top_best = 0
     low_melt = melt[0]
-    z = np.empty(n)
-    zm = np.empty(n)
     for p in range(n):
         best = max(love[p], adv[p])
         if best >= GOAL:
@@ -264,24 +268,43 @@ def _values(love: np.ndarray, adv: np.ndarray, melt: np.ndarray, n: int, me: int
         if melt[me] <= 0 or min(love[me], adv[me]) != top:
             return 0.0
         return _quantised(SHARED_WIN if winners > 1 else 1.0)
+    z = work[0:n]
+    e = work[n : 2 * n]
+    melter = work[2 * n : 3 * n]
+    own = work[3 * n : 4 * n]
     for p in range(n):
         z[p] = BETA_RACE * max(love[p], adv[p])
-    race = _softmax_at(z, n, me)
-    melter = np.empty(n)
+    total = _softmax_into(z, n, e)
+    race = e[me] / total
     for p in range(n):
-        zm[p] = -GAMMA_MELT * float(melt[p])
+        z[p] = -GAMMA_MELT * float(melt[p])
+    total = _softmax_into(z, n, melter)
     for p in range(n):
-        melter[p] = _softmax_at(zm, n, p)
+        melter[p] = melter[p] / total
     for p in range(n):
         z[p] = BETA_MIN * float(min(love[p], adv[p]))
+    _softmax_into(z, n, e)
+    top = -np.inf
+    for p in range(n):
+        top = max(top, z[p])
     by_melt = 0.0
     for m in range(n):
         if m == me:
             continue
+        top_m = -np.inf
         for p in range(n):
-            zm[p] = z[p]
-        zm[m] = -np.inf
-        by_melt += melter[m] * _softmax_at(zm, n, me)
+            if p != m and z[p] > top_m:
+                top_m = z[p]
+        terms = e
+        if top_m != top:  # m held the only maximum: the terms of this softmax are its own
+            for p in range(n):
+                own[p] = 0.0 if p == m else math.exp(z[p] - top_m)
+            terms = own
+        total = 0.0
+        for p in range(n):
+            if p != m:
+                total += terms[p]
+        by_melt += melter[m] * (terms[me] / total)
     t_race = (GOAL - top_best) / RACE_RATE
     t_melt = low_melt / MELT_RATE
     q = 1.0 / (1.0 + math.exp(-KAPPA * (t_race - t_melt)))
@@ -311,7 +334,7 @@ def _state_value(s: np.ndarray, cfg: np.ndarray, me: int) -> float:
             winners += s[WINNERS + p] != 0
         return 1.0 if winners == 1 else SHARED_WIN
     love, adv, melt = _tracks(s, n)
-    return _values(love, adv, melt, n, me)
+    return _values(love, adv, melt, n, me, np.empty(4 * n))
 
 
 @njit
@@ -356,6 +379,7 @@ def _plan_values(s: np.ndarray, cfg: np.ndarray, me: int, paid: int, plans: np.n
     adv = np.empty(n, dtype=np.int64)
     melt = np.empty(n, dtype=np.int64)
     lost = np.empty(n, dtype=np.int64)
+    work = np.empty(4 * n)
     for c in range(N_COUNTS):
         mine = 0
         for p in range(n):
@@ -397,14 +421,14 @@ def _plan_values(s: np.ndarray, cfg: np.ndarray, me: int, paid: int, plans: np.n
                     every = False
             mine += 2 if every else 0
         if mine == 0:
-            out[c] = _values(love, adv, melt, n, me)
+            out[c] = _values(love, adv, melt, n, me, work)
         else:
             kept_love, kept_adv = love[me], adv[me]
             love[me] = min(GOAL, kept_love + mine)
-            by_love = _values(love, adv, melt, n, me)
+            by_love = _values(love, adv, melt, n, me, work)
             love[me] = kept_love
             adv[me] = min(GOAL, kept_adv + mine)
-            by_adv = _values(love, adv, melt, n, me)
+            by_adv = _values(love, adv, melt, n, me, work)
             adv[me] = kept_adv
             out[c] = max(by_love, by_adv)
 
@@ -430,6 +454,54 @@ def _terminal_values(s: np.ndarray, cfg: np.ndarray, me: int, paid: int, ninja: 
         out[c] = max(out[c], declined[c]) if eligible else declined[c]
 
 
+# ---------------------------------------------------------------------------- terminal values kept in memory
+#: Terminal value vectors a seat keeps (``CubeMeltHeuristic.terminal_values``' cache, in its memory row).
+SLOTS = 8
+#: A slot: in use, active seat, ``me``, Ninja mode, Love, Adventure, Melt (after the paid Melt) and ability
+#: per seat (the key of the Python cache, less the config: one engine's).
+KEY_WIDTH = 4 + 4 * MAX_SEATS
+SLOT_WIDTH = KEY_WIDTH + 84
+#: Memory row: the next slot to replace, then the slots (values as integers in units of ``VALUE_QUANTUM``).
+MEMORY_WIDTH = 1 + SLOTS * SLOT_WIDTH
+
+
+@njit
+def _cached_terminal_values(
+    s: np.ndarray, cfg: np.ndarray, me: int, paid: int, ninja: int, out: np.ndarray, memory: np.ndarray
+) -> None:
+    """:func:`_terminal_values`, kept in ``memory`` by what they depend on (the config is the engine's).
+    The values are multiples of the quantum, so an integer keeps each exactly."""
+    if memory.shape[0] < MEMORY_WIDTH:
+        _terminal_values(s, cfg, me, paid, ninja, out)
+        return
+    n, active = cfg[C_PLAYERS], int(s[ACTIVE])
+    key = np.zeros(KEY_WIDTH, dtype=np.int64)
+    key[0], key[1], key[2], key[3] = 1, active, me, ninja
+    for p in range(n):
+        key[4 + p] = s[LOVE + p]
+        key[4 + MAX_SEATS + p] = s[ADVENTURE + p]
+        key[4 + 2 * MAX_SEATS + p] = s[MELT + p] - (paid if p == active else 0)
+        key[4 + 3 * MAX_SEATS + p] = s[ABILITIES + p]
+    for slot in range(SLOTS):
+        at = 1 + slot * SLOT_WIDTH
+        same = True
+        for i in range(KEY_WIDTH):
+            if memory[at + i] != key[i]:
+                same = False
+                break
+        if same:
+            for c in range(N_COUNTS):
+                out[c] = memory[at + KEY_WIDTH + c] / QUANTUM_SCALE
+            return
+    _terminal_values(s, cfg, me, paid, ninja, out)
+    at = 1 + (memory[0] % SLOTS) * SLOT_WIDTH
+    memory[0] += 1
+    for i in range(KEY_WIDTH):
+        memory[at + i] = key[i]
+    for c in range(N_COUNTS):
+        memory[at + KEY_WIDTH + c] = int(out[c] * QUANTUM_SCALE)
+
+
 # ---------------------------------------------------------------------------- the heuristic's decisions
 @njit
 def _count_index(s: np.ndarray) -> int:
@@ -440,7 +512,7 @@ def _count_index(s: np.ndarray) -> int:
 
 
 @njit
-def _reroll_action(s: np.ndarray, cfg: np.ndarray, me: int) -> int:
+def _reroll_action(s: np.ndarray, cfg: np.ndarray, me: int, memory: np.ndarray) -> int:
     """``CubeMeltHeuristic.reroll_action``: stop, or the dice to re-roll, by expectimax over the levels."""
     done = int(s[REROLLS])
     paid_now = max(0, done - 1)
@@ -462,7 +534,7 @@ def _reroll_action(s: np.ndarray, cfg: np.ndarray, me: int) -> int:
     trans = _transition(cfg)
     terminal = np.empty((levels, N_COUNTS))
     for j in range(levels):
-        _terminal_values(s, cfg, me, paid[j], BEST, terminal[j])
+        _cached_terminal_values(s, cfg, me, paid[j], BEST, terminal[j], memory)
     values = terminal[levels - 1].copy()
     ev = np.empty(N_KEEPS)
     for j in range(levels - 2, 0, -1):
@@ -470,14 +542,15 @@ def _reroll_action(s: np.ndarray, cfg: np.ndarray, me: int) -> int:
         for row in range(N_COUNTS):  # heuristic._best_over_keeps
             best = terminal[j, row]
             if allowed[j]:
-                for k in range(N_KEEPS):
-                    if KEEP_OK[row, k] and ev[k] > best:
-                        best = ev[k]
+                for at in range(OK_START[row], OK_START[row + 1]):
+                    if ev[OK_KEEPS[at]] > best:
+                        best = ev[OK_KEEPS[at]]
             values[row] = best
     _expectations(trans, values, ev)
     pick = -1
-    for k in range(N_KEEPS):  # the first keep of the best value
-        if KEEP_OK[c, k] and (pick < 0 or ev[k] > ev[pick]):
+    for at in range(OK_START[c], OK_START[c + 1]):  # the first keep of the best value
+        k = OK_KEEPS[at]
+        if pick < 0 or ev[k] > ev[pick]:
             pick = k
     if ev[pick] <= terminal[0, c]:
         return STOP
@@ -507,13 +580,13 @@ def _choice_action(s: np.ndarray, cfg: np.ndarray, me: int) -> int:
 
 
 @njit
-def _ninja_action(s: np.ndarray, cfg: np.ndarray, me: int) -> int:
+def _ninja_action(s: np.ndarray, cfg: np.ndarray, me: int, memory: np.ndarray) -> int:
     """``CubeMeltHeuristic.ninja_action``: apply when the resolution is worth more so; a tie declines."""
     c = _count_index(s)
     applied = np.empty(N_COUNTS)
     declined = np.empty(N_COUNTS)
-    _terminal_values(s, cfg, me, 0, APPLY, applied)
-    _terminal_values(s, cfg, me, 0, DECLINE, declined)
+    _cached_terminal_values(s, cfg, me, 0, APPLY, applied, memory)
+    _cached_terminal_values(s, cfg, me, 0, DECLINE, declined, memory)
     return NINJA_APPLY if applied[c] > declined[c] else NINJA_DECLINE
 
 
@@ -523,11 +596,11 @@ def heuristic_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.nda
     me = int(s[DECIDER])
     phase = s[PHASE]
     if phase == REROLL:
-        action = _reroll_action(s, cfg, me)
+        action = _reroll_action(s, cfg, me, memory)
     elif phase == CHOOSE:
         action = _choice_action(s, cfg, me)
     elif phase == NINJA_PHASE:
-        action = _ninja_action(s, cfg, me)
+        action = _ninja_action(s, cfg, me, memory)
     else:
         action = -1
     if 0 <= action < mask.shape[0] and mask[action]:
@@ -671,5 +744,5 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
 
 PLAYERS: dict[str, CompiledPlayer] = {
     "greedy": CompiledPlayer("greedy", greedy_act),
-    "heuristic": CompiledPlayer("heuristic", heuristic_act),
+    "heuristic": CompiledPlayer("heuristic", heuristic_act, MEMORY_WIDTH),
 }

@@ -17,8 +17,8 @@ from ice_envs.cubemelt import compiled_players as cp
 from ice_envs.cubemelt import heuristic, rules
 from ice_envs.cubemelt.spec import SPEC
 
-#: Games per table size and variant: about 21,000 decisions per player in all.
-GAMES = {"heuristic": 35, "greedy": 35}
+#: Games per table size and variant: about 20,000 decisions per player in all.
+GAMES = {"heuristic": 40, "greedy": 40}
 
 
 def variant_tables() -> list[tuple[int, str]]:
@@ -86,7 +86,8 @@ def test_position_values_match(players: int) -> None:
     melt = rng.integers(-1, 21, size=(400, players))
     for me in range(players):
         expected = agent.values(love, adv, melt, me)
-        got = [cp._values(love[i], adv[i], melt[i], players, me) for i in range(400)]
+        work = np.empty(4 * players)
+        got = [cp._values(love[i], adv[i], melt[i], players, me, work) for i in range(400)]
         assert np.array_equal(np.array(got), expected)
 
 
@@ -119,6 +120,21 @@ def test_terminal_values_match(variant: str) -> None:
                 for paid, ninja, code in ((0, "best", cp.BEST), (1, "apply", cp.APPLY), (0, "decline", cp.DECLINE)):
                     cp._terminal_values(row, engine._cfg, me, paid, code, out)
                     assert np.array_equal(out, agent._terminal_values(state, me, paid, ninja))
+
+
+def test_kept_terminal_values_are_the_computed_ones() -> None:
+    options = dict(SPEC.variants["expansion"].options)
+    engine = engine_for(3, **options)
+    memory = np.zeros(cp.MEMORY_WIDTH, dtype=np.int64)
+    kept, computed = np.empty(cp.N_COUNTS), np.empty(cp.N_COUNTS)
+    states = [s for s in random_states(3, options, 40, 7) if s.phase != rules.PHASE_CHOOSE]
+    for state in states + states[-3:]:  # the last three again: found in memory
+        row = np.asarray(engine.pack_state(state), dtype=np.int8)
+        before = int(memory[0])
+        cp._cached_terminal_values(row, engine._cfg, state.active, 0, cp.BEST, kept, memory)
+        cp._terminal_values(row, engine._cfg, state.active, 0, cp.BEST, computed)
+        assert np.array_equal(kept, computed)
+    assert int(memory[0]) == before  # the last one was found, not computed
 
 
 @pytest.mark.parametrize(("bound", "codes"), [(2, [0, 1]), (6**3, [0, 5, 215]), (12**6, [0, 1, 12**6 - 1, 777_777])])
