@@ -17,7 +17,8 @@ its own hand, the dice and which are used, the public discards, the hand sizes a
 very same arithmetic on integers in units of ``2**-GRID_BITS`` turns: every sum the Python lattice forms
 is exact on that grid, so it is the same integer sum here, and the one division per sub-hand is the same
 correctly rounded float division followed by the same round-half-to-even, so every ``E`` is bit-identical
-(and every comparison of ``E`` the same). ``E`` of a hand depends on that hand alone, so a lattice of any
+(and every comparison of ``E`` the same). Like the Python lattice it groups the rolls by their plans and
+solves the sub-hands a number of cards at a time, each level's loops running over its sub-hands. ``E`` of a hand depends on that hand alone, so a lattice of any
 hand covering it gives the same value: the seat's lattice is kept in its ``memory`` row (the hand it
 was solved for, then ``E`` of every sub-hand) and solved again only when the hand is not covered (hands
 only shrink during a game, so once per seat and game).
@@ -32,7 +33,9 @@ The Python agent still draws from its generator: two re-deals of the hidden hand
 (``rules.resample_hidden``), two more when they differ, then four 64-bit seeds, whenever more than one
 action is legal. :func:`_resample_hidden` makes the same re-deal with the same draws (the shuffled unseen
 cards, ``_constrained_deal``'s proposals and Metropolis-Hastings choice, ``_consistent_deal`` and
-``_walk_deal``'s swaps), so the player's stream stays in step with the Python player's.
+``_walk_deal``'s swaps), so the player's stream stays in step with the Python player's. Of a proposal round's
+uniforms it computes only those a proposal reads (SplitMix64's ``t``-th draw is a function of the state
+plus ``t`` steps) and moves the stream past the others.
 """
 
 from __future__ import annotations
@@ -110,6 +113,8 @@ WIN, CARD, DIE = greedy.WIN, greedy.CARD, greedy.DIE
 RESAMPLE_PROPOSALS, RESAMPLE_ROUNDS = rules.RESAMPLE_PROPOSALS, rules.RESAMPLE_ROUNDS
 WALK_SWAPS_PER_CARD = rules.WALK_SWAPS_PER_CARD
 LOG_COMB = rules._LOG_COMB.copy()
+#: SplitMix64's increment: a stream ``t`` draws on is its state plus ``t`` times this.
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 # ---------------------------------------------------------------------------- the lattice of E
@@ -205,33 +210,64 @@ def _solve_lattice(top: np.ndarray, turns: np.ndarray) -> None:
             n_groups += 1
         weight[n_groups - 1] += 1
         prev = r
-    digits = np.zeros(NV, dtype=np.int64)
-    child = np.empty(max(n_off, 1), dtype=np.int64)
-    turns[0] = 0
+    # the sub-hands by their number of cards (a plan's result has fewer), solved a level at a time so that
+    # the loops over a level's sub-hands run over contiguous rows (vectorised)
+    digits = np.zeros((size, NV), dtype=np.int64)
+    cards = np.zeros(size, dtype=np.int64)
     for idx in range(1, size):
-        for v in range(NV):  # the odometer: digits of idx
-            if digits[v] < top[v]:
-                digits[v] += 1
+        for v in range(NV):  # the odometer
+            digits[idx, v] = digits[idx - 1, v]
+        for v in range(NV):
+            if digits[idx, v] < top[v]:
+                digits[idx, v] += 1
                 break
-            digits[v] = 0
+            digits[idx, v] = 0
+        for v in range(NV):
+            cards[idx] += digits[idx, v]
+    order = np.argsort(cards, kind="mergesort")
+    turns[0] = 0
+    child = np.empty((max(n_off, 1), size), dtype=np.int64)
+    best = np.empty(size, dtype=np.int64)
+    total = np.empty(size, dtype=np.int64)
+    rolls = np.empty(size, dtype=np.int64)
+    level_digits = np.empty((NV, size), dtype=np.int64)
+    lo = 1
+    while lo < size:
+        hi = lo
+        while hi < size and cards[order[hi]] == cards[order[lo]]:
+            hi += 1
+        level = order[lo:hi]
+        count = hi - lo
+        for v in range(NV):
+            for h in range(count):
+                level_digits[v, h] = digits[level[h], v]
         for o in range(n_off):
-            ok = True
-            for t in range(off_n[o]):
-                if digits[off_v[o, t]] < off_c[o, t]:
-                    ok = False
-            child[o] = turns[idx - off_val[o]] if ok else INF
-        total = NUM_ROLLS * GRID
-        rolls = 0
+            row = child[o]
+            for h in range(count):
+                row[h] = turns[max(level[h] - off_val[o], 0)]
+            for t in range(off_n[o]):  # the sub-hands that cannot afford the plan's cards
+                v, c = off_v[o, t], off_c[o, t]
+                for h in range(count):
+                    if level_digits[v, h] < c:
+                        row[h] = INF
+        for h in range(count):
+            total[h] = NUM_ROLLS * GRID
+            rolls[h] = 0
         for g in range(n_groups):
-            best = INF
+            for h in range(count):
+                best[h] = INF
             for t in range(group_start[g], group_start[g + 1]):
-                c = child[group_cols[t]]
-                if c < best:
-                    best = c
-            if best < INF:
-                total += best * weight[g]
-                rolls += weight[g]
-        turns[idx] = _round_half_even(float(total) / float(rolls)) if rolls > 0 else INF
+                col = child[group_cols[t]]
+                for h in range(count):
+                    best[h] = min(best[h], col[h])
+            w = weight[g]
+            for h in range(count):
+                if best[h] < INF:
+                    total[h] += best[h] * w
+                    rolls[h] += w
+        for h in range(count):
+            turns[level[h]] = _round_half_even(float(total[h]) / float(rolls[h])) if rolls[h] > 0 else INF
+        lo = hi
 
 
 @njit
@@ -466,6 +502,7 @@ def _constrained_deal(
     choosable = np.empty((count, m), dtype=np.bool_)
     picks = np.empty(m, dtype=np.int64)
     pick_keys = np.empty(m)
+    step = np.zeros(2, dtype=np.uint64)
     found = False
     for _ in range(RESAMPLE_ROUNDS):
         owner[:] = -1
@@ -483,9 +520,16 @@ def _constrained_deal(
                     a += choosable[c, i]
                 valid[c] = valid[c] and a >= k
                 log_weight[c] += LOG_COMB[a, k]
+            # the count x m uniforms in row-major order; only the keys of choosable cards of proposals still
+            # valid are read, so only those are computed: draw t of the stream is the one after t steps
+            base = prng[0]
             for c in range(count):
-                for i in range(m):
-                    keys[c, i] = uniform(prng)
+                if valid[c]:
+                    for i in range(m):
+                        if choosable[c, i]:
+                            step[0] = base + np.uint64(c * m + i) * GOLDEN
+                            keys[c, i] = uniform(step)
+            prng[0] = base + np.uint64(count * m) * GOLDEN
             for c in range(count):
                 if valid[c]:  # an invalid proposal is never used again: its cards need not be placed
                     _k_smallest(keys[c], choosable[c], k, picks, pick_keys)
