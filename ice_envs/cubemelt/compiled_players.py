@@ -234,16 +234,19 @@ def _softmax_into(z: np.ndarray, n: int, out: np.ndarray) -> float:
 def _values(love: np.ndarray, adv: np.ndarray, melt: np.ndarray, n: int, me: int, work: np.ndarray) -> float:
     """``CubeMeltHeuristic.values`` of one row of tracks (``work``: scratch, ``4 * n`` floats).
 
-    The softmax without seat ``m`` (``-inf`` there) has the same maximum as the full one unless ``m`` holds
-    the only maximum, so it reuses the full softmax's terms (bit for bit: the terms are the same floats and
-    its own term is an added 0.0) and computes its own only then.
+    The softmaxes' terms ``exp(z - max(z))`` and the weight ``q`` are read from tables of every track value,
+    made by the very same float operations (:func:`_exp_tables`); the softmax without seat ``m`` (``-inf``
+    there) has the maximum of the others, and its own term adds 0.0 to the sum, so leaving it out is bit
+    for bit the same.
     """
     any_goal = False
     any_melt = False
     goals = 0
     top_best = 0
     low_melt = melt[0]
+    melt_top = melt[0]
     for p in range(n):
+        melt_top = max(melt_top, melt[p])
         best = max(love[p], adv[p])
         if best >= GOAL:
             any_goal = True
@@ -268,11 +271,52 @@ def _values(love: np.ndarray, adv: np.ndarray, melt: np.ndarray, n: int, me: int
         if melt[me] <= 0 or min(love[me], adv[me]) != top:
             return 0.0
         return _quantised(SHARED_WIN if winners > 1 else 1.0)
+    if top_best > GOAL or low_melt < 1 or melt_top > START_MELT:  # off the tables (never in play)
+        return _estimate(love, adv, melt, n, me, work)
+    total = 0.0
+    for p in range(n):
+        total += RACE_EXP[max(love[p], adv[p]), top_best]
+    race = RACE_EXP[max(love[me], adv[me]), top_best] / total
+    melter = work[0:n]
+    total = 0.0
+    for p in range(n):
+        melter[p] = MELT_EXP[melt[p], low_melt]
+        total += melter[p]
+    for p in range(n):
+        melter[p] = melter[p] / total
+    low_top = 0
+    for p in range(n):
+        low_top = max(low_top, min(love[p], adv[p]))
+    by_melt = 0.0
+    for m in range(n):
+        if m == me:
+            continue
+        top_m = 0
+        for p in range(n):
+            if p != m:
+                top_m = max(top_m, min(love[p], adv[p]))
+        total = 0.0  # the softmax without m: its maximum is top_m (the full one's unless m held the only one)
+        for p in range(n):
+            if p != m:
+                total += LOW_EXP[min(love[p], adv[p]), top_m]
+        by_melt += melter[m] * (LOW_EXP[min(love[me], adv[me]), top_m] / total)
+    q = RACE_OR_MELT[top_best, low_melt]
+    estimate = ((1.0 - q) * race + q * by_melt) * (1.0 - MELT_COST * (START_MELT - melt[me]))
+    return _quantised(estimate)
+
+
+@njit
+def _estimate(love: np.ndarray, adv: np.ndarray, melt: np.ndarray, n: int, me: int, work: np.ndarray) -> float:
+    """The estimate of :func:`_values` (no goal, no melt) computed term by term, for tracks off its tables."""
     z = work[0:n]
     e = work[n : 2 * n]
     melter = work[2 * n : 3 * n]
     own = work[3 * n : 4 * n]
+    top_best = 0
+    low_melt = melt[0]
     for p in range(n):
+        top_best = max(top_best, max(love[p], adv[p]))
+        low_melt = min(low_melt, melt[p])
         z[p] = BETA_RACE * max(love[p], adv[p])
     total = _softmax_into(z, n, e)
     race = e[me] / total
@@ -310,6 +354,28 @@ def _values(love: np.ndarray, adv: np.ndarray, melt: np.ndarray, n: int, me: int
     q = 1.0 / (1.0 + math.exp(-KAPPA * (t_race - t_melt)))
     estimate = ((1.0 - q) * race + q * by_melt) * (1.0 - MELT_COST * (START_MELT - melt[me]))
     return _quantised(estimate)
+
+
+@njit
+def _exp_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The terms of :func:`_estimate`'s softmaxes and its race-or-melt weight ``q`` for every track value
+    0..20, computed by the very same float operations (so :func:`_values` reads what it would compute):
+    ``RACE_EXP[b, top]``, ``MELT_EXP[m, lowest]``, ``LOW_EXP[x, top]`` and ``RACE_OR_MELT[top, lowest]``."""
+    span = GOAL + 1
+    race = np.empty((span, span))
+    melt = np.empty((span, span))
+    low = np.empty((span, span))
+    q = np.empty((span, span))
+    for a in range(span):
+        for b in range(span):
+            race[a, b] = math.exp(BETA_RACE * a - BETA_RACE * b)
+            melt[a, b] = math.exp(-GAMMA_MELT * float(a) - -GAMMA_MELT * float(b))
+            low[a, b] = math.exp(BETA_MIN * float(a) - BETA_MIN * float(b))
+            q[a, b] = 1.0 / (1.0 + math.exp(-KAPPA * ((GOAL - a) / RACE_RATE - b / MELT_RATE)))
+    return race, melt, low, q
+
+
+RACE_EXP, MELT_EXP, LOW_EXP, RACE_OR_MELT = _exp_tables()
 
 
 @njit

@@ -89,6 +89,9 @@ def test_position_values_match(players: int) -> None:
         work = np.empty(4 * players)
         got = [cp._values(love[i], adv[i], melt[i], players, me, work) for i in range(400)]
         assert np.array_equal(np.array(got), expected)
+        live = (love < 20).all(axis=1) & (adv < 20).all(axis=1) & (melt > 0).all(axis=1)
+        estimates = [cp._estimate(love[i], adv[i], melt[i], players, me, work) for i in np.flatnonzero(live)]
+        assert live.any() and np.array_equal(np.array(estimates), expected[live])  # the tables' own computation
 
 
 def random_states(players: int, options: dict, count: int, seed: int) -> list[rules.CubeMeltState]:
