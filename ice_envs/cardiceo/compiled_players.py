@@ -514,6 +514,8 @@ def _constrained_deal(
             if k == 0:
                 continue
             for c in range(count):
+                if not valid[c]:  # an invalid proposal stays invalid: its cards and weight are never read
+                    continue
                 a = 0
                 for i in range(m):
                     choosable[c, i] = allowed[j, i] and owner[c, i] < 0

@@ -761,6 +761,11 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
     final_value = np.zeros(N_COUNTS, dtype=np.int64)
     known = np.zeros(N_COUNTS, dtype=np.bool_)
     full = nf**ND
+    kept = np.zeros(KINDS, dtype=np.int64)
+    kept_value = np.zeros(
+        7**KINDS, dtype=np.int64
+    )  # by the kept faces' counts: re-rolls keeping them are worth the same
+    kept_known = np.zeros(7**KINDS, dtype=np.bool_)
     best, best_value = -1, 0
     for action in range(mask.shape[0]):
         if not mask[action]:
@@ -768,13 +773,19 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
         if s[PHASE] != REROLL or not 1 <= action < NUM_SUBSETS:
             value = full * _after_value(s, cfg, action, 0, full, seat)
         else:
-            kept = np.zeros(KINDS, dtype=np.int64)
+            kept[:] = 0
             r = 0
             for i in range(ND):
                 if action >> i & 1:
                     r += 1
                 else:
                     kept[s[DICE + i]] += 1
+            key = kept[0] + 7 * kept[1] + 49 * kept[2] + 343 * kept[3]
+            if kept_known[key]:
+                value = kept_value[key]
+                if best < 0 or value > best_value:
+                    best, best_value = action, value
+                continue
             total = 0
             for c in range(N_COUNTS):  # the re-rolled dice's counts: final counts minus the kept ones
                 fits = True
@@ -803,6 +814,7 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
                     known[c] = True
                 total += weight * final_value[c]
             value = total * nf ** (ND - r)
+            kept_value[key], kept_known[key] = value, True
         if best < 0 or value > best_value:
             best, best_value = action, value
     return best
