@@ -1,0 +1,817 @@
+"""Cardiceo's greedy and heuristic players, compiled: the same decisions as the Python players, on the state row.
+
+Both read only what the deciding seat sees in the compiled engine's row (:mod:`ice_envs.cardiceo.compiled`):
+its own hand, the dice and which are used, the public discards, the hand sizes and the public record
+(``known_missing``).
+
+**heuristic** mirrors :class:`~ice_envs.cardiceo.heuristic.CardiceoHeuristic`:
+
+* :func:`_choose_plan` is ``heuristic.choose_plan``: the playable plans of ``solitaire.playable_plans``
+  (tables ``FRESH_NEED``, ``MAKES_CARDS``, ``PLAN_DICE`` copied from :mod:`ice_envs.cardiceo.solitaire`),
+  ranked by ``heuristic.plan_key`` (``-E`` of the hand left, cards shed, the ``roll_misses`` of the
+  values shed, minus ``_help_left``), ties to the plan listed first;
+* :func:`_keep_or_reroll` is ``heuristic.keep_or_reroll`` (``Lattice.best_after`` and ``reroll_sum``);
+* the random fallback draws as ``SeededAgent.random_legal`` (it is never reached in a legal position).
+
+``E`` is ``solitaire.Lattice``'s expected-turns lattice, computed here by :func:`_solve_lattice` with the
+very same arithmetic on integers in units of ``2**-GRID_BITS`` turns: every sum the Python lattice forms
+is exact on that grid, so it is the same integer sum here, and the one division per sub-hand is the same
+correctly rounded float division followed by the same round-half-to-even, so every ``E`` is bit-identical
+(and every comparison of ``E`` the same). Like the Python lattice it groups the rolls by their plans and
+solves the sub-hands a number of cards at a time, each level's loops running over its sub-hands. ``E`` of a hand depends on that hand alone, so a lattice of any
+hand covering it gives the same value: the seat's lattice is kept in its ``memory`` row (the hand it
+was solved for, then ``E`` of every sub-hand) and solved again only when the hand is not covered (hands
+only shrink during a game, so once per seat and game).
+
+**greedy** mirrors ``agents/greedy.py``'s ``GreedyAgent`` with its default 4 samples on Cardiceo's value
+(:func:`ice_envs.cardiceo.greedy.value` and its ``expected_values`` hook for the re-roll). That value reads
+only the seat's hand, the dice and whose turn it is, and after any action it is the same on every re-deal
+and every chance outcome (a turn that passes on never comes back to the seat in its discard phase before
+the seat decides again), so the decision needs no randomness: the value of each action times 384 (the
+re-roll's chance of a discard is a count of the 384 rolls) is compared exactly, ties to the lowest action.
+The Python agent still draws from its generator: two re-deals of the hidden hands
+(``rules.resample_hidden``), two more when they differ, then four 64-bit seeds, whenever more than one
+action is legal. :func:`_resample_hidden` makes the same re-deal with the same draws (the shuffled unseen
+cards, ``_constrained_deal``'s proposals and Metropolis-Hastings choice, ``_consistent_deal`` and
+``_walk_deal``'s swaps), so the player's stream stays in step with the Python player's. Of a proposal round's
+uniforms it computes only those a proposal reads (SplitMix64's ``t``-th draw is a function of the state
+plus ``t`` steps) and moves the stream past the others.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ice_envs.cardiceo import greedy, heuristic, rules, solitaire
+from ice_envs.cardiceo.compiled import (
+    C_PLAYERS,
+    CURRENT,
+    DICE,
+    DISCARDED,
+    END_TURN,
+    HANDS,
+    KEEP_DICE,
+    KNOWN_MISSING,
+    NO_PLAY,
+    NUM_SUBSETS,
+    NV,
+    PHASE,
+    REROLL_ALL,
+    SIZES,
+    SUBSET_DICE,
+    USED,
+)
+from ice_envs.core.compiled import below, njit, shuffle, uniform
+from ice_envs.core.compiled_players import CompiledPlayer, random_act
+
+__all__ = ["GREEDY_SAMPLES", "LATTICE_CAPACITY", "PLAYERS"]
+
+#: Re-deals the greedy agent draws per decision (``agents.greedy.DEFAULT_SAMPLES``).
+GREEDY_SAMPLES = 4
+#: Sub-hands a lattice kept in memory may have: every hand of up to 10 cards (``2**10`` at most).
+LATTICE_CAPACITY = 1 << 10
+#: Memory row: a flag, the hand the kept lattice was solved for, then its ``E`` per sub-hand.
+MEM_FLAG, MEM_TOP, MEM_TURNS = 0, 1, 1 + NV
+MEMORY_WIDTH = MEM_TURNS + LATTICE_CAPACITY
+
+NUM_ROLLS = len(solitaire.ROLLS)
+NUM_PLANS = len(solitaire.PLANS)
+#: One turn on ``E``'s grid.
+GRID = 1 << solitaire.GRID_BITS
+#: ``E`` of a hand no roll can shed from (infinite in the Python lattice; never met with 15 reachable values).
+INF = np.int64(1) << 62
+FRESH_NEED = solitaire.FRESH_NEED.astype(np.int64)
+MAKES_CARDS = (solitaire.FRESH_CARDS > 0).astype(np.int8)
+PLAN_DICE = solitaire.PLAN_DICE.astype(np.int64)
+PLAN_FIRST = np.array([plan[0] for plan in solitaire.PLANS], dtype=np.int64)
+PLAN_CARDS = np.array([len(plan) for plan in solitaire.PLANS], dtype=np.int64)
+
+
+def _need_pairs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``FRESH_NEED`` compactly: per roll and plan, how many values it sheds, which (0-based), how many of each."""
+    count = (FRESH_NEED > 0).sum(axis=2)
+    values = np.zeros((*count.shape, 3), dtype=np.int64)
+    copies = np.zeros((*count.shape, 3), dtype=np.int64)
+    for r, p in zip(*np.nonzero(count), strict=True):
+        held = np.flatnonzero(FRESH_NEED[r, p])
+        values[r, p, : held.size] = held
+        copies[r, p, : held.size] = FRESH_NEED[r, p, held]
+    return count.astype(np.int64), values, copies
+
+
+NEED_N, NEED_V, NEED_C = _need_pairs()
+ROLL_MISSES = np.array(heuristic.roll_misses(), dtype=np.int64)
+#: ``SUBSET_BITS[sid]``: the dice (bit i: die i) of subset action ``sid``.
+SUBSET_BITS = np.array([sum(1 << d for d in sub) for sub in rules.SUBSETS], dtype=np.int64)
+#: ``ROLL_MADE[r]``: bits ``v - 1`` of the card values that fresh roll ``r``'s dice make (``greedy._roll_masks``).
+ROLL_MADE = np.array(greedy._roll_masks(), dtype=np.int64)
+ALL_FREE = (1 << rules.NUM_DICE) - 1
+COPIES = rules.COPIES_PER_VALUE
+WIN, CARD, DIE = greedy.WIN, greedy.CARD, greedy.DIE
+RESAMPLE_PROPOSALS, RESAMPLE_ROUNDS = rules.RESAMPLE_PROPOSALS, rules.RESAMPLE_ROUNDS
+WALK_SWAPS_PER_CARD = rules.WALK_SWAPS_PER_CARD
+LOG_COMB = rules._LOG_COMB.copy()
+#: SplitMix64's increment: a stream ``t`` draws on is its state plus ``t`` times this.
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+# ---------------------------------------------------------------------------- the lattice of E
+@njit
+def _round_half_even(x: float) -> int:
+    """``x`` (>= 0) rounded to an integer, half to even (``np.round``)."""
+    f = math.floor(x)
+    d = x - f
+    n = int(f)
+    if d > 0.5 or (d == 0.5 and n % 2 == 1):
+        n += 1
+    return n
+
+
+@njit
+def _strides(top: np.ndarray) -> tuple[np.ndarray, int]:
+    """The mixed-radix strides of the sub-hands of ``top`` and their number (``Lattice.strides``)."""
+    strides = np.empty(NV, dtype=np.int64)
+    size = 1
+    for v in range(NV):
+        strides[v] = size
+        size *= top[v] + 1
+    return strides, size
+
+
+@njit
+def _solve_lattice(top: np.ndarray, turns: np.ndarray) -> None:
+    """``E`` of every sub-hand of ``top`` into ``turns`` (``solitaire.Lattice``, in units of ``1 / GRID``).
+
+    The rolls that allow a discard from ``top`` are grouped by their set of distinct plan offsets
+    (``Lattice._roll_groups``; a group is only a shortcut: its sum is the exact sum over its rolls);
+    sub-hands are solved in index order (a plan's result has a smaller index).
+    """
+    strides, size = _strides(top)
+    col_of = np.full(size, -1, dtype=np.int64)  # index offset -> its column
+    off_val = np.empty(NUM_ROLLS * NUM_PLANS, dtype=np.int64)
+    off_v = np.empty((NUM_ROLLS * NUM_PLANS, 3), dtype=np.int64)  # the values (0-based) it sheds
+    off_c = np.empty((NUM_ROLLS * NUM_PLANS, 3), dtype=np.int64)  # and how many of each
+    off_n = np.empty(NUM_ROLLS * NUM_PLANS, dtype=np.int64)
+    n_off = 0
+    cols = np.empty((NUM_ROLLS, NUM_PLANS), dtype=np.int64)  # per roll, its distinct columns, sorted
+    n_cols = np.zeros(NUM_ROLLS, dtype=np.int64)
+    key = np.zeros(NUM_ROLLS, dtype=np.int64)
+    for r in range(NUM_ROLLS):
+        for p in range(NUM_PLANS):
+            if not _plan_fits(r, p, ALL_FREE, top):
+                continue
+            offset = _plan_offset(r, p, strides)
+            col = col_of[offset]
+            if col < 0:
+                col = col_of[offset] = n_off
+                off_val[col] = offset
+                off_n[col] = NEED_N[r, p]
+                for t in range(3):
+                    off_v[col, t] = NEED_V[r, p, t]
+                    off_c[col, t] = NEED_C[r, p, t]
+                n_off += 1
+            at = n_cols[r]
+            known = False
+            for t in range(at):
+                if cols[r, t] == col:
+                    known = True
+            if not known:
+                while at > 0 and cols[r, at - 1] > col:  # insertion into the sorted list
+                    cols[r, at] = cols[r, at - 1]
+                    at -= 1
+                cols[r, at] = col
+                n_cols[r] += 1
+        for t in range(n_cols[r]):
+            key[r] = key[r] * 1_000_003 + cols[r, t] + 1
+    # rolls with the same columns, adjacent once sorted by key, form one group of that weight
+    order = np.argsort(key, kind="mergesort")
+    group_start = np.zeros(NUM_ROLLS + 1, dtype=np.int64)
+    group_cols = np.empty(NUM_ROLLS * NUM_PLANS, dtype=np.int64)
+    weight = np.zeros(NUM_ROLLS, dtype=np.int64)
+    n_groups = 0
+    prev = -1
+    for i in range(NUM_ROLLS):
+        r = order[i]
+        if n_cols[r] == 0:
+            continue
+        same = prev >= 0 and n_cols[prev] == n_cols[r]
+        if same:
+            for t in range(n_cols[r]):
+                if cols[prev, t] != cols[r, t]:
+                    same = False
+                    break
+        if not same:
+            at = group_start[n_groups]
+            for t in range(n_cols[r]):
+                group_cols[at + t] = cols[r, t]
+            group_start[n_groups + 1] = at + n_cols[r]
+            n_groups += 1
+        weight[n_groups - 1] += 1
+        prev = r
+    # the sub-hands by their number of cards (a plan's result has fewer), solved a level at a time so that
+    # the loops over a level's sub-hands run over contiguous rows (vectorised)
+    digits = np.zeros((size, NV), dtype=np.int64)
+    cards = np.zeros(size, dtype=np.int64)
+    for idx in range(1, size):
+        for v in range(NV):  # the odometer
+            digits[idx, v] = digits[idx - 1, v]
+        for v in range(NV):
+            if digits[idx, v] < top[v]:
+                digits[idx, v] += 1
+                break
+            digits[idx, v] = 0
+        for v in range(NV):
+            cards[idx] += digits[idx, v]
+    order = np.argsort(cards, kind="mergesort")
+    turns[0] = 0
+    child = np.empty((max(n_off, 1), size), dtype=np.int64)
+    best = np.empty(size, dtype=np.int64)
+    total = np.empty(size, dtype=np.int64)
+    rolls = np.empty(size, dtype=np.int64)
+    level_digits = np.empty((NV, size), dtype=np.int64)
+    lo = 1
+    while lo < size:
+        hi = lo
+        while hi < size and cards[order[hi]] == cards[order[lo]]:
+            hi += 1
+        level = order[lo:hi]
+        count = hi - lo
+        for v in range(NV):
+            for h in range(count):
+                level_digits[v, h] = digits[level[h], v]
+        for o in range(n_off):
+            row = child[o]
+            for h in range(count):
+                row[h] = turns[max(level[h] - off_val[o], 0)]
+            for t in range(off_n[o]):  # the sub-hands that cannot afford the plan's cards
+                v, c = off_v[o, t], off_c[o, t]
+                for h in range(count):
+                    if level_digits[v, h] < c:
+                        row[h] = INF
+        for h in range(count):
+            total[h] = NUM_ROLLS * GRID
+            rolls[h] = 0
+        for g in range(n_groups):
+            for h in range(count):
+                best[h] = INF
+            for t in range(group_start[g], group_start[g + 1]):
+                col = child[group_cols[t]]
+                for h in range(count):
+                    best[h] = min(best[h], col[h])
+            w = weight[g]
+            for h in range(count):
+                if best[h] < INF:
+                    total[h] += best[h] * w
+                    rolls[h] += w
+        for h in range(count):
+            turns[level[h]] = _round_half_even(float(total[h]) / float(rolls[h])) if rolls[h] > 0 else INF
+        lo = hi
+
+
+@njit
+def _lattice(memory: np.ndarray, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(strides, E per sub-hand)`` of a lattice covering ``hand``: the one kept in ``memory`` when it covers
+    ``hand`` (``solitaire.lattice_for``), else one solved for ``hand`` (and kept when it fits)."""
+    if memory.shape[0] >= MEMORY_WIDTH and memory[MEM_FLAG]:
+        top = memory[MEM_TOP : MEM_TOP + NV]
+        covers = True
+        for v in range(NV):
+            if hand[v] > top[v]:
+                covers = False
+        if covers:
+            strides, size = _strides(top)
+            return strides, memory[MEM_TURNS : MEM_TURNS + size]
+    top = hand.copy()
+    strides, size = _strides(top)
+    if memory.shape[0] >= MEMORY_WIDTH and size <= LATTICE_CAPACITY:
+        turns = memory[MEM_TURNS : MEM_TURNS + size]
+        memory[MEM_FLAG] = 0
+        _solve_lattice(top, turns)
+        memory[MEM_TOP : MEM_TOP + NV] = top
+        memory[MEM_FLAG] = 1
+        return strides, turns
+    turns = np.empty(size, dtype=np.int64)
+    _solve_lattice(top, turns)
+    return strides, turns
+
+
+@njit
+def _index(hand: np.ndarray, strides: np.ndarray) -> int:
+    idx = 0
+    for v in range(NV):
+        idx += hand[v] * strides[v]
+    return idx
+
+
+@njit
+def _plan_fits(r: int, p: int, free_bits: int, hand: np.ndarray) -> bool:
+    """Plan ``p`` is playable with roll ``r``'s ``free_bits`` dice from ``hand`` (``solitaire.playable_plans``)."""
+    if not MAKES_CARDS[r, p] or (PLAN_DICE[p] & ~free_bits) != 0:
+        return False
+    for t in range(NEED_N[r, p]):
+        if hand[NEED_V[r, p, t]] < NEED_C[r, p, t]:
+            return False
+    return True
+
+
+@njit
+def _plan_offset(r: int, p: int, strides: np.ndarray) -> int:
+    """The lattice index offset of the cards plan ``p`` sheds with roll ``r``."""
+    offset = 0
+    for t in range(NEED_N[r, p]):
+        offset += NEED_C[r, p, t] * strides[NEED_V[r, p, t]]
+    return offset
+
+
+@njit
+def _best_after(r: int, hand: np.ndarray, hand_idx: int, strides: np.ndarray, turns: np.ndarray) -> int:
+    """``Lattice.best_after`` with every die free: the least ``E`` roll ``r`` leaves (``E(hand)`` among them
+    whenever some plan does not fit)."""
+    best = INF
+    for p in range(NUM_PLANS):
+        if _plan_fits(r, p, ALL_FREE, hand):
+            e = turns[hand_idx - _plan_offset(r, p, strides)]
+        else:
+            e = turns[hand_idx]
+        if e < best:
+            best = e
+    return best
+
+
+# ---------------------------------------------------------------------------- the heuristic
+@njit
+def _roll_index(s: np.ndarray) -> int:
+    """``solitaire.roll_index`` of the row's dice."""
+    return ((int(s[DICE]) - 1) * 8 + (int(s[DICE + 1]) - 1)) * 12 + (int(s[DICE + 2]) - 1)
+
+
+@njit
+def _own_hand(s: np.ndarray, seat: int) -> np.ndarray:
+    hand = np.empty(NV, dtype=np.int64)
+    for v in range(NV):
+        hand[v] = s[HANDS + seat * NV + v]
+    return hand
+
+
+@njit
+def _keep_or_reroll(s: np.ndarray, hand: np.ndarray, memory: np.ndarray) -> int:
+    """``heuristic.keep_or_reroll``: keep unless 384 times ``E`` kept exceeds the sum over fresh rolls."""
+    strides, turns = _lattice(memory, hand)
+    idx = _index(hand, strides)
+    keep = _best_after(_roll_index(s), hand, idx, strides, turns)
+    total = 0
+    for r in range(NUM_ROLLS):
+        total += _best_after(r, hand, idx, strides, turns)
+    return KEEP_DICE if NUM_ROLLS * keep <= total else REROLL_ALL
+
+
+@njit
+def _help_left(s: np.ndarray, free_bits: int, gone: np.ndarray) -> int:
+    """``heuristic._help_left``: unseen copies of the card values the ``free_bits`` dice make."""
+    made = 0
+    for sid in range(NUM_SUBSETS):
+        if SUBSET_BITS[sid] & ~free_bits == 0:
+            total = 0
+            for d in range(3):
+                if SUBSET_DICE[sid, d]:
+                    total += int(s[DICE + d])
+            if total <= NV:
+                made |= 1 << (total - 1)
+    out = 0
+    for v in range(NV):
+        if made >> v & 1:
+            out += COPIES - gone[v]
+    return out
+
+
+@njit
+def _choose_plan(s: np.ndarray, hand: np.ndarray, memory: np.ndarray) -> int:
+    """``heuristic.choose_plan``: the first discard of the best plan by ``plan_key``; -1 if none fits."""
+    r = _roll_index(s)
+    free_bits = 0
+    for d in range(3):
+        if not s[USED + d]:
+            free_bits |= 1 << d
+    plans = np.empty(NUM_PLANS, dtype=np.int64)
+    n = 0
+    for p in range(NUM_PLANS):
+        if _plan_fits(r, p, free_bits, hand):
+            plans[n] = p
+            n += 1
+    if n == 0:
+        return -1
+    differ = False
+    for i in range(1, n):
+        for v in range(NV):
+            if FRESH_NEED[r, plans[i], v] != FRESH_NEED[r, plans[0], v]:
+                differ = True
+    if differ:
+        strides, turns = _lattice(memory, hand)
+        hand_idx = _index(hand, strides)
+    else:
+        strides, turns = np.zeros(NV, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        hand_idx = 0
+    gone = np.empty(NV, dtype=np.int64)
+    for v in range(NV):
+        gone[v] = int(s[DISCARDED + v]) + hand[v]
+    best = -1
+    best_e = best_cards = best_misses = best_help = 0
+    for i in range(n):
+        p = plans[i]
+        e = 0
+        misses = 0
+        offset = 0
+        for v in range(NV):
+            c = FRESH_NEED[r, p, v]
+            offset += c * strides[v]
+            misses += ROLL_MISSES[v] * c
+        if differ:
+            e = turns[hand_idx - offset]
+        helps = _help_left(s, free_bits & ~PLAN_DICE[p], gone)
+        cards = PLAN_CARDS[p]
+        if best < 0:
+            better = True
+        elif e != best_e:
+            better = e < best_e
+        elif cards != best_cards:
+            better = cards > best_cards
+        elif misses != best_misses:
+            better = misses > best_misses
+        else:
+            better = helps < best_help
+        if better:
+            best, best_e, best_cards, best_misses, best_help = p, e, cards, misses, helps
+    return PLAN_FIRST[best]
+
+
+@njit
+def heuristic_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
+    """``CardiceoHeuristic.act`` (module docstring)."""
+    seat = int(s[CURRENT])
+    hand = _own_hand(s, seat)
+    if s[PHASE] == NO_PLAY:
+        return _keep_or_reroll(s, hand, memory)
+    first = _choose_plan(s, hand, memory)
+    if first >= 0 and mask[first]:
+        return first
+    return random_act(s, cfg, mask, prng, memory)
+
+
+# ---------------------------------------------------------------------------- the greedy player's re-deals
+@njit
+def _k_smallest(keys: np.ndarray, choosable: np.ndarray, k: int, out: np.ndarray, out_keys: np.ndarray) -> None:
+    """The ``k`` choosable cards of smallest key into ``out`` (``np.argpartition(keys, k - 1)[:k]`` where at
+    least ``k`` cards are choosable, the others keyed 2.0), kept sorted by key in ``out_keys``."""
+    filled = 0
+    for i in range(keys.shape[0]):
+        if not choosable[i]:
+            continue
+        key = keys[i]
+        if filled == k and key >= out_keys[k - 1]:
+            continue
+        at = filled if filled < k else k - 1
+        while at > 0 and out_keys[at - 1] > key:
+            out_keys[at] = out_keys[at - 1]
+            out[at] = out[at - 1]
+            at -= 1
+        out_keys[at] = key
+        out[at] = i
+        if filled < k:
+            filled += 1
+
+
+@njit
+def _constrained_deal(
+    pool: np.ndarray, sizes: np.ndarray, lacks: np.ndarray, prng: np.ndarray, hands: np.ndarray
+) -> bool:
+    """``rules._constrained_deal`` with the same draws: hand ``j``'s counts into ``hands[j]``; False for None."""
+    m, count, n = pool.shape[0], RESAMPLE_PROPOSALS, sizes.shape[0]
+    allowed = np.zeros((n, m), dtype=np.bool_)
+    allowed_count = np.zeros(n, dtype=np.int64)
+    for j in range(n):
+        for i in range(m):
+            allowed[j, i] = not lacks[j, pool[i] - 1]
+            allowed_count[j] += allowed[j, i]
+    order = np.argsort(allowed_count, kind="mergesort")
+    owner = np.empty((count, m), dtype=np.int64)
+    log_weight = np.empty(count)
+    valid = np.empty(count, dtype=np.bool_)
+    keys = np.empty((count, m))
+    choosable = np.empty((count, m), dtype=np.bool_)
+    picks = np.empty(m, dtype=np.int64)
+    pick_keys = np.empty(m)
+    step = np.zeros(2, dtype=np.uint64)
+    found = False
+    for _ in range(RESAMPLE_ROUNDS):
+        owner[:] = -1
+        log_weight[:] = 0.0
+        valid[:] = True
+        for jj in range(n):
+            j = order[jj]
+            k = sizes[j]
+            if k == 0:
+                continue
+            for c in range(count):
+                if not valid[c]:  # an invalid proposal stays invalid: its cards and weight are never read
+                    continue
+                a = 0
+                for i in range(m):
+                    choosable[c, i] = allowed[j, i] and owner[c, i] < 0
+                    a += choosable[c, i]
+                valid[c] = valid[c] and a >= k
+                log_weight[c] += LOG_COMB[a, k]
+            # the count x m uniforms in row-major order; only the keys of choosable cards of proposals still
+            # valid are read, so only those are computed: draw t of the stream is the one after t steps
+            base = prng[0]
+            for c in range(count):
+                if valid[c]:
+                    for i in range(m):
+                        if choosable[c, i]:
+                            step[0] = base + np.uint64(c * m + i) * GOLDEN
+                            keys[c, i] = uniform(step)
+            prng[0] = base + np.uint64(count * m) * GOLDEN
+            for c in range(count):
+                if valid[c]:  # an invalid proposal is never used again: its cards need not be placed
+                    _k_smallest(keys[c], choosable[c], k, picks, pick_keys)
+                    for t in range(k):
+                        owner[c, picks[t]] = j
+        for c in range(count):
+            if valid[c]:
+                found = True
+        if found:
+            break
+    if not found:
+        return False
+    current = -1
+    for c in range(count):
+        if valid[c]:
+            if current < 0:
+                current = c
+            elif math.log(uniform(prng)) < log_weight[c] - log_weight[current]:
+                current = c
+    hands[:] = 0
+    for i in range(m):
+        if owner[current, i] >= 0:
+            hands[owner[current, i], pool[i] - 1] += 1
+    return True
+
+
+@njit
+def _consistent_deal(unseen: np.ndarray, sizes: np.ndarray, lacks: np.ndarray) -> np.ndarray:
+    """``rules._consistent_deal``: the same flow, breadth first in the same order (places after values)."""
+    n = sizes.shape[0]
+    places = n + 1
+    room = np.empty(places, dtype=np.int64)
+    total = 0
+    for v in range(NV):
+        total += unseen[v]
+    rest = total
+    for j in range(n):
+        room[j] = sizes[j]
+        rest -= sizes[j]
+    room[n] = rest
+    may_hold = np.ones((places, NV), dtype=np.bool_)
+    for j in range(n):
+        for v in range(NV):
+            may_hold[j, v] = not lacks[j, v]
+    deal = np.zeros((places, NV), dtype=np.int64)
+    nodes = NV + places  # values 0..14, then the places
+    came_from = np.empty(nodes, dtype=np.int64)
+    frontier = np.empty(nodes, dtype=np.int64)
+    nxt = np.empty(nodes, dtype=np.int64)
+    for value in range(NV):
+        for _ in range(unseen[value]):
+            came_from[:] = -2  # -2: not reached, -1: the start
+            came_from[value] = -1
+            frontier[0] = value
+            n_front, goal = 1, -1
+            while n_front > 0 and goal < 0:
+                n_next = 0
+                for f in range(n_front):
+                    node = frontier[f]
+                    if node < NV:  # a value: to the places that may hold it
+                        for p in range(places):
+                            if may_hold[p, node]:
+                                target = NV + p
+                                if came_from[target] != -2:
+                                    continue
+                                came_from[target] = node
+                                if room[p]:
+                                    goal = target
+                                    break
+                                nxt[n_next] = target
+                                n_next += 1
+                    else:  # a place: to the values it holds
+                        p = node - NV
+                        for v in range(NV):
+                            if deal[p, v]:
+                                if came_from[v] != -2:
+                                    continue
+                                came_from[v] = node
+                                nxt[n_next] = v
+                                n_next += 1
+                    if goal >= 0:
+                        break
+                frontier[:n_next] = nxt[:n_next]
+                n_front = n_next
+            if goal < 0:
+                raise ValueError("the record admits no deal of the unseen cards (inconsistent state)")
+            room[goal - NV] -= 1
+            node = goal
+            while came_from[node] != -1:
+                prev = came_from[node]
+                if node >= NV:
+                    deal[node - NV, prev] += 1
+                else:
+                    deal[prev - NV, node] -= 1
+                node = prev
+    return deal
+
+
+@njit
+def _walk_deal(unseen: np.ndarray, sizes: np.ndarray, lacks: np.ndarray, prng: np.ndarray, hands: np.ndarray) -> None:
+    """``rules._walk_deal`` with the same draws: the swaps from :func:`_consistent_deal` into ``hands``."""
+    n = sizes.shape[0]
+    start = _consistent_deal(unseen, sizes, lacks)
+    m = 0
+    for p in range(n + 1):
+        for v in range(NV):
+            m += start[p, v]
+    cards = np.empty(m, dtype=np.int64)
+    place = np.empty(m, dtype=np.int64)
+    at = 0
+    for p in range(n + 1):
+        for v in range(NV):
+            for _ in range(start[p, v]):
+                cards[at] = v + 1
+                place[at] = p
+                at += 1
+    bound = max(m, 1)
+    swaps = WALK_SWAPS_PER_CARD * m
+    draws = np.empty(2 * swaps, dtype=np.int64)
+    for t in range(2 * swaps):
+        draws[t] = below(prng, bound)
+    for t in range(swaps):
+        i, j = draws[2 * t], draws[2 * t + 1]
+        a, b = place[i], place[j]
+        ok_a = a == n or not lacks[a, cards[j] - 1]
+        ok_b = b == n or not lacks[b, cards[i] - 1]
+        if a != b and ok_a and ok_b:
+            cards[i], cards[j] = cards[j], cards[i]
+    hands[:] = 0
+    for t in range(m):
+        if place[t] < n:
+            hands[place[t], cards[t] - 1] += 1
+
+
+@njit
+def _resample_hidden(s: np.ndarray, cfg: np.ndarray, seat: int, prng: np.ndarray) -> np.ndarray:
+    """``rules.resample_hidden`` with the same draws: the other seats' re-dealt hands, in seat order."""
+    players = cfg[C_PLAYERS]
+    n = players - 1
+    others = np.empty(n, dtype=np.int64)
+    sizes = np.empty(n, dtype=np.int64)
+    lacks = np.zeros((n, NV), dtype=np.bool_)
+    at = 0
+    for p in range(players):
+        if p != seat:
+            others[at] = p
+            sizes[at] = s[SIZES + p]
+            for v in range(NV):
+                lacks[at, v] = s[KNOWN_MISSING + p * NV + v] != 0
+            at += 1
+    unseen = np.empty(NV, dtype=np.int64)
+    m = 0
+    for v in range(NV):
+        unseen[v] = COPIES - int(s[DISCARDED + v]) - int(s[HANDS + seat * NV + v])
+        m += unseen[v]
+    pool = np.empty(m, dtype=np.int64)
+    at = 0
+    for v in range(NV):
+        for _ in range(unseen[v]):
+            pool[at] = v + 1
+            at += 1
+    shuffle(prng, pool, m)
+    hands = np.zeros((n, NV), dtype=np.int64)
+    broken = False
+    at = 0
+    for j in range(n):
+        for _ in range(sizes[j]):
+            if lacks[j, pool[at] - 1]:
+                broken = True
+            hands[j, pool[at] - 1] += 1
+            at += 1
+    if broken:
+        if not _constrained_deal(pool, sizes, lacks, prng, hands):
+            _walk_deal(unseen, sizes, lacks, prng, hands)
+    return hands
+
+
+# ---------------------------------------------------------------------------- the greedy player
+@njit
+def _can_discard(s: np.ndarray, hand: np.ndarray, free_bits: int) -> bool:
+    """A subset of the ``free_bits`` dice totals a value in ``hand`` (``rules.legal_discards`` is not empty)."""
+    for sid in range(NUM_SUBSETS):
+        if SUBSET_BITS[sid] & ~free_bits == 0:
+            total = 0
+            for d in range(3):
+                if SUBSET_DICE[sid, d]:
+                    total += int(s[DICE + d])
+            if total <= NV and hand[total - 1] > 0:
+                return True
+    return False
+
+
+@njit
+def _base_value(hand: np.ndarray) -> int:
+    """``greedy.value`` of a hand with no free dice counted: ``-CARD * cards - total``."""
+    cards = 0
+    total = 0
+    for v in range(NV):
+        cards += hand[v]
+        total += (v + 1) * hand[v]
+    return -CARD * cards - total
+
+
+@njit
+def _value_384(s: np.ndarray, action: int, hand: np.ndarray) -> int:
+    """384 times the expected ``greedy.value`` for the deciding seat after ``action`` (module docstring)."""
+    free_bits = 0
+    for d in range(3):
+        if not s[USED + d]:
+            free_bits |= 1 << d
+    base = _base_value(hand)
+    if action == END_TURN:
+        return NUM_ROLLS * base
+    if action == KEEP_DICE:
+        return NUM_ROLLS * (base + (rules.NUM_DICE * DIE if _can_discard(s, hand, ALL_FREE) else 0))
+    if action == REROLL_ALL:
+        held = 0
+        for v in range(NV):
+            if hand[v]:
+                held |= 1 << v
+        hits = 0
+        for r in range(NUM_ROLLS):
+            if ROLL_MADE[r] & held:
+                hits += 1
+        return NUM_ROLLS * base + rules.NUM_DICE * DIE * hits
+    total = 0
+    for d in range(3):
+        if SUBSET_DICE[action, d]:
+            total += int(s[DICE + d])
+    after = hand.copy()
+    after[total - 1] -= 1
+    cards = 0
+    for v in range(NV):
+        cards += after[v]
+    if cards == 0:
+        return NUM_ROLLS * WIN
+    rest = free_bits & ~SUBSET_BITS[action]
+    value = _base_value(after)
+    if _can_discard(s, after, rest):
+        for d in range(3):
+            value += DIE * (rest >> d & 1)
+    return NUM_ROLLS * value
+
+
+@njit
+def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
+    """``GreedyAgent.act`` with 4 samples on Cardiceo's value (module docstring)."""
+    k = 0
+    only = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            k += 1
+            only = a
+    if k == 1:
+        return only
+    seat = int(s[CURRENT])
+    first = _resample_hidden(s, cfg, seat, prng)
+    second = _resample_hidden(s, cfg, seat, prng)
+    hidden = False
+    for j in range(first.shape[0]):
+        for v in range(NV):
+            if first[j, v] != second[j, v]:
+                hidden = True
+    if hidden:
+        for _ in range(GREEDY_SAMPLES - 2):
+            _resample_hidden(s, cfg, seat, prng)
+    for _ in range(GREEDY_SAMPLES):  # the sampling seeds (integers(0, 2**63): one 64-bit draw each)
+        uniform(prng)
+    hand = _own_hand(s, seat)
+    best = -1
+    best_value = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            value = _value_384(s, a, hand)
+            if best < 0 or value > best_value:
+                best, best_value = a, value
+    return best
+
+
+PLAYERS: dict[str, CompiledPlayer] = {
+    "greedy": CompiledPlayer("greedy", greedy_act),
+    "heuristic": CompiledPlayer("heuristic", heuristic_act, MEMORY_WIDTH),
+}

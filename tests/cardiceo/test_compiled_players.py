@@ -1,0 +1,193 @@
+"""Cardiceo's compiled greedy and heuristic players (ice_envs/cardiceo/compiled_players.py) decide as the
+Python players do: decision by decision over every table size and variant, and on the pieces that are
+easy to get subtly wrong (the lattice of ``E`` bit for bit, plan ranking on random positions, the greedy
+agent's re-deals draw for draw, the kept lattice)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ice_envs.agents.greedy import DEFAULT_SAMPLES
+from ice_envs.agents.spec import load_agent
+from ice_envs.cardiceo import compiled_players as cp
+from ice_envs.cardiceo import heuristic, rules, solitaire
+from ice_envs.cardiceo.spec import SPEC
+from ice_envs.core import vector
+from ice_envs.core.player_parity import run_player_parity
+from ice_envs.core.splitmix import SplitMixRng
+
+VARIANTS = sorted(SPEC.variants)
+#: Games per table size and variant: about 21,000 heuristic and 3,000 greedy decisions in all (the Python
+#: greedy agent re-deals and enumerates four times a decision, so its share is what the time allows).
+HEURISTIC_GAMES = 45
+GREEDY_GAMES = 6
+
+
+def variant_tables() -> list[tuple[int, str]]:
+    return [(n, v) for v in VARIANTS for n in (SPEC.variants[v].players or SPEC.players)]
+
+
+@pytest.mark.parametrize(("players", "variant"), variant_tables())
+@pytest.mark.parametrize(("player", "games"), [("heuristic", HEURISTIC_GAMES), ("greedy", GREEDY_GAMES)])
+def test_parity_with_python_player(player: str, games: int, players: int, variant: str) -> None:
+    options = dict(SPEC.variants[variant].options)
+    decisions, played = run_player_parity(
+        "cardiceo",
+        player,
+        num_players=players,
+        games=games,
+        seed=11 + players,
+        options=options,
+        python_player=lambda seat: load_agent(player, "cardiceo", seed=seat, num_players=players),
+    )
+    assert played == games and decisions >= games * 5
+
+
+def test_greedy_samples_match_the_agent() -> None:
+    assert cp.GREEDY_SAMPLES == DEFAULT_SAMPLES
+
+
+def random_hands(count: int, size: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        deck = np.repeat(np.arange(rules.NUM_VALUES), rules.COPIES_PER_VALUE)
+        rng.shuffle(deck)
+        out.append(np.bincount(deck[:size], minlength=rules.NUM_VALUES).astype(np.int64))
+    return out
+
+
+def test_lattice_is_bit_identical() -> None:
+    hands = random_hands(6, 10, 1) + random_hands(4, 5, 2) + [np.array([4, 4, 2] + [0] * 12, dtype=np.int64)]
+    for hand in hands:
+        python = solitaire.Lattice(hand).turns
+        turns = np.zeros(python.size, dtype=np.int64)
+        cp._solve_lattice(hand, turns)
+        expected = np.where(np.isfinite(python), python * cp.GRID, -1).astype(np.int64)
+        assert np.array_equal(turns, expected), hand
+
+
+def position_row(
+    hand: np.ndarray, dice: tuple[int, int, int], used: tuple[int, int, int], phase: int
+) -> tuple[rules.CardiceoState, np.ndarray]:
+    """A 2-player row where seat 0 decides with ``hand``; seat 1 holds the rest of a 20-card deal."""
+    rest = np.full(rules.NUM_VALUES, rules.COPIES_PER_VALUE) - hand
+    other = np.zeros(rules.NUM_VALUES, dtype=np.int64)
+    for v in np.flatnonzero(rest)[:3]:
+        other[v] = 1
+    state = rules.CardiceoState(
+        config=rules.CardiceoConfig(num_players=2),
+        hands=np.stack([hand, other]),
+        discarded=np.minimum(rest - other, 1),
+        dice=np.array(dice, dtype=np.int64),
+        used=np.array(used, dtype=bool),
+        locked=np.zeros(3, dtype=bool),
+        current=0,
+        phase=phase,
+        winner=-1,
+        turn=3,
+        stuck_dice=np.zeros((2, 3), dtype=np.int64),
+        known_missing=np.zeros((2, rules.NUM_VALUES), dtype=bool),
+    )
+    engine = vector.make("cardiceo", 1, 2, seed=0, engine="compiled")
+    return state, np.asarray(engine.pack_state(state), dtype=np.int8)
+
+
+def test_plan_choice_and_keep_on_random_positions() -> None:
+    rng = np.random.default_rng(5)
+    memory = np.zeros(cp.MEMORY_WIDTH, dtype=np.int64)
+    for k, hand in enumerate(random_hands(300, int(rng.integers(1, 11)), 3)):
+        dice = (int(rng.integers(1, 5)), int(rng.integers(1, 9)), int(rng.integers(1, 13)))
+        used = tuple(int(u) for u in rng.integers(0, 2, size=3)) if k % 3 else (0, 0, 0)
+        if k % 40 == 0:
+            memory[:] = 0
+        state, row = position_row(hand, dice, used, rules.PHASE_DISCARD)
+        free = tuple(not u for u in used)
+        expected = heuristic.choose_plan(state.dice, free, hand, state.discarded + hand)
+        assert cp._choose_plan(row, hand, memory) == (-1 if expected is None else expected)
+        _, row = position_row(hand, dice, (0, 0, 0), rules.PHASE_NO_PLAY_CHOICE)
+        assert cp._keep_or_reroll(row, hand, memory) == heuristic.keep_or_reroll(state.dice, hand)
+
+
+def test_kept_lattice_covers_smaller_hands_only() -> None:
+    memory = np.zeros(cp.MEMORY_WIDTH, dtype=np.int64)
+    big, small = random_hands(1, 10, 9)[0], None
+    small = big.copy()
+    small[np.flatnonzero(small)[:4]] -= 1
+    cp._lattice(memory, big)
+    assert np.array_equal(memory[cp.MEM_TOP : cp.MEM_TOP + rules.NUM_VALUES], big)
+    strides, turns = cp._lattice(memory, small)  # covered: read from the kept lattice
+    assert np.array_equal(memory[cp.MEM_TOP : cp.MEM_TOP + rules.NUM_VALUES], big)
+    assert turns[cp._index(small, strides)] == solitaire.Lattice(small).expected_turns(small) * cp.GRID
+    other = np.roll(big, 1)  # not covered: solved again and kept instead
+    strides, turns = cp._lattice(memory, other)
+    assert np.array_equal(memory[cp.MEM_TOP : cp.MEM_TOP + rules.NUM_VALUES], other)
+    assert turns[cp._index(other, strides)] == solitaire.Lattice(other).expected_turns(other) * cp.GRID
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_redeal_draws_as_resample_hidden(players: int) -> None:
+    """Every path of ``rules.resample_hidden``: unconstrained, the constrained proposals and the walk."""
+    engine = vector.make("cardiceo", 1, players, seed=0, engine="compiled")
+    cfg = engine._cfg
+    paths = set()
+    for seed in range(30):
+        state = rules.new_game(rules.CardiceoConfig(num_players=players), np.random.default_rng(seed))
+        gen = np.random.default_rng(100 + seed)
+        tight = seed % 3  # 0: no record, 1: a few known gaps, 2: every seat known to lack all it does not hold
+        for p in range(1, players):
+            lacks = state.hands[p] == 0
+            if tight == 1:
+                lacks &= gen.random(rules.NUM_VALUES) < 0.3
+            state.known_missing[p] = lacks if tight else False
+        row = np.asarray(engine.pack_state(state), dtype=np.int8)
+        stream = SplitMixRng(1000 + seed)
+        prng = np.array([1000 + seed, 0], dtype=np.uint64)
+        for _ in range(3):
+            expected = rules.resample_hidden(state, 0, stream)
+            got = cp._resample_hidden(row, cfg, 0, prng)
+            assert np.array_equal(got, expected.hands[1:]), seed
+            assert int(prng[0]) == stream.state, seed
+        paths.add(tight)
+    assert paths == {0, 1, 2}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_constrained_and_walk_deals_draw_as_the_rules(seed: int) -> None:
+    """Six full hands of a 60-card deck with a record that pins every hand (few proposals fit, or none)."""
+    state = rules.new_game(rules.CardiceoConfig(num_players=6), np.random.default_rng(seed))
+    for p in range(6):
+        state.known_missing[p] = state.hands[p] == 0
+    others = list(range(1, 6))
+    unseen = rules.full_deck_counts() - state.discarded - state.hands[0]
+    sizes = np.array([int(state.hands[p].sum()) for p in others], dtype=np.int64)
+    lacks = state.known_missing[others]
+    pool = np.repeat(np.arange(1, rules.NUM_VALUES + 1), unseen)
+    SplitMixRng(seed).shuffle(pool)
+    stream, prng = SplitMixRng(seed), np.array([seed, 0], dtype=np.uint64)
+    expected = rules._constrained_deal(pool.copy(), sizes.tolist(), lacks, stream)
+    got = np.zeros((5, rules.NUM_VALUES), dtype=np.int64)
+    assert cp._constrained_deal(pool, sizes, lacks, prng, got) == (expected is not None)
+    assert int(prng[0]) == stream.state
+    if expected is not None:
+        assert np.array_equal(got, expected)
+    expected = rules._walk_deal(unseen, sizes.tolist(), lacks, stream)
+    cp._walk_deal(unseen, sizes, lacks, prng, got)
+    assert np.array_equal(got, expected) and int(prng[0]) == stream.state
+    assert np.array_equal(
+        cp._consistent_deal(unseen, sizes, lacks), rules._consistent_deal(unseen, sizes.tolist(), lacks)
+    )
+
+
+def test_greedy_draws_nothing_with_one_legal_action() -> None:
+    hand = np.zeros(rules.NUM_VALUES, dtype=np.int64)
+    hand[[13, 14]] = 1
+    _, row = position_row(hand, (2, 8, 12), (0, 0, 0), rules.PHASE_DISCARD)  # only 14 (d4 + d12) is a held total
+    engine = vector.make("cardiceo", 1, 2, seed=0, engine="compiled", forced_discard=True)
+    mask = np.zeros(engine.n_actions, dtype=np.int8)
+    engine.kernels.legal(row, engine._cfg, mask)
+    assert mask.sum() == 1
+    prng = np.array([123, 0], dtype=np.uint64)
+    action = cp.greedy_act(row, engine._cfg, mask, prng, np.zeros(1, dtype=np.int64))
+    assert mask[action] and int(prng[0]) == 123
