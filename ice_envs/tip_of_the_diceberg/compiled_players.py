@@ -20,26 +20,79 @@ legal action takes it without drawing, as the agent does.
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
+from numba import types
+from numba.typed import Dict, List
 
 from ice_envs.core.compiled import njit, shuffle, uniform
-from ice_envs.core.compiled_players import CompiledPlayer
+from ice_envs.core.compiled_players import CompiledPlayer, random_act
 from ice_envs.tip_of_the_diceberg import greedy
+from ice_envs.tip_of_the_diceberg.catalog import MAX_SLOTS
 from ice_envs.tip_of_the_diceberg.compiled import (
+    A_COMMIT,
+    A_DECLINE,
+    A_DISCARD,
+    A_DRAFT,
+    A_MARK,
+    A_PASS,
+    A_PASS_TAKE,
+    A_REROLL,
+    A_TAKE,
+    C_NSLOTS,
+    C_PATTERN,
     C_PLAYERS,
+    C_POWER,
     CARD_LOC,
+    CARD_NUM,
     CURRENT,
     DIE_LOC,
+    DIE_VAL,
+    DISCARD,
+    DRAFT,
+    F_CMAX,
+    F_CMIN,
+    ITEM_DIE0,
+    ITEM_SUIT,
+    MARK_LAST,
+    MARK_LEN,
+    MAX_HELD,
     NC,
     ND,
+    NF,
+    NI,
     OVER,
     PHASE,
+    PLAY,
     POINTS,
+    REROLL,
+    ROLL_HIGH,
+    SEL,
+    SEL_LAST,
     SEL_LEN,
+    SLOT_CARD,
+    SLOT_PLAYER,
+    TAKE,
     UNDEALT,
     WINNER,
+    _allowed,
+    _complete,
+    _fits,
+    _held_items,
     apply,
 )
+from ice_envs.tip_of_the_diceberg.heuristic import (
+    _PLANS_KEPT as PLANS_KEPT,
+)
+from ice_envs.tip_of_the_diceberg.heuristic import (
+    EPS,
+    POWER_TURN_COST,
+    REROLL_MARGIN,
+    STUCK_COST,
+    turn_cost_of_slots,
+)
+from ice_envs.tip_of_the_diceberg.patterns import MAX_NUMBER
 
 __all__ = ["PLAYERS", "greedy_act", "greedy_value"]
 
@@ -140,7 +193,717 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
     return best
 
 
+# ============================================================================ heuristic
+#: Power category of a card by its power code (``compiled.POWER_*``): 0 clear, 1 discard, 2 anything else.
+POWER_CATEGORY = np.array([2, 2, 1, 2, 0], dtype=np.int64)
+
+
+def _turn_cost_table() -> np.ndarray:
+    """``heuristic.turn_cost_of_slots`` of every multiset of slots: ``[clear, discard, other]`` counts."""
+    size = MAX_SLOTS + 1
+    table = np.full((size, size, size), np.inf)
+    for a in range(size):
+        for b in range(size - a):
+            for c in range(size - a - b):
+                if a + b + c:
+                    table[a, b, c] = turn_cost_of_slots(["clear"] * a + ["discard"] * b + [""] * c)
+    return table
+
+
+#: The turn cost of a meld by how many clear, discard and other slots take it (exactly the Python floats).
+TURN_COST = _turn_cost_table()
+CLEAR_COST = POWER_TURN_COST["clear"]
+#: ``itertools.combinations(group, r)`` as bitmasks over a group's positions: ``COMBOS[g][r]``, ``COMBO_COUNT[g, r]``.
+COMBOS = np.zeros((4, 4, 3), dtype=np.int64)
+COMBO_COUNT = np.zeros((4, 4), dtype=np.int64)
+for _g in range(1, 4):
+    for _r in range(1, _g + 1):
+        for _c in combinations(range(_g), _r):
+            COMBOS[_g, _r, COMBO_COUNT[_g, _r]] = sum(1 << j for j in _c)
+            COMBO_COUNT[_g, _r] += 1
+#: Words of the plan cache in the memory row: its length, the next serial, then per plan (oldest first)
+#: its cards (bit per id), its dice's values (5 bits per die, dice 0..8 and 9..17) and its serial.
+MEM_COUNT, MEM_SERIAL, MEM_PLANS, PLAN_WORDS = 0, 1, 2, 4
+HEURISTIC_MEMORY = MEM_PLANS + PLAN_WORDS * PLANS_KEPT
+#: Plan numbers in the memo's keys: ``plan << MEMO_SHIFT | mask``.
+MEMO_SHIFT = 40
+
+_I1, _I2, _F1, _F2 = types.int64[:], types.int64[:, :], types.float64[:], types.float64[:, :]
+
+
+@njit
+def _popcount(x: int) -> int:
+    k = 0
+    while x:
+        x &= x - 1
+        k += 1
+    return k
+
+
+@njit
+def _grown(a: np.ndarray, need: int) -> np.ndarray:
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@njit
+def _melds(cfg: np.ndarray, card: int, items: np.ndarray, must: int, out: np.ndarray) -> tuple[np.ndarray, int]:
+    """``patterns.enumerate_melds`` of catalog card ``card`` from ``items`` (rows ``id, suit, number, die``
+    sorted by id) as bitmasks over the rows, depth-first in item order; ``must >= 0``: only the melds with
+    that row. Identical dice go in row order (a die only with the identical dice before it)."""
+    pat = C_PATTERN + NF * card
+    cmin, cmax = cfg[pat + F_CMIN], cfg[pat + F_CMAX]
+    n = items.shape[0]
+    cand = np.empty(n, dtype=np.int64)
+    m = 0
+    for j in range(n):
+        if _allowed(cfg, card, items[j, 1], items[j, 2]):
+            cand[m] = j
+            m += 1
+    count = 0
+    if m == 0 or cmax < 1:
+        return out, count
+    prev = np.full(m, -1, dtype=np.int64)
+    for a in range(m):
+        ja = cand[a]
+        if items[ja, 3]:
+            for b in range(a - 1, -1, -1):
+                jb = cand[b]
+                if items[jb, 3] and items[jb, 1] == items[ja, 1] and items[jb, 2] == items[ja, 2]:
+                    prev[a] = b
+                    break
+    chosen = np.zeros(m, dtype=np.bool_)
+    w = np.zeros(
+        (cmax + 1, 12), dtype=np.int64
+    )  # per depth: pos, took, total, v0, s0, smask, nmask, lo, hi, nd, bits, has must
+    d = 0
+    while d >= 0:
+        i = w[d, 0]
+        if i >= m:
+            d -= 1
+            if d >= 0:
+                chosen[w[d, 1]] = False
+            continue
+        w[d, 0] = i + 1
+        j = cand[i]
+        if must >= 0 and not w[d, 11] and j > must:
+            w[d, 0] = m  # every later row is past ``must``
+            continue
+        if prev[i] >= 0 and not chosen[prev[i]]:
+            continue
+        t, v, dd = items[j, 1], items[j, 2], items[j, 3]
+        tot, lo, hi, nd = w[d, 2], w[d, 7], w[d, 8], w[d, 9]
+        if not _fits(cfg, pat, d, tot, w[d, 3], w[d, 4], w[d, 5], w[d, 6], lo, hi, nd, v, t, dd):
+            continue
+        c2, t2, nd2 = d + 1, tot + v, nd + dd
+        lo2 = lo if (d and lo <= v) else v
+        hi2 = hi if (d and hi >= v) else v
+        bits = w[d, 10] | (1 << j)
+        hx = 1 if (w[d, 11] or j == must) else 0
+        if (must < 0 or hx) and _complete(cfg, pat, c2, t2, lo2, hi2, nd2):
+            out = _grown(out, count + 1)
+            out[count] = bits
+            count += 1
+        if c2 < cmax and m - (i + 1) >= max(1, cmin - c2):
+            chosen[i] = True
+            w[d, 1] = i
+            e = d + 1
+            w[e, 0], w[e, 2] = i + 1, t2
+            w[e, 3] = w[d, 3] if d else v
+            w[e, 4] = w[d, 4] if d else t
+            w[e, 5], w[e, 6] = w[d, 5] | (1 << t), w[d, 6] | (1 << v)
+            w[e, 7], w[e, 8], w[e, 9], w[e, 10], w[e, 11] = lo2, hi2, nd2, bits, hx
+            d = e
+    return out, count
+
+
+@njit
+def _new_store():  # type: ignore[no-untyped-def]
+    """The plans of one decision: items, id -> row, per item its melds (start, masks, costs), bound tables,
+    branching order, and one memo for all (``plan << MEMO_SHIFT | mask`` -> value)."""
+    return (
+        List.empty_list(_I2),
+        List.empty_list(_I1),
+        List.empty_list(_I1),
+        List.empty_list(_I1),
+        List.empty_list(_F1),
+        List.empty_list(_F2),
+        List.empty_list(_I1),
+        Dict.empty(key_type=types.int64, value_type=types.float64),
+    )
+
+
+@njit
+def _build_plan(st, s: np.ndarray, cfg: np.ndarray, items: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+    """``HandPlan(items, per_slot, powers)`` into the store; returns its number."""
+    n = items.shape[0]
+    index = np.full(NI, -1, dtype=np.int64)
+    for i in range(n):
+        index[items[i, 0]] = i
+    # groups of identical dice (twins), in the order of their first die
+    gid = np.full(n, -1, dtype=np.int64)
+    gmem = np.zeros((n, 3), dtype=np.int64)
+    gsize = np.zeros(n, dtype=np.int64)
+    ng = 0
+    for i in range(n):
+        if not items[i, 3]:
+            continue
+        for g in range(ng):
+            f = gmem[g, 0]
+            if items[f, 1] == items[i, 1] and items[f, 2] == items[i, 2]:
+                gid[i] = g
+                break
+        if gid[i] < 0:
+            gid[i] = ng
+            ng += 1
+        g = gid[i]
+        gmem[g, gsize[g]] = i
+        gsize[g] += 1
+    keys = Dict.empty(key_type=types.int64, value_type=types.int64)
+    masks = np.empty(64, dtype=np.int64)
+    slots = np.empty(64, dtype=np.int64)
+    ne = 0
+    found = np.empty(64, dtype=np.int64)
+    variants = np.empty(32, dtype=np.int64)
+    nvar_new = np.empty(32, dtype=np.int64)
+    for k in range(cfg[C_NSLOTS]):
+        found, nf = _melds(cfg, s[SLOT_CARD + k], items, -1, found)
+        for f in range(nf):
+            mask = found[f]
+            variants[0] = mask
+            nv = 1
+            for g in range(ng):
+                size = gsize[g]
+                if size < 2:
+                    continue
+                used = 0
+                gbits = 0
+                for q in range(size):
+                    b = 1 << gmem[g, q]
+                    gbits |= b
+                    if mask & b:
+                        used += 1
+                if used == 0 or used == size:
+                    continue
+                nn = 0
+                for a in range(nv):
+                    base = variants[a] & ~(mask & gbits)
+                    for c in range(COMBO_COUNT[size, used]):
+                        combo = COMBOS[size, used, c]
+                        mm = base
+                        for q in range(size):
+                            if combo >> q & 1:
+                                mm |= 1 << gmem[g, q]
+                        nvar_new = _grown(nvar_new, nn + 1)
+                        nvar_new[nn] = mm
+                        nn += 1
+                variants = _grown(variants, nn)
+                variants[:nn] = nvar_new[:nn]
+                nv = nn
+            for a in range(nv):
+                mm = variants[a]
+                e = keys[mm] if mm in keys else -1
+                if e < 0:
+                    e = ne
+                    keys[mm] = e
+                    masks = _grown(masks, ne + 1)
+                    slots = _grown(slots, ne + 1)
+                    masks[e] = mm
+                    slots[e] = 0
+                    ne += 1
+                slots[e] |= 1 << k
+    cost = np.empty(ne, dtype=np.float64)
+    share = np.empty(ne, dtype=np.float64)
+    for e in range(ne):
+        cnt = np.zeros(3, dtype=np.int64)
+        for k in range(cfg[C_NSLOTS]):
+            if slots[e] >> k & 1:
+                cnt[POWER_CATEGORY[cfg[C_POWER + s[SLOT_CARD + k]]]] += 1
+        cost[e] = TURN_COST[cnt[0], cnt[1], cnt[2]]
+        share[e] = cost[e] / _popcount(masks[e])
+    # per item its melds, cheapest share first (then cost; ties in insertion order)
+    start = np.zeros(n + 1, dtype=np.int64)
+    for e in range(ne):
+        for i in range(n):
+            if masks[e] >> i & 1:
+                start[i + 1] += 1
+    for i in range(n):
+        start[i + 1] += start[i]
+    by_mask = np.empty(start[n], dtype=np.int64)
+    by_cost = np.empty(start[n], dtype=np.float64)
+    item_share = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        lst = np.empty(start[i + 1] - start[i], dtype=np.int64)
+        q = 0
+        for e in range(ne):
+            if masks[e] >> i & 1:
+                lst[q] = e
+                q += 1
+        lst = lst[np.argsort(cost[lst], kind="mergesort")]
+        lst = lst[np.argsort(share[lst], kind="mergesort")]
+        for q in range(lst.shape[0]):
+            by_mask[start[i] + q] = masks[lst[q]]
+            by_cost[start[i] + q] = cost[lst[q]]
+        item_share[i] = share[lst[0]] if lst.shape[0] else STUCK_COST
+    nt = (n + 7) // 8
+    tables = np.zeros((max(nt, 1), 256), dtype=np.float64)
+    for t in range(nt):
+        for b in range(256):
+            acc = 0.0
+            for j in range(8):
+                if b >> j & 1 and 8 * t + j < n:
+                    acc += item_share[8 * t + j]
+            tables[t, b] = acc
+    order = np.argsort(start[1:] - start[:-1], kind="mergesort")
+    p = len(st[0])
+    st[0].append(items.copy())
+    st[1].append(index)
+    st[2].append(start)
+    st[3].append(by_mask)
+    st[4].append(by_cost)
+    st[5].append(tables)
+    st[6].append(order)
+    st[7][p << MEMO_SHIFT] = 0.0
+    return p
+
+
+@njit
+def _value(st, p: int, mask: int) -> float:  # type: ignore[no-untyped-def]
+    """``HandPlan.value``: least total cost of shedding the items of ``mask`` (memoised, branch and bound)."""
+    memo = st[7]
+    key = (p << MEMO_SHIFT) | mask
+    if key in memo:
+        return memo[key]
+    order = st[6][p]
+    i = 0
+    for q in range(order.shape[0]):
+        i = order[q]
+        if mask >> i & 1:
+            break
+    start, by_mask, by_cost, tables = st[2][p], st[3][p], st[4][p], st[5][p]
+    best = np.inf
+    for e in range(start[i], start[i + 1]):
+        m = by_mask[e]
+        c = by_cost[e]
+        if m & mask != m or c >= best:
+            continue
+        rest = mask ^ m
+        rkey = (p << MEMO_SHIFT) | rest
+        if rkey in memo:
+            v = memo[rkey]
+        else:
+            bound = c
+            t = 0
+            while rest >> (8 * t):
+                bound += tables[t, (rest >> (8 * t)) & 255]
+                t += 1
+            if bound >= best:
+                continue
+            v = _value(st, p, rest)
+        v += c
+        if v < best:
+            best = v
+    if best == np.inf:
+        best = STUCK_COST + _value(st, p, mask ^ (1 << i))
+    memo[key] = best
+    return best
+
+
+@njit
+def _bound(st, p: int, mask: int) -> float:  # type: ignore[no-untyped-def]
+    """``HandPlan.bound``."""
+    tables = st[5][p]
+    out = 0.0
+    t = 0
+    while mask >> (8 * t):
+        out += tables[t, (mask >> (8 * t)) & 255]
+        t += 1
+    return out
+
+
+@njit
+def _plan_words(items: np.ndarray) -> tuple[int, int, int]:
+    """An item set as the cache's words: cards, dice 0..8 and dice 9..17 (5 bits of value each)."""
+    cards = lo = hi = 0
+    for i in range(items.shape[0]):
+        it = items[i, 0]
+        if it < ITEM_DIE0:
+            cards |= 1 << it
+        elif it - ITEM_DIE0 < 9:
+            lo |= items[i, 2] << (5 * (it - ITEM_DIE0))
+        else:
+            hi |= items[i, 2] << (5 * (it - ITEM_DIE0 - 9))
+    return cards, lo, hi
+
+
+@njit
+def _words_items(cards: int, lo: int, hi: int) -> np.ndarray:
+    """The items (sorted by id) of a plan's cache words."""
+    out = np.empty((NI, 4), dtype=np.int64)
+    n = 0
+    for c in range(NC):
+        if cards >> c & 1:
+            out[n, 0], out[n, 1], out[n, 2], out[n, 3] = c, ITEM_SUIT[c], CARD_NUM[c], 0
+            n += 1
+    for d in range(ND):
+        v = (lo >> (5 * d)) & 31 if d < 9 else (hi >> (5 * (d - 9))) & 31
+        if v:
+            out[n, 0], out[n, 1], out[n, 2], out[n, 3] = ITEM_DIE0 + d, ITEM_SUIT[ITEM_DIE0 + d], v, 1
+            n += 1
+    return out[:n].copy()
+
+
+@njit
+def _hand(st, built, s: np.ndarray, cfg: np.ndarray, memory: np.ndarray, items: np.ndarray) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    """``DicebergHeuristic.hand``: (plan, mask) of ``items``, from the latest cached plan that holds them all,
+    else a new plan (cached, the oldest of more than ``PLANS_KEPT`` dropped). ``built``: serial -> plan."""
+    cards, lo, hi = _plan_words(items)
+    count = memory[MEM_COUNT]
+    for j in range(count - 1, -1, -1):
+        at = MEM_PLANS + PLAN_WORDS * j
+        pc, plo, phi = memory[at], memory[at + 1], memory[at + 2]
+        if cards & ~pc:
+            continue
+        ok = True
+        for d in range(ND):
+            v = (lo >> (5 * d)) & 31 if d < 9 else (hi >> (5 * (d - 9))) & 31
+            if v and v != ((plo >> (5 * d)) & 31 if d < 9 else (phi >> (5 * (d - 9))) & 31):
+                ok = False
+                break
+        if not ok:
+            continue
+        serial = memory[at + 3]
+        p = built[serial] if serial in built else -1
+        if p < 0:
+            p = _build_plan(st, s, cfg, _words_items(pc, plo, phi))
+            built[serial] = p
+        index = st[1][p]
+        mask = 0
+        for i in range(items.shape[0]):
+            mask |= 1 << index[items[i, 0]]
+        return p, mask
+    if count == PLANS_KEPT:
+        for w in range(MEM_PLANS, MEM_PLANS + PLAN_WORDS * (PLANS_KEPT - 1)):
+            memory[w] = memory[w + PLAN_WORDS]
+        count -= 1
+    at = MEM_PLANS + PLAN_WORDS * count
+    serial = memory[MEM_SERIAL]
+    memory[at], memory[at + 1], memory[at + 2], memory[at + 3] = cards, lo, hi, serial
+    memory[MEM_SERIAL] = serial + 1
+    memory[MEM_COUNT] = count + 1
+    p = _build_plan(st, s, cfg, items)
+    built[serial] = p
+    return p, (1 << items.shape[0]) - 1
+
+
+@njit
+def _held(s: np.ndarray, seat: int) -> np.ndarray:
+    """``rules.items_of``: rows ``id, suit, number, die`` sorted by id."""
+    buf = np.empty((4, MAX_HELD), dtype=np.int64)
+    n = _held_items(s, seat, buf[0], buf[1], buf[2], buf[3])
+    out = np.empty((n, 4), dtype=np.int64)
+    for i in range(n):
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = buf[0, i], buf[1, i], buf[2, i], buf[3, i]
+    return out
+
+
+@njit
+def _with_die(st, built, s, cfg, memory, p: int, hmask: int, d: int, value: int) -> float:  # type: ignore[no-untyped-def]
+    """``DicebergHeuristic.value_with_die``: cost of the hand ``(p, hmask)`` plus die ``d`` showing ``value``."""
+    pitems = st[0][p]
+    index = st[1][p]
+    xid = ITEM_DIE0 + d
+    xs = ITEM_SUIT[xid]
+    n = _popcount(hmask)
+    new = np.empty((n + 1, 4), dtype=np.int64)
+    q = 0
+    twin = False
+    placed = False
+    for i in range(pitems.shape[0]):
+        if not hmask >> i & 1:
+            continue
+        if pitems[i, 3] and pitems[i, 1] == xs and pitems[i, 2] == value:
+            twin = True
+        if not placed and pitems[i, 0] > xid:
+            new[q, 0], new[q, 1], new[q, 2], new[q, 3] = xid, xs, value, 1
+            q += 1
+            placed = True
+        new[q, :] = pitems[i, :]
+        q += 1
+    if not placed:
+        new[q, 0], new[q, 1], new[q, 2], new[q, 3] = xid, xs, value, 1
+    if twin:
+        p2, m2 = _hand(st, built, s, cfg, memory, new)
+        return _value(st, p2, m2)
+    must = 0
+    for i in range(n + 1):
+        if new[i, 0] == xid:
+            must = i
+    # the new row's melds by mask of the hand's plan: how many clear / discard / other slots take each
+    keys = Dict.empty(key_type=types.int64, value_type=types.int64)
+    masks = np.empty(64, dtype=np.int64)
+    counts = np.zeros((64, 3), dtype=np.int64)
+    ne = 0
+    found = np.empty(64, dtype=np.int64)
+    for k in range(cfg[C_NSLOTS]):
+        card = s[SLOT_CARD + k]
+        if not _allowed(cfg, card, xs, value):
+            continue
+        cat = POWER_CATEGORY[cfg[C_POWER + card]]
+        found, nf = _melds(cfg, card, new, must, found)
+        for f in range(nf):
+            mm = 0
+            for i in range(n + 1):
+                if found[f] >> i & 1 and i != must:
+                    mm |= 1 << index[new[i, 0]]
+            e = keys[mm] if mm in keys else -1
+            if e < 0:
+                e = ne
+                keys[mm] = e
+                masks = _grown(masks, ne + 1)
+                if ne >= counts.shape[0]:
+                    bigger = np.zeros((2 * counts.shape[0], 3), dtype=np.int64)
+                    bigger[:ne] = counts[:ne]
+                    counts = bigger
+                masks[e] = mm
+                ne += 1
+            counts[e, cat] += 1
+    best = STUCK_COST + _value(st, p, hmask)
+    for e in range(ne):
+        c = TURN_COST[counts[e, 0], counts[e, 1], counts[e, 2]]
+        rest = hmask ^ masks[e]
+        if c + _bound(st, p, rest) < best:
+            v = c + _value(st, p, rest)
+            if v < best:
+                best = v
+    return best
+
+
+@njit
+def _round9(x: float) -> float:
+    """``round(x, 9)`` (the sort key of the plays)."""
+    return np.rint(x * 1e9) / 1e9
+
+
+@njit
+def _h_play(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
+    """``DicebergHeuristic._play`` with ``play_options``: the best meld consistent with the selection, or a
+    pass (with the pool die that helps most) when no play beats it; -1: nothing (random fallback)."""
+    held = _held(s, seat)
+    n = held.shape[0]
+    p, hmask = _hand(st, built, s, cfg, memory, held)
+    index = st[1][p]
+    pitems = st[0][p]
+    sel_bits = 0
+    sel_len = s[SEL_LEN]
+    sel_last = s[SEL_LAST]
+    for i in range(n):
+        if s[SEL + held[i, 0]]:
+            sel_bits |= 1 << i
+    has = False
+    b_key = 0.0
+    b_len = b_flex = b_k = b_meld = 0
+    found = np.empty(64, dtype=np.int64)
+    for k in range(cfg[C_NSLOTS]):
+        if s[SLOT_PLAYER + k] >= 0:
+            continue
+        card = s[SLOT_CARD + k]
+        cat = POWER_CATEGORY[cfg[C_POWER + card]]
+        found, flex = _melds(cfg, card, held, -1, found)
+        for f in range(flex):
+            meld = found[f]
+            if meld & sel_bits != sel_bits:
+                continue
+            ok = True
+            for i in range(n):
+                if meld >> i & 1 and not sel_bits >> i & 1 and held[i, 0] < sel_last:
+                    ok = False
+                    break
+            if not ok:
+                continue
+            pm = 0
+            size = 0
+            for i in range(n):
+                if meld >> i & 1:
+                    pm |= 1 << index[held[i, 0]]
+                    size += 1
+            rest = hmask ^ pm
+            if not rest:
+                cost = 0.0
+            else:
+                v = _value(st, p, rest)
+                if cat == 0:
+                    cost = CLEAR_COST + v
+                elif cat == 1:
+                    low = v
+                    for i in range(pitems.shape[0]):
+                        if rest >> i & 1 and not pitems[i, 3]:
+                            w = _value(st, p, rest ^ (1 << i))
+                            if w < low:
+                                low = w
+                    cost = 1.0 + low
+                else:
+                    cost = 1.0 + v
+            key = _round9(cost)
+            better = not has
+            if has:
+                if key != b_key:
+                    better = key < b_key
+                elif size != b_len:
+                    better = size > b_len
+                elif flex != b_flex:
+                    better = flex < b_flex
+                elif k != b_k:
+                    better = k < b_k
+                else:
+                    diff = meld ^ b_meld
+                    better = (meld & diff & -diff) != 0
+            if better:
+                has = True
+                b_key, b_len, b_flex, b_k, b_meld = key, size, flex, k, meld
+    if not sel_len:
+        pass_cost = 1.0 + _value(st, p, hmask)
+        best_play = b_key if has else np.inf
+        if best_play >= pass_cost - EPS:
+            action, best = A_PASS, pass_cost
+            for a in range(A_PASS_TAKE, A_PASS_TAKE + ND):
+                if mask[a]:
+                    d = a - A_PASS_TAKE
+                    v = 1.0 + _with_die(st, built, s, cfg, memory, p, hmask, d, s[DIE_VAL + d])
+                    if v < best - EPS:
+                        best, action = v, a
+            if best < best_play - EPS:
+                return action
+    if not has:
+        return -1
+    if b_len == sel_len:
+        return A_COMMIT + b_k
+    for i in range(n):
+        if b_meld >> i & 1 and not sel_bits >> i & 1:
+            return held[i, 0]
+    return -1
+
+
+@njit
+def _h_best_die(st, built, s, cfg, mask, memory, seat: int, base: int, decline: int) -> int:  # type: ignore[no-untyped-def]
+    """``DicebergHeuristic._best_die``: the pool die (``base + die``) leaving the cheapest hand; ``decline``
+    (-1: none) unless one helps."""
+    p, hmask = _hand(st, built, s, cfg, memory, _held(s, seat))
+    action = decline
+    best = _value(st, p, hmask) - EPS if decline >= 0 else np.inf
+    for d in range(ND):
+        if mask[base + d]:
+            v = _with_die(st, built, s, cfg, memory, p, hmask, d, s[DIE_VAL + d])
+            if v < best:
+                best, action = v, base + d
+    return action
+
+
+@njit
+def _h_discard(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
+    """``DicebergHeuristic._discard``: the card whose loss leaves the cheapest hand (if that helps)."""
+    p, hmask = _hand(st, built, s, cfg, memory, _held(s, seat))
+    pitems = st[0][p]
+    if mask[A_DECLINE]:
+        best, action = _value(st, p, hmask) - EPS, A_DECLINE
+    else:
+        best, action = np.inf, -1
+    for i in range(pitems.shape[0]):
+        if hmask >> i & 1 and not pitems[i, 3]:
+            v = _value(st, p, hmask ^ (1 << i))
+            if v < best:
+                best, action = v, A_DISCARD + pitems[i, 0]
+    return action
+
+
+@njit
+def _reroll_mean(st, built, s, cfg, memory, p: int, hmask: int, i: int) -> float:  # type: ignore[no-untyped-def]
+    """Expected cost of the hand with the die of plan row ``i`` re-rolled."""
+    d = st[0][p][i, 0] - ITEM_DIE0
+    faces = ROLL_HIGH[d] - 1
+    total = 0.0
+    for v in range(1, faces + 1):
+        total += _with_die(st, built, s, cfg, memory, p, hmask & ~(1 << i), d, v)
+    return total / faces
+
+
+@njit
+def _h_reroll(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
+    """``DicebergHeuristic._reroll`` with ``reroll_choice`` and ``_least_bad_mark``."""
+    p, hmask = _hand(st, built, s, cfg, memory, _held(s, seat))
+    pitems = st[0][p]
+    now = _value(st, p, hmask)
+    chosen = np.full(ND, -1, dtype=np.int64)
+    nc = 0
+    seen = 0
+    for i in range(pitems.shape[0]):
+        if not (hmask >> i & 1 and pitems[i, 3]):
+            continue
+        key = pitems[i, 1] * (MAX_NUMBER + 1) + pitems[i, 2]
+        if seen >> key & 1:
+            continue
+        seen |= 1 << key
+        if _reroll_mean(st, built, s, cfg, memory, p, hmask, i) < now - REROLL_MARGIN:
+            chosen[nc] = pitems[i, 0] - ITEM_DIE0
+            nc += 1
+    last = s[MARK_LAST] if s[MARK_LEN] else -1
+    for j in range(nc):
+        d = chosen[j]
+        if d > last and mask[A_MARK + d]:
+            return A_MARK + d
+    if s[MARK_LEN]:
+        return A_REROLL
+    if mask[A_DECLINE]:
+        return A_DECLINE
+    p, hmask = _hand(st, built, s, cfg, memory, _held(s, seat))
+    pitems = st[0][p]
+    best, action = np.inf, -1
+    for i in range(pitems.shape[0]):
+        d = pitems[i, 0] - ITEM_DIE0
+        if not (hmask >> i & 1 and pitems[i, 3]) or not mask[A_MARK + d]:
+            continue
+        v = _reroll_mean(st, built, s, cfg, memory, p, hmask, i)
+        if v < best:
+            best, action = v, A_MARK + d
+    return action
+
+
+@njit
+def heuristic_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
+    """``DicebergHeuristic.act`` (module docstring); its plan cache is kept in ``memory``."""
+    count = 0
+    only = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            count += 1
+            only = a
+    if count == 1:
+        return only
+    seat = s[CURRENT]
+    phase = s[PHASE]
+    st = _new_store()
+    built = Dict.empty(key_type=types.int64, value_type=types.int64)
+    action = -1
+    if phase == PLAY:
+        action = _h_play(st, built, s, cfg, mask, memory, seat)
+    elif phase == DRAFT:
+        action = _h_best_die(st, built, s, cfg, mask, memory, seat, A_DRAFT, -1)
+    elif phase == TAKE:
+        action = _h_best_die(st, built, s, cfg, mask, memory, seat, A_TAKE, A_DECLINE if mask[A_DECLINE] else -1)
+    elif phase == DISCARD:
+        action = _h_discard(st, built, s, cfg, mask, memory, seat)
+    elif phase == REROLL:
+        action = _h_reroll(st, built, s, cfg, mask, memory, seat)
+    if action < 0 or not mask[action]:
+        return random_act(s, cfg, mask, prng, memory)
+    return action
+
+
 #: The compiled players of Tip of the Diceberg, by agent spec.
 PLAYERS: dict[str, CompiledPlayer] = {
     "greedy": CompiledPlayer("greedy", greedy_act),
+    "heuristic": CompiledPlayer("heuristic", heuristic_act, HEURISTIC_MEMORY),
 }

@@ -32,10 +32,10 @@ INLINE_CATALOG = {
 
 #: (player count, options, games) of each parity run.
 CONFIGS: list[tuple[int, dict[str, Any], int]] = [
-    (3, {}, 16),
+    (3, {}, 18),
     (4, {}, 12),
     (5, {}, 10),
-    (3, {"compulsory_powers": True}, 14),
+    (3, {"compulsory_powers": True}, 16),
     (4, {"catalog": example_catalog_path()}, 12),
     (3, {"catalog": INLINE_CATALOG}, 14),
 ]
@@ -46,7 +46,7 @@ def _label(config: tuple[int, dict[str, Any], int]) -> str:
     return f"{n}p-" + ("-".join(options) or "default")
 
 
-@pytest.mark.parametrize("player", ["greedy"])
+@pytest.mark.parametrize("player", ["greedy", "heuristic"])
 @pytest.mark.parametrize("config", CONFIGS, ids=_label)
 def test_compiled_player_decides_as_the_python_player(player: str, config: tuple[int, dict[str, Any], int]) -> None:
     n, options, games = config
