@@ -224,9 +224,13 @@ for _g in range(1, 4):
 #: Words of the plan cache in the memory row: its length, the next serial, then per plan (oldest first)
 #: its cards (bit per id), its dice's values (5 bits per die, dice 0..8 and 9..17) and its serial.
 MEM_COUNT, MEM_SERIAL, MEM_PLANS, PLAN_WORDS = 0, 1, 2, 4
-HEURISTIC_MEMORY = MEM_PLANS + PLAN_WORDS * PLANS_KEPT
+#: Then the meld being composed (``_h_play``): set, its cards, its dice (bit per die), its slot, the selection's
+#: length when it was chosen, the hand's cards and dice (as a plan's words) and the taken slots then.
+MEM_MELD = MEM_PLANS + PLAN_WORDS * PLANS_KEPT
+HEURISTIC_MEMORY = MEM_MELD + 9
 #: Plan numbers in the memo's keys: ``plan << MEMO_SHIFT | mask``.
 MEMO_SHIFT = 40
+MEMO_START = 1 << 10
 
 _I1, _I2, _F1, _F2 = types.int64[:], types.int64[:, :], types.float64[:], types.float64[:, :]
 
@@ -253,18 +257,19 @@ def _grown(a: np.ndarray, need: int) -> np.ndarray:
 def _melds(cfg: np.ndarray, card: int, items: np.ndarray, must: int, out: np.ndarray) -> tuple[np.ndarray, int]:
     """``patterns.enumerate_melds`` of catalog card ``card`` from ``items`` (rows ``id, suit, number, die``
     sorted by id) as bitmasks over the rows, depth-first in item order; ``must >= 0``: only the melds with
-    that row. Identical dice go in row order (a die only with the identical dice before it)."""
+    that row (it goes first, as there; it has no identical die among the rows). Identical dice go in row
+    order (a die only with the identical dice before it)."""
     pat = C_PATTERN + NF * card
     cmin, cmax = cfg[pat + F_CMIN], cfg[pat + F_CMAX]
     n = items.shape[0]
     cand = np.empty(n, dtype=np.int64)
     m = 0
     for j in range(n):
-        if _allowed(cfg, card, items[j, 1], items[j, 2]):
+        if j != must and _allowed(cfg, card, items[j, 1], items[j, 2]):
             cand[m] = j
             m += 1
     count = 0
-    if m == 0 or cmax < 1:
+    if cmax < 1:
         return out, count
     prev = np.full(m, -1, dtype=np.int64)
     for a in range(m):
@@ -276,24 +281,34 @@ def _melds(cfg: np.ndarray, card: int, items: np.ndarray, must: int, out: np.nda
                     prev[a] = b
                     break
     chosen = np.zeros(m, dtype=np.bool_)
-    w = np.zeros(
-        (cmax + 1, 12), dtype=np.int64
-    )  # per depth: pos, took, total, v0, s0, smask, nmask, lo, hi, nd, bits, has must
-    d = 0
-    while d >= 0:
+    # per depth (items chosen): pos, took, total, v0, s0, smask, nmask, lo, hi, nd, bits
+    w = np.zeros((cmax + 1, 11), dtype=np.int64)
+    d0 = 0
+    if must >= 0:
+        t, v, dd = items[must, 1], items[must, 2], items[must, 3]
+        if not _allowed(cfg, card, t, v) or not _fits(cfg, pat, 0, 0, 0, 0, 0, 0, 0, 0, 0, v, t, dd):
+            return out, count
+        if _complete(cfg, pat, 1, v, v, v, dd):
+            out = _grown(out, 1)
+            out[0] = 1 << must
+            count = 1
+        if cmax == 1:
+            return out, count
+        d0 = 1
+        w[1, 2], w[1, 3], w[1, 4], w[1, 5], w[1, 6] = v, v, t, 1 << t, 1 << v
+        w[1, 7], w[1, 8], w[1, 9], w[1, 10] = v, v, dd, 1 << must
+    d = d0
+    while d >= d0:
         i = w[d, 0]
         if i >= m:
             d -= 1
-            if d >= 0:
+            if d >= d0:
                 chosen[w[d, 1]] = False
             continue
         w[d, 0] = i + 1
-        j = cand[i]
-        if must >= 0 and not w[d, 11] and j > must:
-            w[d, 0] = m  # every later row is past ``must``
-            continue
         if prev[i] >= 0 and not chosen[prev[i]]:
             continue
+        j = cand[i]
         t, v, dd = items[j, 1], items[j, 2], items[j, 3]
         tot, lo, hi, nd = w[d, 2], w[d, 7], w[d, 8], w[d, 9]
         if not _fits(cfg, pat, d, tot, w[d, 3], w[d, 4], w[d, 5], w[d, 6], lo, hi, nd, v, t, dd):
@@ -302,8 +317,7 @@ def _melds(cfg: np.ndarray, card: int, items: np.ndarray, must: int, out: np.nda
         lo2 = lo if (d and lo <= v) else v
         hi2 = hi if (d and hi >= v) else v
         bits = w[d, 10] | (1 << j)
-        hx = 1 if (w[d, 11] or j == must) else 0
-        if (must < 0 or hx) and _complete(cfg, pat, c2, t2, lo2, hi2, nd2):
+        if _complete(cfg, pat, c2, t2, lo2, hi2, nd2):
             out = _grown(out, count + 1)
             out[count] = bits
             count += 1
@@ -315,7 +329,7 @@ def _melds(cfg: np.ndarray, card: int, items: np.ndarray, must: int, out: np.nda
             w[e, 3] = w[d, 3] if d else v
             w[e, 4] = w[d, 4] if d else t
             w[e, 5], w[e, 6] = w[d, 5] | (1 << t), w[d, 6] | (1 << v)
-            w[e, 7], w[e, 8], w[e, 9], w[e, 10], w[e, 11] = lo2, hi2, nd2, bits, hx
+            w[e, 7], w[e, 8], w[e, 9], w[e, 10] = lo2, hi2, nd2, bits
             d = e
     return out, count
 
@@ -332,8 +346,67 @@ def _new_store():  # type: ignore[no-untyped-def]
         List.empty_list(_F1),
         List.empty_list(_F2),
         List.empty_list(_I1),
-        Dict.empty(key_type=types.int64, value_type=types.float64),
+        List([np.full(MEMO_START, -1, dtype=np.int64)]),
+        List([np.empty(MEMO_START, dtype=np.float64)]),
+        np.zeros(1, dtype=np.int64),
     )
+
+
+@njit
+def _memo_at(keys: np.ndarray, key: int) -> int:
+    """Where ``key`` is in the open-addressing table ``keys`` (-1: free), or the free entry it would take."""
+    h = (key ^ (key >> 29)) * -4658895280553007687
+    at = (h ^ (h >> 32)) & (keys.shape[0] - 1)
+    while keys[at] != key and keys[at] != -1:
+        at = (at + 1) & (keys.shape[0] - 1)
+    return at
+
+
+@njit
+def _memo_put(st, key: int, value: float) -> None:  # type: ignore[no-untyped-def]
+    keys, vals = st[7][0], st[8][0]
+    if 2 * (st[9][0] + 1) > keys.shape[0]:
+        bigger = np.full(2 * keys.shape[0], -1, dtype=np.int64)
+        bigger_vals = np.empty(2 * keys.shape[0], dtype=np.float64)
+        for j in range(keys.shape[0]):
+            if keys[j] != -1:
+                at = _memo_at(bigger, keys[j])
+                bigger[at] = keys[j]
+                bigger_vals[at] = vals[j]
+        keys, vals = bigger, bigger_vals
+        st[7][0], st[8][0] = keys, vals
+    at = _memo_at(keys, key)
+    if keys[at] != key:
+        keys[at] = key
+        st[9][0] += 1
+    vals[at] = value
+
+
+@njit
+def _find(table: np.ndarray, masks: np.ndarray, key: int) -> int:
+    """Where ``key`` is (or would go) in ``table``: an open-addressing index of ``masks`` (entry or -1)."""
+    h = (key ^ (key >> 29)) * -4658895280553007687
+    at = (h ^ (h >> 32)) & (table.shape[0] - 1)
+    while table[at] != -1 and masks[table[at]] != key:
+        at = (at + 1) & (table.shape[0] - 1)
+    return at
+
+
+@njit
+def _entry(table: np.ndarray, masks: np.ndarray, ne: int, key: int) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """The entry of ``key`` among the ``ne`` of ``masks``, added if new: (table, masks, ne, entry)."""
+    at = _find(table, masks, key)
+    if table[at] >= 0:
+        return table, masks, ne, table[at]
+    masks = _grown(masks, ne + 1)
+    masks[ne] = key
+    table[at] = ne
+    ne += 1
+    if 2 * ne > table.shape[0]:
+        table = np.full(2 * table.shape[0], -1, dtype=np.int64)
+        for e in range(ne):
+            table[_find(table, masks, masks[e])] = e
+    return table, masks, ne, ne - 1
 
 
 @njit
@@ -362,7 +435,7 @@ def _build_plan(st, s: np.ndarray, cfg: np.ndarray, items: np.ndarray) -> int:  
         g = gid[i]
         gmem[g, gsize[g]] = i
         gsize[g] += 1
-    keys = Dict.empty(key_type=types.int64, value_type=types.int64)
+    table = np.full(256, -1, dtype=np.int64)
     masks = np.empty(64, dtype=np.int64)
     slots = np.empty(64, dtype=np.int64)
     ne = 0
@@ -404,16 +477,11 @@ def _build_plan(st, s: np.ndarray, cfg: np.ndarray, items: np.ndarray) -> int:  
                 variants[:nn] = nvar_new[:nn]
                 nv = nn
             for a in range(nv):
-                mm = variants[a]
-                e = keys[mm] if mm in keys else -1
-                if e < 0:
-                    e = ne
-                    keys[mm] = e
-                    masks = _grown(masks, ne + 1)
-                    slots = _grown(slots, ne + 1)
-                    masks[e] = mm
+                before = ne
+                table, masks, ne, e = _entry(table, masks, ne, variants[a])
+                if ne > before:
+                    slots = _grown(slots, ne)
                     slots[e] = 0
-                    ne += 1
                 slots[e] |= 1 << k
     cost = np.empty(ne, dtype=np.float64)
     share = np.empty(ne, dtype=np.float64)
@@ -466,17 +534,18 @@ def _build_plan(st, s: np.ndarray, cfg: np.ndarray, items: np.ndarray) -> int:  
     st[4].append(by_cost)
     st[5].append(tables)
     st[6].append(order)
-    st[7][p << MEMO_SHIFT] = 0.0
+    _memo_put(st, p << MEMO_SHIFT, 0.0)
     return p
 
 
 @njit
 def _value(st, p: int, mask: int) -> float:  # type: ignore[no-untyped-def]
     """``HandPlan.value``: least total cost of shedding the items of ``mask`` (memoised, branch and bound)."""
-    memo = st[7]
     key = (p << MEMO_SHIFT) | mask
-    if key in memo:
-        return memo[key]
+    keys, vals = st[7][0], st[8][0]
+    at = _memo_at(keys, key)
+    if keys[at] == key:
+        return vals[at]
     order = st[6][p]
     i = 0
     for q in range(order.shape[0]):
@@ -492,8 +561,9 @@ def _value(st, p: int, mask: int) -> float:  # type: ignore[no-untyped-def]
             continue
         rest = mask ^ m
         rkey = (p << MEMO_SHIFT) | rest
-        if rkey in memo:
-            v = memo[rkey]
+        at = _memo_at(keys, rkey)
+        if keys[at] == rkey:
+            v = vals[at]
         else:
             bound = c
             t = 0
@@ -503,12 +573,13 @@ def _value(st, p: int, mask: int) -> float:  # type: ignore[no-untyped-def]
             if bound >= best:
                 continue
             v = _value(st, p, rest)
+            keys, vals = st[7][0], st[8][0]  # the memo may have grown
         v += c
         if v < best:
             best = v
     if best == np.inf:
         best = STUCK_COST + _value(st, p, mask ^ (1 << i))
-    memo[key] = best
+    _memo_put(st, key, best)
     return best
 
 
@@ -643,7 +714,7 @@ def _with_die(st, built, s, cfg, memory, p: int, hmask: int, d: int, value: int)
         if new[i, 0] == xid:
             must = i
     # the new row's melds by mask of the hand's plan: how many clear / discard / other slots take each
-    keys = Dict.empty(key_type=types.int64, value_type=types.int64)
+    table = np.full(256, -1, dtype=np.int64)
     masks = np.empty(64, dtype=np.int64)
     counts = np.zeros((64, 3), dtype=np.int64)
     ne = 0
@@ -659,17 +730,11 @@ def _with_die(st, built, s, cfg, memory, p: int, hmask: int, d: int, value: int)
             for i in range(n + 1):
                 if found[f] >> i & 1 and i != must:
                     mm |= 1 << index[new[i, 0]]
-            e = keys[mm] if mm in keys else -1
-            if e < 0:
-                e = ne
-                keys[mm] = e
-                masks = _grown(masks, ne + 1)
-                if ne >= counts.shape[0]:
-                    bigger = np.zeros((2 * counts.shape[0], 3), dtype=np.int64)
-                    bigger[:ne] = counts[:ne]
-                    counts = bigger
-                masks[e] = mm
-                ne += 1
+            table, masks, ne, e = _entry(table, masks, ne, mm)
+            if ne > counts.shape[0]:
+                bigger = np.zeros((2 * counts.shape[0], 3), dtype=np.int64)
+                bigger[: ne - 1] = counts[: ne - 1]
+                counts = bigger
             counts[e, cat] += 1
     best = STUCK_COST + _value(st, p, hmask)
     for e in range(ne):
@@ -694,11 +759,16 @@ def _h_play(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[
     pass (with the pool die that helps most) when no play beats it; -1: nothing (random fallback)."""
     held = _held(s, seat)
     n = held.shape[0]
+    sel_len = s[SEL_LEN]
+    if sel_len:
+        go_on = _meld_goes_on(s, memory, held)
+        if go_on >= 0:
+            return go_on
+    memory[MEM_MELD] = 0
     p, hmask = _hand(st, built, s, cfg, memory, held)
     index = st[1][p]
     pitems = st[0][p]
     sel_bits = 0
-    sel_len = s[SEL_LEN]
     sel_last = s[SEL_LAST]
     for i in range(n):
         if s[SEL + held[i, 0]]:
@@ -783,8 +853,73 @@ def _h_play(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[
         return A_COMMIT + b_k
     for i in range(n):
         if b_meld >> i & 1 and not sel_bits >> i & 1:
+            _remember_meld(s, cfg, memory, held, b_meld, b_k)
             return held[i, 0]
     return -1
+
+
+@njit
+def _hand_words(s: np.ndarray, cfg: np.ndarray, held: np.ndarray) -> tuple[int, int, int, int]:
+    """The hand's words (as a plan's) and the taken slots as bits."""
+    cards, lo, hi = _plan_words(held)
+    taken = 0
+    for k in range(cfg[C_NSLOTS]):
+        if s[SLOT_PLAYER + k] >= 0:
+            taken |= 1 << k
+    return cards, lo, hi, taken
+
+
+@njit
+def _remember_meld(s: np.ndarray, cfg: np.ndarray, memory: np.ndarray, held: np.ndarray, meld: int, k: int) -> None:
+    """Keep the meld being composed (rows of ``held``) for the next decisions of the composition."""
+    cards = dice = 0
+    for i in range(held.shape[0]):
+        if meld >> i & 1:
+            if held[i, 3]:
+                dice |= 1 << (held[i, 0] - ITEM_DIE0)
+            else:
+                cards |= 1 << held[i, 0]
+    hc, hlo, hhi, taken = _hand_words(s, cfg, held)
+    at = MEM_MELD
+    memory[at], memory[at + 1], memory[at + 2], memory[at + 3], memory[at + 4] = 1, cards, dice, k, s[SEL_LEN]
+    memory[at + 5], memory[at + 6], memory[at + 7], memory[at + 8] = hc, hlo, hhi, taken
+
+
+@njit
+def _meld_goes_on(s: np.ndarray, memory: np.ndarray, held: np.ndarray) -> int:
+    """The next action of the meld kept by :func:`_remember_meld` (its next item, or its commit), or -1.
+
+    While a meld is composed nothing but the selection changes: the plays are ranked as before and the
+    kept meld, the best of those that start with a shorter selection, is the best of those that start with
+    this one. So when the hand and the taken slots are as then and the selection (no shorter than then)
+    starts the meld, the full search would choose the meld again (with the same plan cache: looking a
+    plan up changes nothing)."""
+    at = MEM_MELD
+    if not memory[at] or s[SEL_LEN] < memory[at + 4]:
+        return -1
+    taken = 0
+    for k in range(MAX_SLOTS):
+        if s[SLOT_PLAYER + k] >= 0:
+            taken |= 1 << k
+    cards, lo, hi = _plan_words(held)
+    if (cards, lo, hi, taken) != (memory[at + 5], memory[at + 6], memory[at + 7], memory[at + 8]):
+        return -1
+    size = 0
+    nxt = -1
+    for i in range(held.shape[0]):
+        it = held[i, 0]
+        inside = (memory[at + 2] >> (it - ITEM_DIE0)) & 1 if held[i, 3] else (memory[at + 1] >> it) & 1
+        if inside:
+            size += 1
+            if not s[SEL + it] and nxt < 0:
+                nxt = it
+        elif s[SEL + it]:
+            return -1  # the selection is not in the meld
+        if inside and s[SEL + it] and nxt >= 0:
+            return -1  # a selected item after an unselected one: not a start of the meld
+    if nxt < 0:
+        return A_COMMIT + memory[at + 3]
+    return nxt
 
 
 @njit
