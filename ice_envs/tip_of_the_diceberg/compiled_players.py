@@ -1,8 +1,9 @@
-"""Tip of the Diceberg's greedy player as a numba function on the compiled engine's state row.
+"""Tip of the Diceberg's greedy and heuristic players as numba functions on the compiled engine's state row.
 
-``greedy`` mirrors :class:`ice_envs.agents.greedy.GreedyAgent` (``samples=4``) with the game's value
-``greedy.value``. The agent's generator is consulted for its re-deals and its seeds only, never for the
-decision's chance, and this player draws the same numbers from its stream in the same order:
+**greedy** mirrors :class:`ice_envs.agents.greedy.GreedyAgent` (``samples=4``) with the game's value
+``greedy.value`` (:func:`greedy_value`). The agent's generator is consulted for its re-deals and its
+seeds only, never for the decision's chance, and this player draws the same numbers from its stream in
+the same order:
 
 1. two re-deals of the hidden cards (:func:`_redeal` mirrors ``rules.resample_hidden``: the other
    hands and the undealt cards, sorted, dealt after one ``permutation`` of them, i.e. a Fisher-Yates
@@ -10,12 +11,44 @@ decision's chance, and this player draws the same numbers from its stream in the
 2. the four sampling seeds (``integers(0, 2**63, size=4)``: four raw 64-bit draws, skipped).
 
 The value after an action does not depend on its chance: a new deal gives 12 cards and no dice
-whatever the cards, re-rolled and re-rolled pool dice are not counted. It depends on the re-deal only
-where a pass ends the trick with nobody having played and an empty pool: whether the round then ends
-(``rules.deadlocked``) reads the other hands. So the action's mean value over the re-deals is the sum
-of :func:`greedy_value` after the engine's own ``apply`` on each re-deal (on one state, four times,
-without hidden cards), compared exactly as integers; ties go to the lowest action. A seat with one
-legal action takes it without drawing, as the agent does.
+whatever the cards, re-rolled dice and the re-rolled pool are not counted. It depends on the re-deal
+only where a pass ends the trick with nobody having played and an empty pool: whether the round then
+ends (``rules.deadlocked``) reads the other hands. So an action's mean value over the re-deals is the
+sum of :func:`greedy_value` after the engine's own ``apply`` on each re-deal (on one state, four times,
+when nothing is hidden), compared exactly as integers; ties go to the lowest action. A seat with one
+legal action takes it without drawing, as the agent does. No position differs.
+
+**heuristic** mirrors :class:`ice_envs.tip_of_the_diceberg.heuristic.DicebergHeuristic` function by
+function, with the same floating-point operations in the same order (its decisions compare floats):
+
+===========================  ===================================================================
+Python                       here
+===========================  ===================================================================
+``enumerate_melds``          :func:`_melds` (depth-first on the engine's ``_fits`` / ``_complete``;
+                             with ``must``, from that die, as there)
+``HandPlan.__init__``        :func:`_build_plan` (melds of every slot, identical dice swapped in
+                             every way, per item its melds by share then cost, the 8-bit bound
+                             tables, the branching order)
+``HandPlan.value``/``bound`` :func:`_value` (the same branch and bound and memo) / :func:`_bound`
+``turn_cost_of_slots``       :data:`TURN_COST`, the Python function's floats for every count of
+                             clear, discard and other slots
+``hand`` and its plan cache  :func:`_hand`; the cache (the item sets of the last
+                             ``_PLANS_KEPT`` plans, oldest first) lives in the seat's memory row
+                             and a cached plan is rebuilt on use, so a smaller hand is searched in
+                             the plan of the larger one as there
+``value_with_die``           :func:`_with_die`
+``_play``/``play_options``   :func:`_h_play` (``round(cost, 9)`` as ``rint(cost * 1e9) / 1e9``)
+``_best_die``                :func:`_h_best_die` (draft, take)
+``_discard``                 :func:`_h_discard`
+``_reroll`` and friends      :func:`_h_reroll` (``reroll_choice``, ``_least_bad_mark``)
+random fallback              ``random_act`` (``random_legal``: one ``below(k)``)
+===========================  ===================================================================
+
+While a meld is composed item by item, the memory row also keeps the meld chosen
+(:func:`_remember_meld`): with the same hand and taken slots, the search would choose it again, so the
+next items need no search (:func:`_meld_goes_on`). Each decision builds its plans afresh (the
+Python agent keeps them with their memos between decisions): a memo filled earlier can only change a
+value where a bound and a path tie to the last bit, which the parity tests have not met.
 """
 
 from __future__ import annotations
