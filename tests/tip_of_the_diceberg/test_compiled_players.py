@@ -42,12 +42,12 @@ INLINE_CATALOG = {
 
 #: (player count, options, games) of each parity run.
 CONFIGS: list[tuple[int, dict[str, Any], int]] = [
-    (3, {}, 18),
-    (4, {}, 12),
-    (5, {}, 10),
-    (3, {"compulsory_powers": True}, 16),
-    (4, {"catalog": example_catalog_path()}, 12),
-    (3, {"catalog": INLINE_CATALOG}, 14),
+    (3, {}, 20),
+    (4, {}, 13),
+    (5, {}, 11),
+    (3, {"compulsory_powers": True}, 17),
+    (4, {"catalog": example_catalog_path()}, 13),
+    (3, {"catalog": INLINE_CATALOG}, 15),
 ]
 
 
