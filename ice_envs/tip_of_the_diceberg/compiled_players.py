@@ -86,6 +86,9 @@ from ice_envs.tip_of_the_diceberg.compiled import (
     DRAFT,
     F_CMAX,
     F_CMIN,
+    F_DMIN,
+    F_SMAX,
+    F_SMIN,
     ITEM_DIE0,
     ITEM_SUIT,
     MARK_LAST,
@@ -313,6 +316,16 @@ def _melds(cfg: np.ndarray, card: int, items: np.ndarray, must: int, out: np.nda
                 if items[jb, 3] and items[jb, 1] == items[ja, 1] and items[jb, 2] == items[ja, 2]:
                     prev[a] = b
                     break
+    # what the candidates from each one on can still add (the bounds ``enumerate_melds`` prunes by)
+    smin, smax, dmin = cfg[pat + F_SMIN], cfg[pat + F_SMAX], cfg[pat + F_DMIN]
+    suf_max = np.zeros(m + 1, dtype=np.int64)
+    suf_min = np.full(m + 1, 1 << 30, dtype=np.int64)
+    suf_dice = np.zeros(m + 1, dtype=np.int64)
+    for a in range(m - 1, -1, -1):
+        v = items[cand[a], 2]
+        suf_max[a] = max(suf_max[a + 1], v)
+        suf_min[a] = min(suf_min[a + 1], v)
+        suf_dice[a] = suf_dice[a + 1] + items[cand[a], 3]
     chosen = np.zeros(m, dtype=np.bool_)
     # per depth (items chosen): pos, took, total, v0, s0, smask, nmask, lo, hi, nd, bits
     w = np.zeros((cmax + 1, 11), dtype=np.int64)
@@ -354,7 +367,14 @@ def _melds(cfg: np.ndarray, card: int, items: np.ndarray, must: int, out: np.nda
             out = _grown(out, count + 1)
             out[count] = bits
             count += 1
-        if c2 < cmax and m - (i + 1) >= max(1, cmin - c2):
+        room = cmax - c2
+        if (
+            room > 0
+            and m - (i + 1) >= max(1, cmin - c2)
+            and t2 + room * suf_max[i + 1] >= smin
+            and nd2 + min(room, suf_dice[i + 1]) >= dmin
+            and t2 + suf_min[i + 1] <= smax
+        ):
             chosen[i] = True
             w[d, 1] = i
             e = d + 1
