@@ -128,7 +128,7 @@ from ice_envs.tip_of_the_diceberg.heuristic import (
     STUCK_COST,
     turn_cost_of_slots,
 )
-from ice_envs.tip_of_the_diceberg.patterns import MAX_NUMBER
+from ice_envs.tip_of_the_diceberg.patterns import MAX_NUMBER, NUM_SUITS
 
 __all__ = ["PLAYERS", "greedy_act", "greedy_value"]
 
@@ -1026,14 +1026,14 @@ def _h_reroll(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignor
     now = _value(st, p, hmask)
     chosen = np.full(ND, -1, dtype=np.int64)
     nc = 0
-    seen = 0
+    seen = np.zeros(NUM_SUITS * (MAX_NUMBER + 1), dtype=np.bool_)  # (suit, number) of the dice judged
     for i in range(pitems.shape[0]):
         if not (hmask >> i & 1 and pitems[i, 3]):
             continue
         key = pitems[i, 1] * (MAX_NUMBER + 1) + pitems[i, 2]
-        if seen >> key & 1:
+        if seen[key]:
             continue
-        seen |= 1 << key
+        seen[key] = True
         if _reroll_mean(st, built, s, cfg, memory, p, hmask, i) < now - REROLL_MARGIN:
             chosen[nc] = pitems[i, 0] - ITEM_DIE0
             nc += 1
