@@ -1199,3 +1199,50 @@ class TipOfTheDicebergCompiled(CompiledEngine):
     def scalar_start(self, i: int) -> tuple[dict[str, Any], bool]:
         """A plain reset that replays this game's shuffles and rolls (see the module docstring)."""
         return {}, True
+
+    def pack_state(self, state: rules.DicebergState) -> np.ndarray:
+        """The state row of ``state`` (the inverse of :meth:`state_of`)."""
+        n = self.num_players
+        row = np.zeros(self.state_width, dtype=np.int64)
+        row[CARD_LOC : CARD_LOC + NC] = NOT_IN_DECK
+        for p, hand in enumerate(state.hands):
+            row[CARD_LOC + np.asarray(hand, dtype=np.int64)] = p
+        row[CARD_LOC + np.asarray(state.undealt, dtype=np.int64)] = UNDEALT
+        row[CARD_LOC + np.asarray(state.removed, dtype=np.int64)] = REMOVED
+        row[DIE_VAL : DIE_VAL + ND] = state.die_value
+        row[DIE_LOC : DIE_LOC + ND] = state.die_loc
+        for k, meld in enumerate(state.slot_meld):
+            for it in meld:
+                if it < ITEM_DIE0:
+                    row[CARD_LOC + it] = ON_SLOT - k
+                else:
+                    row[DIE_LOC + it - ITEM_DIE0] = ON_SLOT - k
+        nslots = len(state.slots)
+        row[SLOT_CARD : SLOT_CARD + nslots] = state.slots
+        row[SLOT_PLAYER : SLOT_PLAYER + MAX_SLOTS] = -1
+        row[SLOT_PLAYER : SLOT_PLAYER + nslots] = state.slot_player
+        row[POINTS : POINTS + n] = state.points
+        for r, p in enumerate(state.out_order):
+            row[OUT_RANK + p] = r + 1
+        row[OUT_LEN] = len(state.out_order)
+        row[PHASE], row[CURRENT], row[ROUND], row[START] = state.phase, state.current, state.round, state.start_player
+        row[LEADER], row[LAST], row[PASSES], row[TRICKS] = state.leader, state.last_player, state.passes, state.tricks
+        row[DRAFT_LEFT] = len(state.draft_order)
+        row[SEL + np.asarray(state.selection, dtype=np.int64)] = 1
+        row[SEL_LEN] = len(state.selection)
+        row[SEL_LAST] = state.selection[-1] if state.selection else -1
+        row[MARK + np.asarray(state.marks, dtype=np.int64)] = 1
+        row[MARK_LEN] = len(state.marks)
+        row[MARK_LAST] = state.marks[-1] if state.marks else -1
+        row[WINNER + np.asarray(state.winners, dtype=np.int64)] = 1
+        for r, order in enumerate(state.history):
+            row[HISTORY + r] = _packed_out_order(order)
+        return row.astype(self.state_dtype)
+
+
+def _packed_out_order(order: list[int]) -> int:
+    """A round's out-order as one history entry: ``len | s0 << 2 | s1 << 5 | s2 << 8`` (see :data:`HISTORY`)."""
+    packed = len(order)
+    for j, p in enumerate(order):
+        packed |= int(p) << (2 + 3 * j)
+    return packed
