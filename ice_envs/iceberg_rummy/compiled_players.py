@@ -77,12 +77,13 @@ from ice_envs.iceberg_rummy.compiled import (
     TABLE_ACES,
     WINNERS,
     IcebergRummyCompiled,
-    _hand_penalty,
+    _ace_bonus_total,
     apply,
     get_total,
     get_wide,
 )
 from ice_envs.iceberg_rummy.compiled_playout import (
+    CARD_SLOTS,
     K_CARDS,
     K_INFO1,
     K_INFO2,
@@ -92,6 +93,7 @@ from ice_envs.iceberg_rummy.compiled_playout import (
     MAX_PLAYS,
     NOT_SOLVED,
     SLOT,
+    _find,
     best_playout,
     enumerate_plays,
     size_value,
@@ -145,9 +147,155 @@ def _playout_objmode(hand: np.ndarray, table: np.ndarray, num_melds: int) -> tup
     return points, played
 
 
+#: Plays and search nodes up to which :func:`_small_playout` answers (beyond: the engine's search).
+SMALL_PLAYS = 64
+SMALL_NODES = 2048
+
+
+@njit
+def _small_search(counts, order, m, cards, length, target, score, by_first, first_count, nodes) -> int:
+    """The best score (``points * 128 + cards``) of one component: the cards ``counts`` at the positions
+    ``order[:m]``, no table target taken. At each step the lowest card left is either not played (one
+    copy) or played by one play whose lowest card it is (the recurrence of :func:`.melds.best_playout`),
+    searched exhaustively with an explicit stack; -1: past the node budget ``nodes``."""
+    depth_max = 2 * NC + 2
+    f_at = np.empty(depth_max, dtype=np.int64)
+    f_used = np.empty(depth_max, dtype=np.int64)
+    f_opt = np.empty(depth_max, dtype=np.int64)
+    f_best = np.empty(depth_max, dtype=np.int64)
+    f_play = np.empty(depth_max, dtype=np.int64)
+    depth = 0
+    at, used = 0, 0
+    entering = True
+    ret = 0
+    while True:
+        if entering:  # a call on (cards left, used) from position ``at``
+            nodes[0] -= 1
+            if nodes[0] < 0:
+                return -1
+            while at < m and counts[order[at]] == 0:
+                at += 1
+            if at == m:  # nothing left to play: 0 goes back to the caller
+                if depth == 0:
+                    return 0
+                ret = 0
+                entering = False
+                continue
+            else:
+                f_at[depth], f_used[depth], f_opt[depth], f_best[depth], f_play[depth] = at, used, -1, -1, -1
+                depth += 1
+        else:  # ``ret``: the value of the call the top frame made; undo its choice
+            top = depth - 1
+            c = order[f_at[top]]
+            p = f_play[top]
+            if p < 0:
+                counts[c] += 1
+                got = ret
+            else:
+                for i in range(length[p]):
+                    counts[cards[p, i]] += 1
+                got = ret + score[p]
+            if got > f_best[top]:
+                f_best[top] = got
+        top = depth - 1
+        c = order[f_at[top]]
+        called = False
+        while not called:
+            o = f_opt[top]
+            if o == -1:  # leave one copy of c unplayed
+                f_opt[top] = 0
+                counts[c] -= 1
+                f_play[top] = -1
+                at, used = f_at[top], f_used[top]
+                called = True
+            elif o < first_count[c]:
+                f_opt[top] = o + 1
+                p = by_first[c, o]
+                bit = (1 << target[p]) if target[p] >= 0 else 0
+                if f_used[top] & bit:
+                    continue
+                fits = True
+                for i in range(length[p]):
+                    counts[cards[p, i]] -= 1
+                    fits = fits and counts[cards[p, i]] >= 0
+                if not fits:
+                    for i in range(length[p]):
+                        counts[cards[p, i]] += 1
+                    continue
+                f_play[top] = p
+                at, used = f_at[top], f_used[top] | bit
+                called = True
+            else:
+                break
+        if called:
+            entering = True
+            continue
+        ret = f_best[top]
+        depth -= 1
+        if depth == 0:
+            return ret
+        entering = False
+
+
+@njit
+def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int) -> tuple[int, int]:
+    """``melds.best_playout`` by a plain exhaustive search of each independent component (cards linked by a
+    play or a table target), for hands with at most :data:`SMALL_PLAYS` plays that it settles within
+    :data:`SMALL_NODES` nodes; ``(-1, 0)``: not settled. Exhaustive, hence exact: the best score
+    (points, then cards) is unique, so it is the reference's."""
+    cards, length, target, value = _new_plays()
+    n = _plays_of(hand, table, num_melds, cards, length, target, value)
+    if n == 0:
+        return 0, 0
+    if n < 0 or n > SMALL_PLAYS:
+        return -1, 0
+    parent = np.arange(NC + MAX_TABLE)
+    first_count = np.zeros(NC, dtype=np.int64)
+    by_first = np.empty((NC, SMALL_PLAYS), dtype=np.int64)
+    score = np.empty(n, dtype=np.int64)
+    in_play = np.zeros(NC, dtype=np.bool_)
+    for p in range(n):
+        c = cards[p, 0]  # the lowest card id (a play's cards are sorted)
+        by_first[c, first_count[c]] = p
+        first_count[c] += 1
+        score[p] = value[p] * CARD_SLOTS + length[p]
+        root = _find(parent, c)
+        for i in range(length[p]):
+            x = cards[p, i]
+            in_play[x] = True
+            parent[_find(parent, x)] = root
+        if target[p] >= 0:
+            parent[_find(parent, NC + target[p])] = root
+    counts = np.zeros(NC, dtype=np.int64)
+    order = np.empty(NC, dtype=np.int64)
+    done = np.zeros(NC, dtype=np.bool_)
+    nodes = np.full(1, SMALL_NODES, dtype=np.int64)
+    total = 0
+    for c in range(NC):
+        if not in_play[c] or done[c]:
+            continue
+        root = _find(parent, c)
+        m = 0
+        for x in range(c, NC):  # the component's cards in id order
+            if in_play[x] and not done[x] and _find(parent, x) == root:
+                done[x] = True
+                counts[x] = hand[x]
+                order[m] = x
+                m += 1
+        got = _small_search(counts, order, m, cards, length, target, score, by_first, first_count, nodes)
+        if got < 0:
+            return -1, 0
+        total += got
+    return total // CARD_SLOTS, total % CARD_SLOTS
+
+
 @njit
 def _playout(hand: np.ndarray, table: np.ndarray, num_melds: int) -> tuple[int, int]:
-    """``melds.best_playout`` of ``hand`` (no aces) against ``num_melds`` meld slots of ``table`` from 0."""
+    """``melds.best_playout`` of ``hand`` (no aces) against ``num_melds`` meld slots of ``table`` from 0: small
+    hands by :func:`_small_playout`, the others by the engine's search."""
+    points, played = _small_playout(hand, table, num_melds)
+    if points >= 0:
+        return points, played
     points, played = best_playout(hand, table, 0, num_melds)
     if points == NOT_SOLVED:
         return _playout_objmode(hand, table, num_melds)
@@ -326,11 +474,32 @@ def _holding(s: np.ndarray, seat: int, cfg: np.ndarray, version: int) -> bool:
 
 
 @njit
+def _penalty(s: np.ndarray, p: int, cfg: np.ndarray, table: np.ndarray) -> int:
+    """``rules.hand_penalty(state, p)[0]`` (the engine's ``_hand_penalty``) with the play-out by :func:`_playout`
+    (``table``: the row's meld slots): the play-out's points, 10 per dead card, an unplaced ace 10 or its bonus."""
+    hand = _hand_of(s, p)
+    aces = 0
+    for suit in range(4):
+        aces += hand[suit * NR]
+        hand[suit * NR] = 0
+    points = played = 0
+    if s[SIZES + p] - aces > 0:
+        points, played = _playout(hand, table, s[NUM_MELDS])
+    dead = s[SIZES + p] - aces - played
+    if cfg[C_ACE_SCORING] == MULTIPLIER:
+        ace_penalty = 10 * aces
+    else:
+        ace_penalty = _ace_bonus_total(cfg, s[ACES + p] + aces) - _ace_bonus_total(cfg, s[ACES + p])
+    return points + 10 * dead + ace_penalty
+
+
+@njit
 def _going_out_wins(s: np.ndarray, seat: int, cfg: np.ndarray, gain: int, prng: np.ndarray) -> bool:
     """``heuristic.going_out_wins``: going out now wins in at least half of the re-deals."""
     n = cfg[C_PLAYERS]
     multiplier = cfg[C_ACE_SCORING] == MULTIPLIER
     deal = np.empty_like(s)
+    table = _table_of(s)
     wins = 0
     for _ in range(GO_OUT_SAMPLES):
         redeal(s, seat, cfg, prng, deal)
@@ -340,7 +509,7 @@ def _going_out_wins(s: np.ndarray, seat: int, cfg: np.ndarray, gain: int, prng: 
             if p == seat:
                 raw = s[HAND_POINTS + p] + gain
             else:
-                raw = deal[HAND_POINTS + p] - _hand_penalty(deal, p, cfg)
+                raw = deal[HAND_POINTS + p] - _penalty(deal, p, cfg, table)
             hand = raw * (1 + deal[ACES + p]) if multiplier else raw + deal[ACE_BONUS + p]
             final = get_total(s, p) + hand
             if p == seat:
@@ -354,8 +523,18 @@ def _going_out_wins(s: np.ndarray, seat: int, cfg: np.ndarray, gain: int, prng: 
 
 # ---------------------------------------------------------------------------- heuristic: the discard
 @njit
-def _special_bonus(hand: np.ndarray, unseen: np.ndarray, total_unseen: float, seen: float) -> float:
-    """``heuristic.special_bonus`` (same float operations, same order)."""
+def _chances(total_unseen: float, seen: float) -> np.ndarray:
+    """``1.0 - (1.0 - k / total_unseen) ** seen`` for ``k`` = 0..4 unseen copies (``special_bonus``'s chance of
+    drawing one of ``k`` cards; the same expression, computed once per decision)."""
+    out = np.empty(5, dtype=np.float64)
+    for k in range(5):
+        out[k] = 1.0 - (1.0 - k / total_unseen) ** seen
+    return out
+
+
+@njit
+def _special_bonus(hand: np.ndarray, unseen: np.ndarray, chances: np.ndarray) -> float:
+    """``heuristic.special_bonus`` (same float operations, same order; ``chances`` from :func:`_chances`)."""
     best = 0.0
     for t in range(SPECIAL_CARDS.shape[0]):
         p = 1.0
@@ -369,7 +548,7 @@ def _special_bonus(hand: np.ndarray, unseen: np.ndarray, total_unseen: float, se
             if missing > MAX_MISSING or k == 0:
                 p = 0.0
                 break
-            p *= 1.0 - (1.0 - k / total_unseen) ** seen
+            p *= chances[k]
         if missing and p > 0.0:
             best = max(best, p * SPECIAL_POINTS[t])
     return best
@@ -382,9 +561,12 @@ def _p_me(unseen: np.ndarray, c: int, known_left: int, seen: float, total_unseen
 
 
 @njit
-def _choose_discard(s: np.ndarray, seat: int, cfg: np.ndarray, hand: np.ndarray, table: np.ndarray) -> int:
+def _choose_discard(
+    s: np.ndarray, seat: int, cfg: np.ndarray, hand: np.ndarray, table: np.ndarray, playout_all: int
+) -> int:
     """``heuristic.choose_discard`` with ``card_values``, ``unseen_counts`` and ``future_cards_seen``: the
-    card of least value rounded to 1/QUANTUM (ties to the highest id)."""
+    card of least value rounded to 1/QUANTUM (ties to the highest id); ``playout_all``: the points of the
+    hand's best play-out if known, else -1."""
     n, num_melds = cfg[C_PLAYERS], s[NUM_MELDS]
     unseen = np.empty(NC, dtype=np.int64)
     for c in range(NC):
@@ -395,8 +577,10 @@ def _choose_discard(s: np.ndarray, seat: int, cfg: np.ndarray, hand: np.ndarray,
     seen = draws / n * (1.0 + PICKUP_WEIGHT)
     total_unseen = max(1.0, float(unseen.sum()))
     known_left = s[KNOWN_LEFT + seat]
-    bonus_all = _special_bonus(hand, unseen, total_unseen, seen)
-    playout_all = _playout(hand, table, num_melds)[0]
+    chances = _chances(total_unseen, seen)
+    bonus_all = _special_bonus(hand, unseen, chances)
+    if playout_all < 0:
+        playout_all = _playout(hand, table, num_melds)[0]
     cards, length, target, value = _new_plays()
     num_plays = _plays_of(hand, table, num_melds, cards, length, target, value)
     in_plays = np.zeros(NC, dtype=np.bool_)
@@ -414,7 +598,7 @@ def _choose_discard(s: np.ndarray, seat: int, cfg: np.ndarray, hand: np.ndarray,
         else:
             rest = hand.copy()
             rest[c] -= 1
-            mine = bonus_all - _special_bonus(rest, unseen, total_unseen, seen)
+            mine = bonus_all - _special_bonus(rest, unseen, chances)
             if in_plays[c]:
                 mine += playout_all - _playout(rest, table, num_melds)[0]
             for s2 in range(4):
@@ -513,6 +697,7 @@ def _heuristic_act(s, cfg, mask, prng, memory, version: int) -> int:
         action = _continue(s, hand, table, memory)
     else:
         best_cards = np.empty(MAX_MELD_CARDS, dtype=np.int64)
+        points = -1
         if not cfg[C_SINGLE]:
             length, target = _choose_play(hand, table, num_melds, 0, False, best_cards)
         else:
@@ -526,7 +711,7 @@ def _heuristic_act(s, cfg, mask, prng, memory, version: int) -> int:
                 length, target = _choose_play(hand, table, num_melds, 0, False, best_cards)
         if length == 0:
             memory[PLAN_VALID] = 0
-            action = DISCARD_BASE + _choose_discard(s, seat, cfg, hand, table)
+            action = DISCARD_BASE + _choose_discard(s, seat, cfg, hand, table, points)
         else:
             _set_plan(memory, best_cards, length, target)
             action = best_cards[0]
@@ -612,7 +797,7 @@ def _value(s: np.ndarray, seat: int, cfg: np.ndarray) -> int:
             for i in range(length[best]):
                 held[HANDS + seat * NC + cards[best, i]] -= 1
             held[SIZES + seat] -= length[best]
-    raw = points - _hand_penalty(held, seat, cfg)
+    raw = points - _penalty(held, seat, cfg, _table_of(s))
     if cfg[C_ACE_SCORING] == MULTIPLIER:
         hand_score = raw * (1 + s[ACES + seat])
     else:
