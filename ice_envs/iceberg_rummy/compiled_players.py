@@ -29,8 +29,10 @@ legal action applied to each re-deal by the engine's own ``apply`` kernel and va
 action whose outcome in a re-deal deals a new hand (a full game goes on after the hand ends) is, in the
 Python agent, a sampled outcome drawn by numpy's ``default_rng(seed)``; there the value is asked of the
 Python rules through ``numba.objmode`` (:func:`_dealt_value_reference`), so the decision is the same
-there too. Such actions occur only in full games, at the few decisions where a re-deal lets the next
-draw end the hand (or the hand ends at once); everywhere else no Python runs.
+there too: once per re-deal and decision, since what the new hand adds to the seat's settled total is the
+same after every action that ends the hand (the deal reads only the seed). Such actions occur only in full
+games, at the decisions where a re-deal lets the next draw end the hand (or the hand ends at once);
+everywhere else no Python runs.
 """
 
 from __future__ import annotations
@@ -808,9 +810,10 @@ def _value(s: np.ndarray, seat: int, cfg: np.ndarray) -> int:
 _CONFIGS: dict[tuple[int, ...], rules.IcebergRummyConfig] = {}
 
 
-def _dealt_value_reference(row: np.ndarray, cfg: np.ndarray, action: int, seat: int, seed: int) -> int:
+def _dealt_value_reference(row: np.ndarray, cfg: np.ndarray, action: int, seat: int, seed: int) -> tuple[int, int]:
     """Python, through :func:`_dealt_value`: ``greedy.value`` after ``action`` applied to the re-deal ``row``
-    with ``numpy.random.default_rng(seed)`` (``GreedyAgent``'s sampled outcome: a new hand is dealt)."""
+    with ``numpy.random.default_rng(seed)`` (``GreedyAgent``'s sampled outcome: a new hand is dealt), and
+    what the new hand adds to the seat's settled total (-1 << 62 where the new hand ended at once)."""
     from ice_envs.iceberg_rummy import greedy
 
     PYTHON_CALLS["dealt_value"] += 1
@@ -832,15 +835,22 @@ def _dealt_value_reference(row: np.ndarray, cfg: np.ndarray, action: int, seat: 
         )
     holder = _pytypes.SimpleNamespace(state=np.asarray(row)[None, :], num_players=config.num_players, config=config)
     state = IcebergRummyCompiled.state_of(holder, 0)  # type: ignore[arg-type]
+    hand_no = state.hand_no
     rules.apply(state, int(action), np.random.default_rng(int(seed)), check=False)
-    return int(greedy.value(state, int(seat)))
+    value = int(greedy.value(state, int(seat)))
+    clean = state.hand_no == hand_no + 1 and state.phase != rules.PHASE_OVER
+    return value, value - int(state.totals[int(seat)]) if clean else _UNKNOWN
+
+
+#: :func:`_dealt_value_reference`'s offset where the new hand ended at once.
+_UNKNOWN = -(1 << 62)
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _dealt_value(row: np.ndarray, cfg: np.ndarray, action: int, seat: int, seed: int) -> int:
-    with numba.objmode(value="int64"):
-        value = _dealt_value_reference(row, cfg, action, seat, seed)
-    return value
+def _dealt_value(row: np.ndarray, cfg: np.ndarray, action: int, seat: int, seed: int) -> tuple[int, int]:
+    with numba.objmode(value="int64", offset="int64"):
+        value, offset = _dealt_value_reference(row, cfg, action, seat, seed)
+    return value, offset
 
 
 @njit
@@ -869,6 +879,9 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
     scratch = np.empty_like(s)
     rng = np.zeros(2, dtype=np.uint64)
     hand_no = get_wide(s, HAND_NO)
+    # per re-deal: what the new hand dealt by seed k adds to the seat's settled total (the same after every
+    # action that ends the hand, since the deal reads only the seed, the dealer and the options)
+    offsets = np.full(GREEDY_SAMPLES, _UNKNOWN, dtype=np.int64)
     best = -1
     best_total = 0
     for a in range(mask.shape[0]):
@@ -882,7 +895,14 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
             scratch[:] = deal
             apply(scratch, a, rng, cfg)
             if scratch[PHASE] != OVER and get_wide(scratch, HAND_NO) != hand_no:
-                total += _dealt_value(deal, cfg, a, seat, seeds[k])
+                settled = get_wide(scratch, HAND_NO) == hand_no + 1  # the scratch's own new hand goes on
+                if settled and offsets[k] != _UNKNOWN:
+                    total += get_total(scratch, seat) + offsets[k]
+                else:
+                    value, offset = _dealt_value(deal, cfg, a, seat, seeds[k])
+                    total += value
+                    if settled:
+                        offsets[k] = offset
             elif scratch[PHASE] == OVER:
                 total += _value(scratch, seat, cfg)
             else:
