@@ -155,7 +155,7 @@ SMALL_NODES = 2048
 
 
 @njit
-def _small_search(counts, order, m, cards, length, target, score, by_first, first_count, nodes) -> int:
+def _small_search(counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes) -> int:
     """The best score (``points * 128 + cards``) of one component: the cards ``counts`` at the positions
     ``order[:m]``, no table target taken. At each step the lowest card left is either not played (one
     copy) or played by one play whose lowest card it is (the recurrence of :func:`.melds.best_playout`),
@@ -212,7 +212,7 @@ def _small_search(counts, order, m, cards, length, target, score, by_first, firs
                 called = True
             elif o < first_count[c]:
                 f_opt[top] = o + 1
-                p = by_first[c, o]
+                p = by_first[first_start[c] + o]
                 bit = (1 << target[p]) if target[p] >= 0 else 0
                 if f_used[top] & bit:
                     continue
@@ -240,12 +240,12 @@ def _small_search(counts, order, m, cards, length, target, score, by_first, firs
 
 
 @njit
-def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int) -> tuple[int, int]:
+def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) -> tuple[int, int]:
     """``melds.best_playout`` by a plain exhaustive search of each independent component (cards linked by a
     play or a table target), for hands with at most :data:`SMALL_PLAYS` plays that it settles within
     :data:`SMALL_NODES` nodes; ``(-1, 0)``: not settled. Exhaustive, hence exact: the best score
-    (points, then cards) is unique, so it is the reference's."""
-    cards, length, target, value = _new_plays()
+    (points, then cards) is unique, so it is the reference's. ``plays``: scratch play arrays (:func:`_new_plays`)."""
+    cards, length, target, value = plays
     n = _plays_of(hand, table, num_melds, cards, length, target, value)
     if n == 0:
         return 0, 0
@@ -253,12 +253,10 @@ def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int) -> tuple
         return -1, 0
     parent = np.arange(NC + MAX_TABLE)
     first_count = np.zeros(NC, dtype=np.int64)
-    by_first = np.empty((NC, SMALL_PLAYS), dtype=np.int64)
     score = np.empty(n, dtype=np.int64)
     in_play = np.zeros(NC, dtype=np.bool_)
     for p in range(n):
         c = cards[p, 0]  # the lowest card id (a play's cards are sorted)
-        by_first[c, first_count[c]] = p
         first_count[c] += 1
         score[p] = value[p] * CARD_SLOTS + length[p]
         root = _find(parent, c)
@@ -268,23 +266,37 @@ def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int) -> tuple
             parent[_find(parent, x)] = root
         if target[p] >= 0:
             parent[_find(parent, NC + target[p])] = root
+    first_start = np.empty(NC, dtype=np.int64)
+    at = 0
+    for c in range(NC):
+        first_start[c] = at
+        at += first_count[c]
+    by_first = np.empty(n, dtype=np.int64)  # plays by their lowest card, in play order
+    filled = np.zeros(NC, dtype=np.int64)
+    for p in range(n):
+        c = cards[p, 0]
+        by_first[first_start[c] + filled[c]] = p
+        filled[c] += 1
+    root_of = np.full(NC, -1, dtype=np.int64)
+    for c in range(NC):
+        if in_play[c]:
+            root_of[c] = _find(parent, c)
     counts = np.zeros(NC, dtype=np.int64)
     order = np.empty(NC, dtype=np.int64)
-    done = np.zeros(NC, dtype=np.bool_)
     nodes = np.full(1, SMALL_NODES, dtype=np.int64)
     total = 0
     for c in range(NC):
-        if not in_play[c] or done[c]:
+        root = root_of[c]
+        if root < 0:
             continue
-        root = _find(parent, c)
         m = 0
         for x in range(c, NC):  # the component's cards in id order
-            if in_play[x] and not done[x] and _find(parent, x) == root:
-                done[x] = True
+            if root_of[x] == root:
+                root_of[x] = -1
                 counts[x] = hand[x]
                 order[m] = x
                 m += 1
-        got = _small_search(counts, order, m, cards, length, target, score, by_first, first_count, nodes)
+        got = _small_search(counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes)
         if got < 0:
             return -1, 0
         total += got
@@ -295,7 +307,13 @@ def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int) -> tuple
 def _playout(hand: np.ndarray, table: np.ndarray, num_melds: int) -> tuple[int, int]:
     """``melds.best_playout`` of ``hand`` (no aces) against ``num_melds`` meld slots of ``table`` from 0: small
     hands by :func:`_small_playout`, the others by the engine's search."""
-    points, played = _small_playout(hand, table, num_melds)
+    return _playout_with(hand, table, num_melds, _new_plays())
+
+
+@njit
+def _playout_with(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) -> tuple[int, int]:
+    """:func:`_playout` with scratch play arrays (:func:`_new_plays`, reused in loops)."""
+    points, played = _small_playout(hand, table, num_melds, plays)
     if points >= 0:
         return points, played
     points, played = best_playout(hand, table, 0, num_melds)
@@ -404,13 +422,13 @@ def _is_special(cards: np.ndarray, length: int, target: int) -> bool:
 
 # ---------------------------------------------------------------------------- heuristic: plays
 @njit
-def _settlement(hand, table, num_melds, cards, length, target, value) -> int:
+def _settlement(hand, table, num_melds, cards, length, target, value, scratch) -> int:
     """``heuristic.settlement``: the play's points, the best play-out of the rest after it, minus 10 per dead card."""
     rest = hand.copy()
     for i in range(length):
         rest[cards[i]] -= 1
     after = _table_after(table, num_melds, cards, length, target)
-    points, played = _playout(rest, after, num_melds + (1 if target < 0 else 0))
+    points, played = _playout_with(rest, after, num_melds + (1 if target < 0 else 0), scratch)
     return value + points - 10 * (rest.sum() - played)
 
 
@@ -443,13 +461,14 @@ def _choose_play(hand, table, num_melds, keep: int, hold: bool, best_cards: np.n
     ``(length, target)``, or ``(0, 0)``: none."""
     cards, length, target, value = _new_plays()
     n = _plays_of(hand, table, num_melds, cards, length, target, value)
+    scratch = _new_plays()
     size = hand.sum()
     best = -1
     best_score = 0
     for p in range(n):
         if size - length[p] < keep or (hold and not _is_special(cards[p], length[p], target[p])):
             continue
-        score = _settlement(hand, table, num_melds, cards[p], length[p], target[p], value[p])
+        score = _settlement(hand, table, num_melds, cards[p], length[p], target[p], value[p], scratch)
         if best < 0 or _key_better(
             score, cards[p], length[p], target[p], best_score, cards[best], length[best], target[best]
         ):
@@ -476,7 +495,7 @@ def _holding(s: np.ndarray, seat: int, cfg: np.ndarray, version: int) -> bool:
 
 
 @njit
-def _penalty(s: np.ndarray, p: int, cfg: np.ndarray, table: np.ndarray) -> int:
+def _penalty(s: np.ndarray, p: int, cfg: np.ndarray, table: np.ndarray, plays) -> int:
     """``rules.hand_penalty(state, p)[0]`` (the engine's ``_hand_penalty``) with the play-out by :func:`_playout`
     (``table``: the row's meld slots): the play-out's points, 10 per dead card, an unplaced ace 10 or its bonus."""
     hand = _hand_of(s, p)
@@ -486,7 +505,7 @@ def _penalty(s: np.ndarray, p: int, cfg: np.ndarray, table: np.ndarray) -> int:
         hand[suit * NR] = 0
     points = played = 0
     if s[SIZES + p] - aces > 0:
-        points, played = _playout(hand, table, s[NUM_MELDS])
+        points, played = _playout_with(hand, table, s[NUM_MELDS], plays)
     dead = s[SIZES + p] - aces - played
     if cfg[C_ACE_SCORING] == MULTIPLIER:
         ace_penalty = 10 * aces
@@ -502,6 +521,7 @@ def _going_out_wins(s: np.ndarray, seat: int, cfg: np.ndarray, gain: int, prng: 
     multiplier = cfg[C_ACE_SCORING] == MULTIPLIER
     deal = np.empty_like(s)
     table = _table_of(s)
+    plays = _new_plays()
     wins = 0
     for _ in range(GO_OUT_SAMPLES):
         redeal(s, seat, cfg, prng, deal)
@@ -511,7 +531,7 @@ def _going_out_wins(s: np.ndarray, seat: int, cfg: np.ndarray, gain: int, prng: 
             if p == seat:
                 raw = s[HAND_POINTS + p] + gain
             else:
-                raw = deal[HAND_POINTS + p] - _penalty(deal, p, cfg, table)
+                raw = deal[HAND_POINTS + p] - _penalty(deal, p, cfg, table, plays)
             hand = raw * (1 + deal[ACES + p]) if multiplier else raw + deal[ACE_BONUS + p]
             final = get_total(s, p) + hand
             if p == seat:
@@ -589,6 +609,7 @@ def _choose_discard(
     for p in range(num_plays):
         for i in range(length[p]):
             in_plays[cards[p, i]] = True
+    scratch = (cards, length, target, value)  # read no more: scratch for the play-outs below
     best_card = -1
     best_key = 0.0
     for c in range(NC):
@@ -602,7 +623,7 @@ def _choose_discard(
             rest[c] -= 1
             mine = bonus_all - _special_bonus(rest, unseen, chances)
             if in_plays[c]:
-                mine += playout_all - _playout(rest, table, num_melds)[0]
+                mine += playout_all - _playout_with(rest, table, num_melds, scratch)[0]
             for s2 in range(4):
                 u = s2 * NR + r
                 if s2 != suit and hand[u] == 0:
@@ -799,7 +820,7 @@ def _value(s: np.ndarray, seat: int, cfg: np.ndarray) -> int:
             for i in range(length[best]):
                 held[HANDS + seat * NC + cards[best, i]] -= 1
             held[SIZES + seat] -= length[best]
-    raw = points - _penalty(held, seat, cfg, _table_of(s))
+    raw = points - _penalty(held, seat, cfg, _table_of(s), _new_plays())
     if cfg[C_ACE_SCORING] == MULTIPLIER:
         hand_score = raw * (1 + s[ACES + seat])
     else:

@@ -215,5 +215,5 @@ def test_small_playouts_are_the_reference_playouts() -> None:
             hand[list(M.ACE_IDS)] = 0
             expected = M.best_playout(hand.astype(np.int8), state.table())
             assert CP._playout(hand, table, len(state.melds)) == expected
-            settled += CP._small_playout(hand, table, len(state.melds))[0] >= 0
+            settled += CP._small_playout(hand, table, len(state.melds), CP._new_plays())[0] >= 0
     assert settled > 50  # the small search answered many of them
