@@ -17,6 +17,7 @@ from ice_envs.core.compiled_players import compiled_player, compiled_player_name
 from ice_envs.core.player_parity import run_player_parity
 from ice_envs.core.registry import make as make_env
 from ice_envs.core.splitmix import SplitMixRng
+from ice_envs.iceberg_rummy import compiled_hand_tools as T
 from ice_envs.iceberg_rummy import compiled_players as CP
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
@@ -204,7 +205,7 @@ def test_small_playouts_are_the_reference_playouts() -> None:
             continue
         state = env.game_state
         row = np.asarray(engine.pack_state(state), dtype=engine.state_dtype)
-        table = CP._table_of(row)
+        table = T._table_of(row)
         on_table = np.zeros(NC, dtype=np.int64)
         for _, _, cards in state.melds:
             np.add.at(on_table, list(cards), 1)
@@ -214,6 +215,6 @@ def test_small_playouts_are_the_reference_playouts() -> None:
             np.add.at(hand, rng.choice(pool, size=int(rng.integers(2, 25)), replace=False), 1)
             hand[list(M.ACE_IDS)] = 0
             expected = M.best_playout(hand.astype(np.int8), state.table())
-            assert CP._playout(hand, table, len(state.melds)) == expected
-            settled += CP._small_playout(hand, table, len(state.melds), CP._new_plays())[0] >= 0
+            assert T._playout(hand, table, len(state.melds)) == expected
+            settled += T._small_playout(hand, table, len(state.melds), T._new_plays())[0] >= 0
     assert settled > 50  # the small search answered many of them
