@@ -408,22 +408,28 @@ def _move_actions(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, probe: bool)
                     found = True
     if not solo and ml >= 1:
         ice_dirs = cfg[T_SEA_DIRS]
+        a_floe, a_berg = cfg[A_FLOE], cfg[A_BERG]
+        bergs_move = ml >= 3
         for sp in range(cfg[C_SPACES]):
             has_floe = s[floes + sp] > 0
-            has_berg = ml >= 3 and s[berg_count + sp] > 0
+            has_berg = bergs_move and s[berg_count + sp] > 0
             if not (has_floe or has_berg):
                 continue
             dirs = cfg[ice_dirs + sp]
-            for d in range(NUM_DIRECTIONS + 1):
-                if not dirs >> d & 1:
-                    continue
-                if probe:
-                    return True
-                if has_floe:
-                    mask[cfg[A_FLOE] + 7 * sp + d] = 1
-                if has_berg:
-                    mask[cfg[A_BERG] + 7 * sp + d] = 1
-                found = True
+            if not dirs:
+                continue
+            if probe:
+                return True
+            found = True
+            # the seven directions of the piece at once: each entry written, no branch per direction
+            if has_floe:
+                at = a_floe + 7 * sp
+                for d in range(NUM_DIRECTIONS + 1):
+                    mask[at + d] = dirs >> d & 1
+            if has_berg:
+                at = a_berg + 7 * sp
+                for d in range(NUM_DIRECTIONS + 1):
+                    mask[at + d] = dirs >> d & 1
     return found
 
 
