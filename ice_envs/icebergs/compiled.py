@@ -407,29 +407,32 @@ def _move_actions(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, probe: bool)
                     mask[ENTER + r] = 1
                     found = True
     if not solo and ml >= 1:
+        # the seven directions of a piece at once: each entry written, no branch per direction
         ice_dirs = cfg[T_SEA_DIRS]
-        a_floe, a_berg = cfg[A_FLOE], cfg[A_BERG]
-        bergs_move = ml >= 3
+        at = cfg[A_FLOE]
         for sp in range(cfg[C_SPACES]):
-            has_floe = s[floes + sp] > 0
-            has_berg = bergs_move and s[berg_count + sp] > 0
-            if not (has_floe or has_berg):
-                continue
-            dirs = cfg[ice_dirs + sp]
-            if not dirs:
-                continue
-            if probe:
-                return True
-            found = True
-            # the seven directions of the piece at once: each entry written, no branch per direction
-            if has_floe:
-                at = a_floe + 7 * sp
-                for d in range(NUM_DIRECTIONS + 1):
-                    mask[at + d] = dirs >> d & 1
-            if has_berg:
-                at = a_berg + 7 * sp
-                for d in range(NUM_DIRECTIONS + 1):
-                    mask[at + d] = dirs >> d & 1
+            if s[floes + sp] > 0:
+                dirs = cfg[ice_dirs + sp]
+                if dirs:
+                    if probe:
+                        return True
+                    found = True
+                    for d in range(NUM_DIRECTIONS + 1):
+                        mask[at + d] = dirs >> d & 1
+            at += NUM_DIRECTIONS + 1
+        if ml >= 3:  # the icebergs from their list (two in one space write the same entries)
+            bergs = cfg[S_BERGS]
+            for i in range(cfg[C_BERGS]):
+                sp = s[bergs + i]
+                if sp >= 0:
+                    dirs = cfg[ice_dirs + sp]
+                    if dirs:
+                        if probe:
+                            return True
+                        found = True
+                        at = cfg[A_BERG] + 7 * sp
+                        for d in range(NUM_DIRECTIONS + 1):
+                            mask[at + d] = dirs >> d & 1
     return found
 
 
