@@ -369,7 +369,7 @@ W_CNT, W_TOTAL, W_V0, W_S0, W_SMASK, W_NMASK, W_LO, W_HI, W_ND, W_POS, W_TOOK = 
 TABLE_ROWS = WORK + MAX_MELD + 1
 
 
-@njit
+@inline
 def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, m: int, start: int, cnt: int, total: int, v0: int,
                  s0: int, smask: int, nmask: int, lo: int, hi: int, nd: int) -> bool:  # fmt: skip
     """Whether a partial meld (the candidates of table ``b`` marked chosen) can be completed with candidates from
