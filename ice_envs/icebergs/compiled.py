@@ -193,7 +193,11 @@ OBS_PIECES = (
     O_START_SEAT,
     O_ICE_CHOICE,
 ) = range(38, 38 + len(OBS_PIECES))
-CONFIG_HEAD = 38 + len(OBS_PIECES)
+#: The config row's table of the template's dense start: ``[P, R, words...]``, the template's first ``P`` entries as
+#: float32 packed two to a word in this machine's order (read through a float32 view: one contiguous copy for the
+#: terrain planes), and ``R``: where the template's list of ones goes past ``P``.
+T_IMAGE = 38 + len(OBS_PIECES)
+CONFIG_HEAD = T_IMAGE + 1
 
 THIRD = np.float32(1.0 / 3.0)
 QUARTER = np.float32(0.25)
@@ -403,23 +407,32 @@ def _move_actions(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, probe: bool)
                     mask[ENTER + r] = 1
                     found = True
     if not solo and ml >= 1:
+        # the seven directions of a piece at once: each entry written, no branch per direction
         ice_dirs = cfg[T_SEA_DIRS]
+        at = cfg[A_FLOE]
         for sp in range(cfg[C_SPACES]):
-            has_floe = s[floes + sp] > 0
-            has_berg = ml >= 3 and s[berg_count + sp] > 0
-            if not (has_floe or has_berg):
-                continue
-            dirs = cfg[ice_dirs + sp]
-            for d in range(NUM_DIRECTIONS + 1):
-                if not dirs >> d & 1:
-                    continue
-                if probe:
-                    return True
-                if has_floe:
-                    mask[cfg[A_FLOE] + 7 * sp + d] = 1
-                if has_berg:
-                    mask[cfg[A_BERG] + 7 * sp + d] = 1
-                found = True
+            if s[floes + sp] > 0:
+                dirs = cfg[ice_dirs + sp]
+                if dirs:
+                    if probe:
+                        return True
+                    found = True
+                    for d in range(NUM_DIRECTIONS + 1):
+                        mask[at + d] = dirs >> d & 1
+            at += NUM_DIRECTIONS + 1
+        if ml >= 3:  # the icebergs from their list (two in one space write the same entries)
+            bergs = cfg[S_BERGS]
+            for i in range(cfg[C_BERGS]):
+                sp = s[bergs + i]
+                if sp >= 0:
+                    dirs = cfg[ice_dirs + sp]
+                    if dirs:
+                        if probe:
+                            return True
+                        found = True
+                        at = cfg[A_BERG] + 7 * sp
+                        for d in range(NUM_DIRECTIONS + 1):
+                            mask[at + d] = dirs >> d & 1
     return found
 
 
@@ -1064,21 +1077,25 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
     """``env.IcebergsEnv._encode`` of ``seat`` (the caller zeroes ``obs``)."""
     players, kps, ships = cfg[C_PLAYERS], cfg[C_KPS], cfg[C_SHIPS]
     spaces, rows, cols = cfg[C_SPACES], cfg[C_ROWS], cfg[C_COLS]
-    # the ones of the template: the four terrain planes, "the ship exists", the solo and fleet flags
+    # the template: the four terrain planes copied whole, then the ones past them ("the ship exists", solo, fleet)
+    img = cfg[T_IMAGE]
+    at = 2 * (img + 2)
+    dense = cfg.view(np.float32)[at : at + cfg[img]]
+    head = obs[: cfg[img]]
+    for x in range(dense.shape[0]):  # a loop over two views' own range: compiled to a vector copy
+        head[x] = dense[x]
     at = cfg[T_TEMPLATE]
-    for x in range(at + 1, at + 1 + cfg[at]):
+    for x in range(at + 1 + cfg[img + 1], at + 1 + cfg[at]):
         obs[cfg[x]] = 1.0
     o_floes, o_bergs = cfg[O_FLOES], cfg[O_BERGS]
     fl, bc = cfg[S_FLOES], cfg[S_BERG_COUNT]
     berg_high = np.float32(max(1.0, cfg[C_BERGS] / 3.0))
-    for sp in range(spaces):
-        f = s[fl + sp]
-        if f:
-            obs[o_floes + sp] = np.float32(f) * QUARTER
-        b = s[bc + sp]
-        if b:
-            v = np.float32(b) * THIRD
-            obs[o_bergs + sp] = v if v < berg_high else berg_high
+    floes, bergs = s[fl : fl + spaces], s[bc : bc + spaces]
+    floe_plane, berg_plane = obs[o_floes : o_floes + spaces], obs[o_bergs : o_bergs + spaces]
+    for sp in range(floes.shape[0]):  # every entry written (an empty space's are zero): vectorised, no branch
+        floe_plane[sp] = np.float32(floes[sp]) * QUARTER
+        v = np.float32(bergs[sp]) * THIRD
+        berg_plane[sp] = v if v < berg_high else berg_high
     over = s[OVER]
     deciding_ship = s[cfg[S_HAZARDS]] if (not over and s[PHASE] == PHASE_HAZARD) else -1
     current = s[CURRENT] if not over else -1
@@ -1150,10 +1167,9 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
 KERNELS = GameKernels(new_game, legal, apply, deciding, is_over, scores, outcome, encode, undecided)
 
 
-def _template(config: rules.IcebergsConfig, obs_layout: Any) -> list[int]:
+def _template_obs(config: rules.IcebergsConfig, obs_layout: Any) -> np.ndarray:
     """What every observation of ``config`` holds (env ``_make_encoding_tables``' template: the terrain
-    planes, "the ship exists" of the slots in use, solo and fleet; every entry 0 or 1): the count of
-    its ones, then their offsets."""
+    planes, "the ship exists" of the slots in use, solo and fleet; every entry 0 or 1)."""
     m = config.hexmap
     obs = np.zeros(obs_layout.size, dtype=np.float32)
     terrain = np.asarray(m.terrain).reshape(m.rows, m.cols)
@@ -1164,9 +1180,23 @@ def _template(config: rules.IcebergsConfig, obs_layout: Any) -> list[int]:
     obs_layout.view(obs, "ship_slots")[: config.num_players, : config.ships_per_player, 0] = 1.0
     obs[obs_layout.offset("solo")] = float(config.solo)
     obs[obs_layout.offset("fleet")] = float(config.fleet)
+    return obs
+
+
+def _template(obs: np.ndarray) -> list[int]:
+    """The template's ones: their count, then their offsets."""
     ones = np.flatnonzero(obs)
     assert (obs[ones] == 1.0).all()
     return [len(ones), *ones.tolist()]
+
+
+def _template_image(obs: np.ndarray, obs_layout: Any) -> list[int]:
+    """The table ``T_IMAGE`` (see there): the template up to the end of the terrain planes, packed."""
+    dense = obs_layout.slice("east_edge").stop
+    rest = int(np.searchsorted(np.flatnonzero(obs), dense))
+    words = np.zeros(2 * ((dense + 1) // 2), dtype=np.float32)
+    words[:dense] = obs[:dense]
+    return [dense, rest, *words.view(np.int64).tolist()]
 
 
 def config_row(config: rules.IcebergsConfig, obs_layout: Any) -> np.ndarray:
@@ -1179,6 +1209,7 @@ def config_row(config: rules.IcebergsConfig, obs_layout: Any) -> np.ndarray:
     state["faced"] = state["bergs"] + bergs
     state["hazards"] = state["faced"] + ships * bergs
     width = state["hazards"] + 2 * hazard_cap
+    template = _template_obs(config, obs_layout)
     floe_counts = [0] * spaces
     for sp in m.floe_starts:
         floe_counts[sp] += 1
@@ -1192,7 +1223,8 @@ def config_row(config: rules.IcebergsConfig, obs_layout: Any) -> np.ndarray:
         "neighbours": [t for row in m.neighbours for t in row],
         "floe_starts": floe_counts,
         "berg_starts": list(m.iceberg_starts),
-        "template": _template(config, obs_layout),
+        "template": _template(template),
+        "image": _template_image(template, obs_layout),
     }
     head = [0] * CONFIG_HEAD
     head[C_PLAYERS] = config.num_players
@@ -1219,8 +1251,8 @@ def config_row(config: rules.IcebergsConfig, obs_layout: Any) -> np.ndarray:
         head[O_SEA + at] = obs_layout.offset(name)
     row = list(head)
     for index, name in zip(
-        (T_TERRAIN, T_SEA_DIRS, T_NEIGHBOURS, T_FLOE_STARTS, T_BERG_STARTS, T_TEMPLATE),
-        ("terrain", "sea_dirs", "neighbours", "floe_starts", "berg_starts", "template"),
+        (T_TERRAIN, T_SEA_DIRS, T_NEIGHBOURS, T_FLOE_STARTS, T_BERG_STARTS, T_TEMPLATE, T_IMAGE),
+        ("terrain", "sea_dirs", "neighbours", "floe_starts", "berg_starts", "template", "image"),
         strict=True,
     ):
         row[index] = len(row)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
 
 from ice_envs.core.compiled import CompiledEngine, GameKernels, draw, njit
@@ -62,6 +63,9 @@ from ice_envs.tip_of_the_diceberg.patterns import (
     SUIT_FACES,
     Pattern,
 )
+
+#: For the small predicates the meld search calls most: compiled into each caller (a call costs more than they do).
+inline = numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
 
 NC, ND = NUM_CARDS, NUM_DICE
 NI = NC + ND  # items
@@ -156,7 +160,13 @@ C_ALLOWED = C_PATTERN + NF * MAX_CATALOG
 #: Per card its :data:`PATTERN_FEATURES` observation features (``env.pattern_features``), each a float32's bits
 #: in both halves of a word (read through a float32 view of the row: entry ``2 * word``).
 C_FEATURES = C_ALLOWED + 2 * MAX_CATALOG
-CONFIG_WIDTH = C_FEATURES + PATTERN_FEATURES * MAX_CATALOG
+#: Per card the float32 entries its slot's observation row holds from ``SLOT_POWER_AT`` to ``SLOT_CARD_AT`` (the
+#: power one-hot, then the pattern features), packed two to a word in this machine's order (a float32 view of the
+#: row reads them contiguously: one copy per slot instead of one write per entry).
+C_SLOT_IMAGE = C_FEATURES + PATTERN_FEATURES * MAX_CATALOG
+SLOT_IMAGE_FLOATS = 1 + len(POWERS) + PATTERN_FEATURES
+SLOT_IMAGE_WORDS = (SLOT_IMAGE_FLOATS + 1) // 2
+CONFIG_WIDTH = C_SLOT_IMAGE + SLOT_IMAGE_WORDS * MAX_CATALOG
 
 # ---------------------------------------------------------------------------- observation offsets (one layout)
 _LAY = layout_for(None)  # type: ignore[arg-type]  # the layout is the same for every configuration
@@ -293,14 +303,14 @@ def _snake_seat(start: int, n: int, pick: int) -> int:
 
 
 # ============================================================================ patterns
-@njit
+@inline
 def _allowed(cfg: np.ndarray, card: int, suit: int, number: int) -> bool:
     """``Pattern.allows_item`` of catalog card ``card`` (from the config row's bitmask)."""
     key = suit * (MAX_NUMBER + 1) + number
     return (cfg[C_ALLOWED + 2 * card + (key >> 6)] >> (key & 63)) & 1 == 1
 
 
-@njit
+@inline
 def _complete(cfg: np.ndarray, pat: int, cnt: int, total: int, lo: int, hi: int, nd: int) -> bool:
     """A partial meld that passed every check of :func:`_fits` is a meld of the pattern (``patterns.matches``)."""
     return (
@@ -313,7 +323,7 @@ def _complete(cfg: np.ndarray, pat: int, cnt: int, total: int, lo: int, hi: int,
     )
 
 
-@njit
+@inline
 def _fits(cfg: np.ndarray, pat: int, cnt: int, total: int, v0: int, s0: int, smask: int, nmask: int, lo: int,
           hi: int, nd: int, v: int, t: int, d: int) -> bool:  # fmt: skip
     """Whether an allowed item (number ``v``, suit ``t``, a die if ``d``) may join a partial meld of ``cnt`` items."""
@@ -345,52 +355,55 @@ def _fits(cfg: np.ndarray, pat: int, cnt: int, total: int, v0: int, s0: int, sma
     return True
 
 
-#: Rows of the candidate table of one slot (:func:`_slot_options`): item id, number, suit, is a die, the
-#: previous identical die (-1: none), chosen, the largest number from here on, dice from here on.
-K_ID, K_NUM, K_SUIT, K_DIE, K_PREV, K_CHOSEN, K_SUF_MAX, K_SUF_DICE = range(8)
-K_ROWS = 8
-#: Columns of a depth of the search of :func:`_completable`.
+#: Rows of the one scratch table of :func:`_slot_options` (indexed in place: no row views, whose reference counts
+#: would cost more than the search). The held items: item id, suit, number, is a die, the previous identical held
+#: die (-1: none), its index among the current slot's candidates; and the slots in search order.
+H_ID, H_SUIT, H_NUM, H_DIE, H_PREV, H_AT, H_ORDER = range(7)
+#: The candidates of one slot: item id, number, suit, is a die, the previous identical die (-1: none), chosen, the
+#: largest number from here on, dice from here on, its index among the held items.
+K_ID, K_NUM, K_SUIT, K_DIE, K_PREV, K_CHOSEN, K_SUF_MAX, K_SUF_DICE, K_HELD = range(7, 16)
+K_ROWS = 9
+#: The row of depth 0 of the search of :func:`_completable` (depth ``k`` at ``WORK + k``), and its columns.
+WORK = K_ID + K_ROWS
 W_CNT, W_TOTAL, W_V0, W_S0, W_SMASK, W_NMASK, W_LO, W_HI, W_ND, W_POS, W_TOOK = range(11)
+TABLE_ROWS = WORK + MAX_MELD + 1
 
 
-@njit
-def _completable(cfg: np.ndarray, pat: int, cand: np.ndarray, m: int, work: np.ndarray, start: int, cnt: int,
-                 total: int, v0: int, s0: int, smask: int, nmask: int, lo: int, hi: int, nd: int) -> bool:  # fmt: skip
-    """Whether a partial meld (the candidates marked chosen) can be completed with candidates from ``start``
-    on: a depth-first search for one meld, identical dice in slot order, pruned as ``enumerate_melds``."""
+@inline
+def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, m: int, start: int, cnt: int, total: int, v0: int,
+                 s0: int, smask: int, nmask: int, lo: int, hi: int, nd: int) -> bool:  # fmt: skip
+    """Whether a partial meld (the candidates of table ``b`` marked chosen) can be completed with candidates from
+    ``start`` on: a depth-first search for one meld, identical dice in slot order, pruned as ``enumerate_melds``."""
     if _complete(cfg, pat, cnt, total, lo, hi, nd):
         return True
     cmin, cmax, smin, dmin = cfg[pat + F_CMIN], cfg[pat + F_CMAX], cfg[pat + F_SMIN], cfg[pat + F_DMIN]
     if cnt >= cmax:
         return False
-    num, suit, die, prev, chosen = cand[K_NUM], cand[K_SUIT], cand[K_DIE], cand[K_PREV], cand[K_CHOSEN]
-    suf_max, suf_dice = cand[K_SUF_MAX], cand[K_SUF_DICE]
-    depth = 0
-    w = work[0]
-    w[W_CNT], w[W_TOTAL], w[W_V0], w[W_S0], w[W_SMASK] = cnt, total, v0, s0, smask
-    w[W_NMASK], w[W_LO], w[W_HI], w[W_ND], w[W_POS] = nmask, lo, hi, nd, start
+    w = WORK
+    b[w, W_CNT], b[w, W_TOTAL], b[w, W_V0], b[w, W_S0], b[w, W_SMASK] = cnt, total, v0, s0, smask
+    b[w, W_NMASK], b[w, W_LO], b[w, W_HI], b[w, W_ND], b[w, W_POS] = nmask, lo, hi, nd, start
     found = False
-    while depth >= 0:
-        w = work[depth]
-        i = w[W_POS]
-        c, tot, nd_ = w[W_CNT], w[W_TOTAL], w[W_ND]
+    while w >= WORK:
+        i = b[w, W_POS]
+        c, tot, nd_ = b[w, W_CNT], b[w, W_TOTAL], b[w, W_ND]
         room = cmax - c
         if (
             i >= m
             or m - i < cmin - c
-            or (smin and tot + room * suf_max[i] < smin)
-            or (dmin and nd_ + min(room, suf_dice[i]) < dmin)
+            or (smin and tot + room * b[K_SUF_MAX, i] < smin)
+            or (dmin and nd_ + min(room, b[K_SUF_DICE, i]) < dmin)
         ):
-            depth -= 1
-            if depth >= 0:
-                chosen[work[depth, W_TOOK]] = 0
+            w -= 1
+            if w >= WORK:
+                b[K_CHOSEN, b[w, W_TOOK]] = 0
             continue
-        w[W_POS] = i + 1
-        if prev[i] >= 0 and not chosen[prev[i]]:
+        b[w, W_POS] = i + 1
+        prev = b[K_PREV, i]
+        if prev >= 0 and not b[K_CHOSEN, prev]:
             continue
-        v, t, d = num[i], suit[i], die[i]
-        lo_, hi_ = w[W_LO], w[W_HI]
-        if not _fits(cfg, pat, c, tot, w[W_V0], w[W_S0], w[W_SMASK], w[W_NMASK], lo_, hi_, nd_, v, t, d):
+        v, t, d = b[K_NUM, i], b[K_SUIT, i], b[K_DIE, i]
+        lo_, hi_ = b[w, W_LO], b[w, W_HI]
+        if not _fits(cfg, pat, c, tot, b[w, W_V0], b[w, W_S0], b[w, W_SMASK], b[w, W_NMASK], lo_, hi_, nd_, v, t, d):
             continue
         c2, t2, nd2 = c + 1, tot + v, nd_ + d
         lo2 = lo_ if (c and lo_ <= v) else v
@@ -400,20 +413,20 @@ def _completable(cfg: np.ndarray, pat: int, cand: np.ndarray, m: int, work: np.n
             break
         if c2 >= cmax:
             continue
-        chosen[i] = 1
-        w[W_TOOK] = i
-        nw = work[depth + 1]
-        nw[W_CNT], nw[W_TOTAL] = c2, t2
-        nw[W_V0] = w[W_V0] if c else v
-        nw[W_S0] = w[W_S0] if c else t
-        nw[W_SMASK] = w[W_SMASK] | (1 << t)
-        nw[W_NMASK] = w[W_NMASK] | (1 << v)
-        nw[W_LO], nw[W_HI], nw[W_ND], nw[W_POS] = lo2, hi2, nd2, i + 1
-        depth += 1
+        b[K_CHOSEN, i] = 1
+        b[w, W_TOOK] = i
+        x = w + 1
+        b[x, W_CNT], b[x, W_TOTAL] = c2, t2
+        b[x, W_V0] = b[w, W_V0] if c else v
+        b[x, W_S0] = b[w, W_S0] if c else t
+        b[x, W_SMASK] = b[w, W_SMASK] | (1 << t)
+        b[x, W_NMASK] = b[w, W_NMASK] | (1 << v)
+        b[x, W_LO], b[x, W_HI], b[x, W_ND], b[x, W_POS] = lo2, hi2, nd2, i + 1
+        w = x
     # unmark the items of the path (the caller's chosen items stay)
     if found:
-        for k in range(depth):
-            chosen[work[k, W_TOOK]] = 0
+        for k in range(WORK, w):
+            b[K_CHOSEN, b[k, W_TOOK]] = 0
     return found
 
 
@@ -439,60 +452,77 @@ def _held_items(s: np.ndarray, seat: int, ids: np.ndarray, suit: np.ndarray, num
 
 
 @njit
+def _held_table(s: np.ndarray, seat: int, b: np.ndarray) -> int:
+    """:func:`_held_items` into the rows ``H_*`` of table ``b``, each die with its previous identical held die."""
+    n = 0
+    for c in range(NC):
+        if s[CARD_LOC + c] == seat:
+            b[H_ID, n], b[H_SUIT, n], b[H_NUM, n], b[H_DIE, n], b[H_PREV, n] = c, ITEM_SUIT[c], CARD_NUM[c], 0, -1
+            n += 1
+    cards = n
+    for d in range(ND):
+        if s[DIE_LOC + d] == seat:
+            t, v = ITEM_SUIT[ITEM_DIE0 + d], s[DIE_VAL + d]
+            b[H_ID, n], b[H_SUIT, n], b[H_NUM, n], b[H_DIE, n], b[H_PREV, n] = ITEM_DIE0 + d, t, v, 1, -1
+            for q in range(n - 1, cards - 1, -1):  # identical dice are allowed by the same patterns
+                if b[H_SUIT, q] == t and b[H_NUM, q] == v:
+                    b[H_PREV, n] = q
+                    break
+            n += 1
+    return n
+
+
+@njit
 def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, use_selection: bool,
                   open_only: bool) -> bool:  # fmt: skip
     """``rules.compose_options`` into ``mask`` (items at their action ids, completed slots at ``COMMIT + k``);
     with ``mask`` of length 0, only whether some slot has some meld of ``seat``'s items (``rules.deadlocked``)."""
-    buf = np.empty((7 + K_ROWS + MAX_MELD + 1, MAX_HELD + 1), dtype=np.int64)  # one allocation: held, cand, work
-    ids, isuit, inum, idie, hprev, hat, order = buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6]
-    n = _held_items(s, seat, ids, isuit, inum, idie)
-    # each held die's previous identical held die (identical dice are allowed by the same patterns)
-    for j in range(n):
-        hprev[j] = -1
-        if idie[j]:
-            for q in range(j - 1, -1, -1):
-                if not idie[q]:
-                    break
-                if isuit[q] == isuit[j] and inum[q] == inum[j]:
-                    hprev[j] = q
-                    break
-    cand = buf[7 : 7 + K_ROWS]
-    cid, num, suit, die, prev, chosen = cand[K_ID], cand[K_NUM], cand[K_SUIT], cand[K_DIE], cand[K_PREV], cand[K_CHOSEN]
-    suf_max, suf_dice = cand[K_SUF_MAX], cand[K_SUF_DICE]
-    work = buf[7 + K_ROWS :]
+    b = np.empty((TABLE_ROWS, MAX_HELD + 1), dtype=np.int64)  # one allocation: held items, candidates, search
+    n = _held_table(s, seat, b)
     probe = mask.shape[0] == 0
     sel_len = s[SEL_LEN] if use_selection else 0
     sel_last = s[SEL_LAST] if use_selection else -1
-    # held items that may still be found legal (after the selection's last item, not marked yet)
-    left = 0
+    # held items that may still be found legal (after the selection's last item, not found yet), one bit each
+    open_bits = 0
     for j in range(n):
-        if ids[j] > sel_last:
-            left += 1
+        if b[H_ID, j] > sel_last:
+            open_bits |= 1 << j
     any_meld = False
     # the slots by their smallest meld (the mask is a union: slots that make many items legal at once go first,
     # and the later searches skip those items)
     nslots = cfg[C_NSLOTS]
     for a in range(nslots):
         key = cfg[C_PATTERN + NF * s[SLOT_CARD + a] + F_CMIN]
-        b = a
-        while b > 0 and cfg[C_PATTERN + NF * s[SLOT_CARD + order[b - 1]] + F_CMIN] > key:
-            order[b] = order[b - 1]
-            b -= 1
-        order[b] = a
+        r = a
+        while r > 0 and cfg[C_PATTERN + NF * s[SLOT_CARD + b[H_ORDER, r - 1]] + F_CMIN] > key:
+            b[H_ORDER, r] = b[H_ORDER, r - 1]
+            r -= 1
+        b[H_ORDER, r] = a
     for r in range(nslots):
-        k = order[r]
+        k = b[H_ORDER, r]
         if open_only and s[SLOT_PLAYER + k] >= 0:
             continue
+        if not sel_len and not open_bits and not probe:
+            break  # every item is legal already and no selection completes a slot
         card = s[SLOT_CARD + k]
         pat = C_PATTERN + NF * card
+        # the held items this pattern allows, one bit each; the slot is searched only if one may turn legal
+        allowed = 0
+        m = 0
+        for j in range(n):
+            if _allowed(cfg, card, b[H_SUIT, j], b[H_NUM, j]):
+                allowed |= 1 << j
+                m += 1
+        if m < cfg[pat + F_CMIN] or not (allowed & open_bits or sel_len):
+            continue
         # the selection as a partial meld of this slot
         cnt = total = v0 = s0 = smask = nmask = lo = hi = nd = 0
         if sel_len:
             ok = True
             for j in range(n):
-                if s[SEL + ids[j]]:
-                    v, t, d = inum[j], isuit[j], idie[j]
-                    if not _allowed(cfg, card, t, v) or not _fits(
+                if s[SEL + b[H_ID, j]]:
+                    v, t, d = b[H_NUM, j], b[H_SUIT, j], b[H_DIE, j]
+                    if not (allowed >> j) & 1 or not _fits(
                         cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d
                     ):
                         ok = False
@@ -511,46 +541,45 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                 continue
             if _complete(cfg, pat, cnt, total, lo, hi, nd):
                 mask[A_COMMIT + k] = 1
-        if not probe and left == 0:
-            continue  # every item is legal already: only the slots the selection completes are left
+        if not allowed & open_bits:
+            continue  # nothing left to add here: only whether the selection completes the slot
         # the candidates: the held items this pattern allows, each die with its previous identical die
         m = 0
         first = -1  # the first candidate that may be added (after the selection, not found legal yet)
         for j in range(n):
-            if _allowed(cfg, card, isuit[j], inum[j]):
-                if first < 0 and ids[j] > sel_last and (probe or not mask[ids[j]]):
+            if (allowed >> j) & 1:
+                if first < 0 and (open_bits >> j) & 1:
                     first = m
-                cid[m], num[m], suit[m], die[m] = ids[j], inum[j], isuit[j], idie[j]
-                chosen[m] = 1 if sel_len and s[SEL + ids[j]] else 0
-                prev[m] = hat[hprev[j]] if hprev[j] >= 0 else -1
-                hat[j] = m
+                b[K_ID, m], b[K_NUM, m], b[K_SUIT, m], b[K_DIE, m] = b[H_ID, j], b[H_NUM, j], b[H_SUIT, j], b[H_DIE, j]
+                b[K_CHOSEN, m] = 1 if sel_len and s[SEL + b[H_ID, j]] else 0
+                b[K_PREV, m] = b[H_AT, b[H_PREV, j]] if b[H_PREV, j] >= 0 else -1
+                b[H_AT, j] = m
+                b[K_HELD, m] = j
                 m += 1
-        if first < 0 or m < cfg[pat + F_CMIN]:
-            continue  # nothing to add, or too few items for a meld
         if cfg[pat + F_SMIN] or cfg[pat + F_DMIN]:  # the search's bounds read these only then
-            suf_max[m] = suf_dice[m] = 0
+            b[K_SUF_MAX, m] = b[K_SUF_DICE, m] = 0
             for q in range(m - 1, -1, -1):
-                suf_max[q] = max(suf_max[q + 1], num[q])
-                suf_dice[q] = suf_dice[q + 1] + die[q]
-
+                b[K_SUF_MAX, q] = max(b[K_SUF_MAX, q + 1], b[K_NUM, q])
+                b[K_SUF_DICE, q] = b[K_SUF_DICE, q + 1] + b[K_DIE, q]
         for q in range(first, m):
-            it = cid[q]
-            if not probe and mask[it]:
+            it = b[K_ID, q]
+            j = b[K_HELD, q]
+            if not (open_bits >> j) & 1:
                 continue
-            if prev[q] >= 0 and not chosen[prev[q]]:
+            prev = b[K_PREV, q]
+            if prev >= 0 and not b[K_CHOSEN, prev]:
                 continue
-            v, t, d = num[q], suit[q], die[q]
+            v, t, d = b[K_NUM, q], b[K_SUIT, q], b[K_DIE, q]
             if not _fits(cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d):
                 continue
             nlo = v if (cnt == 0 or v < lo) else lo
             nhi = v if (cnt == 0 or v > hi) else hi
-            chosen[q] = 1
+            b[K_CHOSEN, q] = 1
             good = _completable(
                 cfg,
                 pat,
-                cand,
+                b,
                 m,
-                work,
                 q + 1,
                 cnt + 1,
                 total + v,
@@ -562,13 +591,13 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                 nhi,
                 nd + d,
             )
-            chosen[q] = 0
+            b[K_CHOSEN, q] = 0
             if good:
                 if probe:
                     return True
                 mask[it] = 1
                 any_meld = True
-                left -= 1
+                open_bits &= ~(1 << j)
     return any_meld
 
 
@@ -965,16 +994,16 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
     n = cfg[C_PLAYERS]
     over = s[PHASE] == OVER
     phase = s[PHASE]
-    features = cfg.view(np.float32)
+    image = cfg.view(np.float32)
     # static slot block and the seats present
     for k in range(cfg[C_NSLOTS]):
         row = O_SLOTS + SLOT_SIZE * k
         idx = s[SLOT_CARD + k]
         obs[row] = 1.0
-        obs[row + SLOT_POWER_AT + cfg[C_POWER + idx]] = 1.0
-        at = 2 * (C_FEATURES + PATTERN_FEATURES * idx)
-        for f in range(PATTERN_FEATURES):
-            obs[row + SLOT_FEATURES_AT + f] = features[at + 2 * f]
+        at = 2 * (C_SLOT_IMAGE + SLOT_IMAGE_WORDS * idx)
+        to = row + SLOT_POWER_AT
+        for f in range(SLOT_IMAGE_FLOATS):  # the power one-hot and the pattern features
+            obs[to + f] = image[at + f]
         obs[row + SLOT_CARD_AT + idx] = 1.0
         taker = s[SLOT_PLAYER + k]
         if taker >= 0:
@@ -1144,6 +1173,11 @@ class TipOfTheDicebergCompiled(CompiledEngine):
             bits = pattern_features(card.pattern).view(np.uint32).astype(np.uint64)
             bits = (bits | bits << np.uint64(32)).view(np.int64)  # both halves: any byte order reads it
             row[C_FEATURES + PATTERN_FEATURES * i : C_FEATURES + PATTERN_FEATURES * (i + 1)] = bits
+        images = np.zeros((MAX_CATALOG, 2 * SLOT_IMAGE_WORDS), dtype=np.float32)
+        for i, card in enumerate(cat.cards):
+            images[i, row[C_POWER + i]] = 1.0
+            images[i, 1 + len(POWERS) : SLOT_IMAGE_FLOATS] = pattern_features(card.pattern)
+        row[C_SLOT_IMAGE:] = images.view(np.int64).reshape(-1)
         return row
 
     def state_of(self, i: int) -> rules.DicebergState:
