@@ -64,7 +64,7 @@ from ice_envs.cardiceo.compiled import (
     USED,
 )
 from ice_envs.core.compiled import below, njit, shuffle, uniform
-from ice_envs.core.compiled_players import CompiledPlayer, random_act
+from ice_envs.core.compiled_players import CompiledPlayer, only_legal, random_act
 
 __all__ = ["GREEDY_SAMPLES", "LATTICE_CAPACITY", "PLAYERS"]
 
@@ -779,13 +779,8 @@ def _value_384(s: np.ndarray, action: int, hand: np.ndarray) -> int:
 @njit
 def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
     """``GreedyAgent.act`` with 4 samples on Cardiceo's value (module docstring)."""
-    k = 0
-    only = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            k += 1
-            only = a
-    if k == 1:
+    only = only_legal(mask)
+    if only >= 0:
         return only
     seat = int(s[CURRENT])
     first = _resample_hidden(s, cfg, seat, prng)

@@ -64,6 +64,7 @@ __all__ = [
     "build_kernels",
     "draw",
     "read_u32",
+    "seed63",
     "seed_streams",
     "shuffle",
     "uniform",
@@ -134,6 +135,13 @@ def shuffle(rng: np.ndarray, arr: np.ndarray, n: int) -> None:
 def uniform(rng: np.ndarray) -> float:
     """A uniform float in ``[0, 1)`` from 53 random bits, not logged (``SplitMixRng.random``)."""
     return float(_next64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit
+def seed63(rng: np.ndarray) -> int:
+    """A uniform integer in ``[0, 2**63)``, not logged: one raw 64-bit draw shifted right
+    (``SplitMixRng.integers(0, 2**63)``, how an agent draws the seeds of its samples)."""
+    return int(_next64(rng) >> np.uint64(1))
 
 
 @njit

@@ -40,7 +40,7 @@ from ice_envs.core.compiled import below, njit
 from ice_envs.core.errors import OptionError
 from ice_envs.core.registry import get_spec
 
-__all__ = ["CompiledPlayer", "RANDOM", "compiled_player", "compiled_player_names", "random_act"]
+__all__ = ["CompiledPlayer", "RANDOM", "compiled_player", "compiled_player_names", "only_legal", "random_act"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,19 @@ def random_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
                 return a
             pick -= 1
     return -1
+
+
+@njit
+def only_legal(mask: np.ndarray) -> int:
+    """The one legal action of ``mask``, or ``-1`` when there are several (or none): a player facing a single
+    legal action takes it without deciding (and without drawing, as the Python agents do)."""
+    only = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if only >= 0:
+                return -1
+            only = a
+    return only
 
 
 #: The random player, shared by every game.

@@ -38,7 +38,7 @@ from itertools import product
 import numpy as np
 
 from ice_envs.core.compiled import njit, uniform
-from ice_envs.core.compiled_players import CompiledPlayer, random_act
+from ice_envs.core.compiled_players import CompiledPlayer, only_legal, random_act
 from ice_envs.cubemelt import greedy, heuristic, rules
 from ice_envs.cubemelt.compiled import (
     ABILITIES,
@@ -741,13 +741,8 @@ def _after_value(s: np.ndarray, cfg: np.ndarray, action: int, code: int, bound: 
 @njit
 def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
     """``GreedyAgent.act`` on CubeMelt's value through its ``expected_values`` hook (module docstring)."""
-    k = 0
-    only = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            k += 1
-            only = a
-    if k == 1:
+    only = only_legal(mask)
+    if only >= 0:
         return only
     for _ in range(GREEDY_SAMPLES):  # the sampling seeds (integers(0, 2**63): one 64-bit draw each)
         uniform(prng)

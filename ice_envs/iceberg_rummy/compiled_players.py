@@ -38,8 +38,8 @@ import types as _pytypes
 import numba
 import numpy as np
 
-from ice_envs.core.compiled import _next64, below, njit
-from ice_envs.core.compiled_players import CompiledPlayer
+from ice_envs.core.compiled import below, njit, seed63
+from ice_envs.core.compiled_players import CompiledPlayer, only_legal
 from ice_envs.iceberg_rummy import heuristic as H
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
@@ -550,13 +550,8 @@ def _dealt_value(row: np.ndarray, cfg: np.ndarray, action: int, seat: int, seed:
 def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
     """``GreedyAgent.act`` with ``greedy.value`` (module docstring): the action of the highest summed value
     over the re-deals, ties to the lowest id."""
-    num_legal = 0
-    only = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            num_legal += 1
-            only = a
-    if num_legal == 1:
+    only = only_legal(mask)
+    if only >= 0:
         return only
     seat = s[CURRENT]
     deals = np.empty((GREEDY_SAMPLES, s.shape[0]), dtype=s.dtype)
@@ -568,7 +563,7 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
         redeal(s, seat, cfg, prng, deals[d])
     seeds = np.empty(GREEDY_SAMPLES, dtype=np.int64)
     for k in range(GREEDY_SAMPLES):
-        seeds[k] = np.int64(_next64(prng) >> np.uint64(1))  # integers(0, 2**63)
+        seeds[k] = seed63(prng)  # integers(0, 2**63)
     scratch = np.empty_like(s)
     rng = np.zeros(2, dtype=np.uint64)
     hand_no = get_wide(s, HAND_NO)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ice_envs.core.compiled import njit, uniform
-from ice_envs.core.compiled_players import CompiledPlayer
+from ice_envs.core.compiled_players import CompiledPlayer, only_legal
 from ice_envs.core.splitmix import SplitMixRng
 from ice_envs.icebergs import compiled as C
 from ice_envs.icebergs import greedy as G
@@ -256,13 +256,8 @@ def action_value(
 @njit
 def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
     """:meth:`GreedyAgent.act` (module docstring): the legal action of highest expected greedy value."""
-    count = 0
-    only = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            count += 1
-            only = a
-    if count == 1:
+    only = only_legal(mask)
+    if only >= 0:
         return only
     seeds = np.zeros(SAMPLES, dtype=np.uint64)
     for k in range(SAMPLES):  # the agent's integers(0, 2**63, size=samples): one 64-bit word each

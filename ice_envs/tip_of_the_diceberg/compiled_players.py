@@ -60,7 +60,7 @@ from numba import types
 from numba.typed import Dict, List
 
 from ice_envs.core.compiled import njit, shuffle, uniform
-from ice_envs.core.compiled_players import CompiledPlayer, random_act
+from ice_envs.core.compiled_players import CompiledPlayer, only_legal, random_act
 from ice_envs.tip_of_the_diceberg import greedy
 from ice_envs.tip_of_the_diceberg.catalog import MAX_SLOTS
 from ice_envs.tip_of_the_diceberg.compiled import (
@@ -187,13 +187,8 @@ def _redeal(s: np.ndarray, cfg: np.ndarray, seat: int, prng: np.ndarray, out: np
 @njit
 def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
     """``GreedyAgent.act`` (module docstring)."""
-    count = 0
-    only = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            count += 1
-            only = a
-    if count == 1:
+    only = only_legal(mask)
+    if only >= 0:
         return only
     seat = s[CURRENT]
     deals = np.empty((SAMPLES, s.shape[0]), dtype=s.dtype)
@@ -1062,13 +1057,8 @@ def _h_reroll(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignor
 @njit
 def heuristic_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
     """``DicebergHeuristic.act`` (module docstring); its plan cache is kept in ``memory``."""
-    count = 0
-    only = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            count += 1
-            only = a
-    if count == 1:
+    only = only_legal(mask)
+    if only >= 0:
         return only
     seat = s[CURRENT]
     phase = s[PHASE]
