@@ -6,7 +6,7 @@ and ``help(ice_envs.GAME_v1)`` never disagree.
 
 The API reference reads the sources as installed: the top-level folders ``agents/``, ``train/`` and
 ``benchmarks/`` are the packages ``ice_envs.agents``, ``ice_envs.train`` and ``ice_envs.benchmarks``
-(``setup.py``'s package-dir). :func:`on_config` lays that package out under ``build/api_src`` (links
+(``setup.py``'s package-dir). :func:`link_api_sources` lays that package out under ``build/api_src`` (links
 to the sources) for mkdocstrings to read (``paths`` in ``mkdocs.yml``).
 """
 
@@ -39,8 +39,11 @@ def on_page_markdown(markdown: str, **_: Any) -> str:
     return _MARKER.sub(_env_docstring, markdown)
 
 
-def on_config(config: Any, **_: Any) -> Any:
-    """Link the package as installed (``ice_envs`` with its mapped sub-packages) under :data:`API_SOURCES`."""
+def link_api_sources() -> None:
+    """Link the package as installed (``ice_envs`` with its mapped sub-packages) under :data:`API_SOURCES`.
+
+    Called when MkDocs loads this module, before any plugin sees the config: mkdocstrings fixes its search
+    paths then, and a path that does not exist yet would be dropped (a fresh clone's first build)."""
     package = API_SOURCES / "ice_envs"
     if API_SOURCES.exists():
         shutil.rmtree(API_SOURCES)
@@ -50,4 +53,12 @@ def on_config(config: Any, **_: Any) -> Any:
             (package / entry.name).symlink_to(entry)
     for name in MAPPED:
         (package / name).symlink_to(ROOT / name)
+
+
+def on_config(config: Any, **_: Any) -> Any:
+    """Link the API sources again (a ``mkdocs serve`` rebuild sees new modules)."""
+    link_api_sources()
     return config
+
+
+link_api_sources()
