@@ -38,8 +38,8 @@ import types as _pytypes
 import numba
 import numpy as np
 
-from ice_envs.core.compiled import below, njit, seed63
-from ice_envs.core.compiled_players import CompiledPlayer, only_legal
+from ice_envs.core.compiled import njit, seed63
+from ice_envs.core.compiled_players import CompiledPlayer, only_legal, random_act
 from ice_envs.iceberg_rummy import heuristic as H
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
@@ -412,23 +412,7 @@ def _heuristic_act(s, cfg, mask, prng, memory, version: int) -> int:
             action = best_cards[0]
     if 0 <= action < mask.shape[0] and mask[action]:
         return action
-    return _random_legal(mask, prng)  # the Python player's safety net
-
-
-@njit
-def _random_legal(mask: np.ndarray, prng: np.ndarray) -> int:
-    """``SeededAgent.random_legal``: the ``below(k)``-th of the ``k`` legal actions."""
-    k = 0
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            k += 1
-    pick = below(prng, k)
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if pick == 0:
-                return a
-            pick -= 1
-    return -1
+    return random_act(s, cfg, mask, prng, memory)  # the Python player's safety net
 
 
 @njit
