@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -570,8 +571,30 @@ def _require(ok: bool, key: str, message: str, value: Any) -> None:
         raise ConfigError(f"{key}: {message}, got {value!r}")
 
 
+def _require_finite(node: Any, prefix: str = "") -> None:
+    """Every float of the config is a finite number (``.inf`` and ``.nan`` read as YAML floats)."""
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        key = f"{prefix}{f.name}"
+        if dataclasses.is_dataclass(value):
+            _require_finite(value, f"{key}.")
+        elif isinstance(value, float):
+            _require(math.isfinite(value), key, "must be a finite number", value)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(v, float):
+                    _require(math.isfinite(v), f"{key}.{k}", "must be a finite number", v)
+
+
 def _validate(cfg: TrainConfig) -> None:
+    _require_finite(cfg)
     _validate_game(cfg)
+    _require(
+        not cfg.eval.background or cfg.eval.workers == 1,
+        "eval.background",
+        "runs the evaluations in one background process: it needs eval.workers: 1",
+        cfg.eval.workers,
+    )
     _require(cfg.n_envs >= 1, "n_envs", "must be >= 1", cfg.n_envs)
     if cfg.env_processes is not None:
         _require(

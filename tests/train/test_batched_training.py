@@ -103,3 +103,19 @@ def test_a_batched_run_clones_the_teacher_first(tmp_path: Path):
     train(cfg, tmp_path / "clone", command="test", echo=False)
     meta = json.loads((tmp_path / "clone" / "meta.json").read_text())
     assert meta["imitation"]["decisions"] >= 400 and len(meta["imitation"]["epochs"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"ppo__learning_rate": float("inf")}, r"ppo.learning_rate: must be a finite number"),
+        ({"ppo__clip_range": float("nan")}, r"ppo.clip_range: must be a finite number"),
+        ({"opponents__mix": {"random": float("inf")}}, r"opponents.mix.random: must be a finite number"),
+        ({"eval__background": True, "eval__workers": 2}, r"eval.background: .* needs eval.workers: 1"),
+    ],
+)
+def test_non_finite_numbers_and_a_background_evaluation_with_workers_are_refused(
+    tmp_path: Path, changes: dict, message: str
+):
+    with pytest.raises(ConfigError, match=message):
+        _cfg(tmp_path, **changes)
