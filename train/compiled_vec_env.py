@@ -136,6 +136,8 @@ class CompiledVecEnv(BatchedVecEnv):
         #: league self-play: the members' names, their seat (a player index, or ``-2 - k``: policy ``k``)
         #: and the cumulative integer weights; ``labels[i]``: game ``i``'s table for ``info["opponents"]``
         self._league: dict[str, Any] | None = None
+        #: the arguments of the last set_league (the callbacks hand the same table to every env index)
+        self._league_table: tuple[Any, ...] | None = None
         self.labels: list[str] = [""] * self.num_envs
         self.set_pool(pool)
         if league is not None:
@@ -185,6 +187,9 @@ class CompiledVecEnv(BatchedVecEnv):
     ) -> None:
         """League self-play from now on: each new game's opponents drawn from ``members`` by the integer
         ``weights`` (as :class:`~ice_envs.wrappers.opponents.LeagueOpponents` draws them)."""
+        table = ([tuple(m) for m in members], [int(w) for w in weights], per_seat, deterministic)
+        if table == self._league_table:
+            return
         from ice_envs.wrappers.opponents import LeagueOpponents
 
         checked = LeagueOpponents(self.game, self.num_players, members, weights)  # the same checks
@@ -206,6 +211,7 @@ class CompiledVecEnv(BatchedVecEnv):
         if deterministic is not None:
             self.snapshot_deterministic = bool(deterministic)
         self._drop_unused_nets()
+        self._league_table = table
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
         """As SB3's; ``set_attr("opponents", LeagueOpponents(...))`` (the training callbacks' league

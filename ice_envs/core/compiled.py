@@ -629,6 +629,22 @@ class CompiledEngine(BatchedEngine):
         self._started = True
         return self._out()
 
+    def checked_first_actions(self, first_actions: np.ndarray | None) -> np.ndarray:
+        """A playout's first actions as ``int64`` (``-1``: none; ``None``: none anywhere), each legal in its game.
+
+        Raises:
+            IllegalActionError: a wrong shape, or the first game whose first action is not legal there.
+        """
+        n = self.num_envs
+        first = np.full(n, -1, dtype=np.int64) if first_actions is None else np.asarray(first_actions, dtype=np.int64)
+        if first.shape != (n,):
+            raise IllegalActionError(f"{self.game}: first_actions must have shape ({n},), got {first.shape}")
+        bad = self._loops.first_bad(first, first >= 0, self.mask, self.n_actions, True)
+        if bad != -1:
+            game = bad if bad >= 0 else -2 - bad
+            raise IllegalActionError(f"{self.game}: game {game}: first action {int(first[game])} is not legal")
+        return first
+
     def playout(
         self, first_actions: np.ndarray | None = None, *, max_decisions: int | None = None, record: int = 0
     ) -> dict[str, np.ndarray]:
@@ -641,13 +657,7 @@ class CompiledEngine(BatchedEngine):
         The rows hold the finished games afterwards: :meth:`load` or :meth:`reset` before stepping again.
         """
         n, p = self.num_envs, self.num_players
-        first = np.full(n, -1, dtype=np.int64) if first_actions is None else np.asarray(first_actions, dtype=np.int64)
-        if first.shape != (n,):
-            raise IllegalActionError(f"{self.game}: first_actions must have shape ({n},), got {first.shape}")
-        bad = self._loops.first_bad(first, first >= 0, self.mask, self.n_actions, True)
-        if bad != -1:
-            game = bad if bad >= 0 else -2 - bad
-            raise IllegalActionError(f"{self.game}: game {game}: first action {int(first[game])} is not legal")
+        first = self.checked_first_actions(first_actions)
         out = {
             "scores": np.zeros((n, p), dtype=np.float64),
             "outcome": np.zeros((n, p), dtype=np.float64),

@@ -223,13 +223,7 @@ class SeatPlayers:
         if (self.seat_player < 0).any():
             raise OptionError(f"{e.game}: playout needs an in-engine player at every seat")
         n, p = e.num_envs, e.num_players
-        first = np.full(n, -1, dtype=np.int64) if first_actions is None else np.asarray(first_actions, dtype=np.int64)
-        if first.shape != (n,):
-            raise IllegalActionError(f"{e.game}: first_actions must have shape ({n},), got {first.shape}")
-        bad = e._loops.first_bad(first, first >= 0, e.mask, e.n_actions, True)
-        if bad != -1:
-            game = bad if bad >= 0 else -2 - bad
-            raise IllegalActionError(f"{e.game}: game {game}: first action {int(first[game])} is not legal")
+        first = e.checked_first_actions(first_actions)
         self.memory[:] = 0
         out = {
             "scores": np.zeros((n, p), dtype=np.float64),
