@@ -91,6 +91,11 @@ class CompiledVecEnv(BatchedVecEnv):
             callbacks do, updates it). A fixed member is a compiled player (``random``, ``greedy``,
             ``heuristic``...) or ``ppo:PATH``; a snapshot member a ``.npz`` policy. Each finished
             game's ``info["opponents"]`` names its table, as the scalar training env's does.
+        shaping: potential-based reward shaping ``(potential, scale, gamma)`` as
+            :class:`~ice_envs.train.shaping.Shaper` adds it on the scalar path: between two learner
+            decisions ``scale * (gamma * phi(s') - phi(s))`` (0 after a game's end, nothing on an
+            illegal action), with the game's batched potential of that name
+            (``GameSpec.batched_potentials``); ``info["episode"]["r"]`` stays the game's own return.
     """
 
     opponent_kinds = COMPILED_OPPONENT_KINDS
@@ -110,8 +115,19 @@ class CompiledVecEnv(BatchedVecEnv):
         snapshot_deterministic: bool = False,
         per_seat: bool = True,
         league: tuple[Sequence[tuple[str, str, str]], Sequence[int], bool, bool] | None = None,
+        shaping: tuple[str, float, float] | None = None,
     ) -> None:
         self.per_seat = bool(per_seat)
+        self._potential = None
+        if shaping is not None:
+            from ice_envs.core.registry import get_spec
+
+            name, scale, gamma = shaping
+            self._potential = get_spec(game).batched_potential(name)
+            self.shaping = (str(name), float(scale), float(gamma))
+            #: each game's potential at the learner's last decision (0 before the first)
+            self.phi_last = np.zeros(num_envs, dtype=np.float64)
+            self._GAME_ARRAYS = (*type(self)._GAME_ARRAYS, "phi_last")
         super().__init__(game, num_envs, num_players, options, opponents, learner_seat, seed, illegal_action)
         have = compiled_player_names(game)
         missing = [k for k in self.kinds if k in _IN_ENGINE and k not in have]
@@ -296,6 +312,20 @@ class CompiledVecEnv(BatchedVecEnv):
         if self._league is not None:
             info["opponents"] = self.labels[i]
         return info
+
+    def _shape(self, rewards: np.ndarray | None, dones: np.ndarray, infos: list[dict[str, Any]] | None) -> None:
+        if self._potential is None:
+            return
+        _, scale, gamma = self.shaping
+        now = np.asarray(self._potential(self.engine.state, self.engine._cfg, self.seat), dtype=np.float64)
+        if rewards is not None:
+            after = np.where(dones, 0.0, now)
+            bonus = scale * (gamma * after - self.phi_last)
+            if infos is not None:
+                illegal = np.fromiter((bool(info.get("illegal_action")) for info in infos), bool, len(infos))
+                bonus[illegal] = 0.0
+            rewards += bonus
+        self.phi_last[:] = now  # a finished game's row is already the next game's first decision
 
     def _draw_snapshots(self, count: int) -> np.ndarray:
         if not self._pool:

@@ -683,11 +683,12 @@ def _validate_batched(cfg: TrainConfig) -> None:
             f"with vec_env: batched the fixed members are compiled players ({', '.join(have)}) or ppo:PATH",
             bad,
         )
+    potential = cfg.reward_shaping.potential
     _require(
-        cfg.reward_shaping.potential is None,
+        potential is None or (spec.compiled is not None and potential in spec.batched_potentials),
         "reward_shaping.potential",
-        "is not available with vec_env: batched",
-        cfg.reward_shaping.potential,
+        "has no batched version for vec_env: batched",
+        potential,
     )
 
 

@@ -286,6 +286,11 @@ def make_batched_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
             snapshot_deterministic=sp.deterministic,
             per_seat=cfg.opponents.per_seat,
             league=env_factory(cfg, pool_paths).league,
+            shaping=(
+                (cfg.reward_shaping.potential, cfg.reward_shaping.scale, cfg.ppo.gamma)
+                if cfg.reward_shaping.potential
+                else None
+            ),
         )
     from ice_envs.train.batched_vec_env import make_batched_vec_env
 

@@ -92,6 +92,11 @@ class GameSpec:
             ``public_description``; each optional), or ``None`` for the plain answers.
         potentials: reward-shaping potential name -> ``"module:function"``
             (``function(env, seat) -> float``).
+        batched_potentials: the same potentials on the compiled engine's state rows, by the same
+            names: ``"module:function"`` with ``function(state, cfg, seats) -> float64 array``
+            (``state``: the engine's ``(n, width)`` rows, ``cfg``: its config row, ``seats``: one
+            seat per row), each value the Python potential's to the last bit; what lets
+            ``vec_env: batched`` shape its rewards.
         smoke_config: file name of the game's smoke training config in the game's package
             (the package of ``env_module``; ``""``: none).
         vector: ``"module:Class"`` of the game's batched engine (many games per numpy call,
@@ -123,6 +128,7 @@ class GameSpec:
     greedy: str | None = None
     ui: str | None = None
     potentials: dict[str, str] = field(default_factory=dict)
+    batched_potentials: dict[str, str] = field(default_factory=dict)
     smoke_config: str = ""
     vector: str | None = None
     compiled: str | None = None
@@ -181,6 +187,13 @@ class GameSpec:
         if name not in self.potentials:
             raise OptionError(f"{self.name}: unknown shaping potential {name!r}; known: {sorted(self.potentials)}")
         return load_attribute(self.potentials[name])
+
+    def batched_potential(self, name: str) -> Callable[[Any, Any, Any], Any]:
+        """Shaping potential ``name`` on the compiled engine's state rows (:attr:`batched_potentials`)."""
+        self.potential(name)  # an unknown name fails with the list of the game's potentials
+        if name not in self.batched_potentials:
+            raise OptionError(f"{self.name}: shaping potential {name!r} has no batched version (vec_env: batched)")
+        return load_attribute(self.batched_potentials[name])
 
     @property
     def package(self) -> str:

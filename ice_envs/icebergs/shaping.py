@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ice_envs.icebergs import rules
 
 
@@ -33,3 +35,26 @@ def voyage(env: Any, seat: int) -> float:
         elif status == rules.HOME:
             total += 2.0
     return total / cfg.ships_per_player
+
+
+def voyage_rows(state: np.ndarray, cfg: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """:func:`voyage` of ``seats[i]`` in every game ``i`` of the compiled engine (``state``: its
+    ``(n, width)`` state rows, ``cfg``: its config row), as float64, bit for bit :func:`voyage`'s value
+    (the same divisions, the ships added in the same order)."""
+    from ice_envs.icebergs import compiled as c
+
+    rows = np.arange(len(state))
+    seats = np.asarray(seats, dtype=np.int64)
+    kps, cols = int(cfg[c.C_KPS]), int(cfg[c.C_COLS])
+    total = np.zeros(len(state), dtype=np.float64)
+    for j in range(kps):
+        ship = seats * kps + j
+        status = state[rows, c.STATUS + ship].astype(np.int64)
+        col = state[rows, c.POS + ship].astype(np.int64) % cols
+        loaded = state[rows, c.LOADED + ship] != 0
+        at_sea = np.where(loaded, 1 + (col + 1) / (cols + 1), (cols - col) / (cols + 1))
+        value = np.where(status == c.AT_SEA, at_sea, 0.0)
+        value = np.where((status == c.ALASKA_LOADING) | (status == c.ALASKA_READY), 1.0, value)
+        value = np.where(status == c.HOME, 2.0, value)
+        total = total + value
+    return total / kps

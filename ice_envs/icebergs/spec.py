@@ -27,5 +27,6 @@ SPEC = GameSpec(
     greedy="ice_envs.icebergs.greedy:value",
     ui="ice_envs.icebergs.ui",
     potentials={"icebergs_voyage": "ice_envs.icebergs.shaping:voyage"},
+    batched_potentials={"icebergs_voyage": "ice_envs.icebergs.shaping:voyage_rows"},
     smoke_config="smoke.yaml",
 )
