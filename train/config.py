@@ -15,7 +15,6 @@ the value is read as YAML (``--set ppo.net_arch=[128,128]``).
 from __future__ import annotations
 
 import copy
-import difflib
 import typing
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from ice_envs.core.errors import OptionError
+from ice_envs.core.errors import OptionError, did_you_mean
 from ice_envs.train.config_constraints import constraint_text, literal_values, unwrap
 from ice_envs.train.config_schema import (
     BACKENDS,
@@ -236,8 +235,7 @@ def _one_line(root: type[BaseModel], error: Any) -> str:
     if kind == "extra_forbidden":
         section = unwrap(_field_at(root, loc[:-1])[1])
         names = list(section.model_fields) if isinstance(section, type) and issubclass(section, BaseModel) else []
-        close = difflib.get_close_matches(str(loc[-1]), names, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else f"; known keys: {', '.join(names)}"
+        hint = did_you_mean(str(loc[-1]), names) or f"; known keys: {', '.join(names)}"
         return f"{where}: unknown key{hint}"
     info, annotation = _field_at(root, loc)
     if kind == "literal_error":

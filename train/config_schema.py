@@ -165,7 +165,7 @@ class GameConfig(Section):
     learner_seat: Int | None = Field(
         None,
         description="The learner's seat; `null` draws it uniformly for every game.",
-        json_schema_extra=_rule("0..players-1"),
+        json_schema_extra=_rule("0..players-1; null with backend: rllib"),
     )
 
     @field_validator("options")
@@ -207,8 +207,8 @@ class LeagueConfig(Section):
     )
     pfsp: Literal["hard", "variance", "uniform"] = Field(
         "hard",
-        description="PFSP weighting f(p) of the learner's win rate p: `hard` (1-p)**pfsp_power, "
-        "`variance` p*(1-p), `uniform`.",
+        description="PFSP weighting `f(p)` of the learner's win rate `p`: `hard` `(1-p)**pfsp_power`, "
+        "`variance` `p*(1-p)`, `uniform`.",
     )
     pfsp_power: Float = Field(2.0, gt=0, description="The exponent of `hard`.")
     floor: Float = Field(
@@ -310,7 +310,7 @@ class EvalConfig(Section):
         default_factory=lambda: ["random", "heuristic"],
         description="Opponent kinds: the learner against N-1 copies of each; a game without a heuristic "
         "is skipped with a note.",
-        json_schema_extra=_rule(f"each of {', '.join(EVAL_OPPONENTS)}, once"),
+        json_schema_extra=_rule(f"each one of {', '.join(EVAL_OPPONENTS)}, listed once"),
     )
     seed: Int = Field(
         DEFAULT_VALIDATION_SEED,
@@ -775,7 +775,7 @@ class RLlibEvalConfig(Section):
     against: list[str] = Field(
         default_factory=lambda: ["random"],
         description="Opponent kinds.",
-        json_schema_extra=_rule(f"each of {', '.join(RLLIB_EVAL_OPPONENTS)}, once"),
+        json_schema_extra=_rule(f"each one of {', '.join(RLLIB_EVAL_OPPONENTS)}, listed once"),
     )
     seed: Int = Field(
         DEFAULT_VALIDATION_SEED,
