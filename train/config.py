@@ -205,7 +205,10 @@ def _validated(cls: type[_M], data: Any, source: str) -> _M:
     try:
         return cls.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{source}: {_one_line(cls, exc.errors()[0])}") from None
+        errors = exc.errors()
+        # an unknown key first (a typo, most likely the cause of what else failed), then in the schema's order
+        first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+        raise ConfigError(f"{source}: {_one_line(cls, first)}") from None
 
 
 def _dotted(loc: tuple[Any, ...] | list[Any]) -> str:
@@ -242,6 +245,8 @@ def _one_line(root: type[BaseModel], error: Any) -> str:
         return f"{where}: {error.get('input')!r} is not one of {literal_values(annotation)}"
     if kind in _RANGE_ERRORS and info is not None:
         return f"{where}: must be {constraint_text(info)}, got {got}"
+    if kind in ("value_error", "assertion_error") and "error" in error.get("ctx", {}):
+        return f"{where}: {error['ctx']['error']}"
     if kind in _TYPE_MESSAGES:
         return f"{where}: {_TYPE_MESSAGES[kind]}, got {got}"
     return f"{where}: {error['msg'].lower()}, got {got}"

@@ -217,3 +217,8 @@ def test_sections_are_shared_and_null_means_defaults():
     assert common <= set(TrainConfig.model_fields) & set(RLlibTrainConfig.model_fields)
     cfg = config_from_dict(tiny_config_dict(reward_shaping=None, imitation=None))
     assert cfg.reward_shaping.scale == 1.0 and cfg.imitation.teacher is None
+
+
+def test_an_unknown_key_is_named_before_other_problems():
+    with pytest.raises(ConfigError, match=r"ppo.learning_rat: unknown key \(did you mean 'learning_rate'\?\)"):
+        config_from_dict(tiny_config_dict(ppo__learning_rate=0, ppo__learning_rat=0.1, n_envs=0))
