@@ -198,7 +198,7 @@ _TYPE_MESSAGES = {
     "float_type": "expected a number",
     "finite_number": "must be a finite number",
 }
-_RANGE_ERRORS = ("greater_than", "greater_than_equal", "less_than", "less_than_equal", "too_short", "too_long")
+_RANGE_ERRORS = ("greater_than", "greater_than_equal", "less_than", "less_than_equal")
 
 
 def _validated(cls: type[_M], data: Any, source: str) -> _M:
@@ -243,7 +243,7 @@ def _one_line(root: type[BaseModel], error: Any) -> str:
     info, annotation = _field_at(root, loc)
     if kind == "literal_error":
         return f"{where}: {error.get('input')!r} is not one of {literal_values(annotation)}"
-    if kind in _RANGE_ERRORS and info is not None:
+    if kind in _RANGE_ERRORS and info is not None and constraint_text(info):
         return f"{where}: must be {constraint_text(info)}, got {got}"
     if kind in ("value_error", "assertion_error") and "error" in error.get("ctx", {}):
         return f"{where}: {error['ctx']['error']}"
