@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_from_args(args: argparse.Namespace, prog: str = "ice-envs") -> int:
     """Run the command that ``args`` describe (errors are ``train.config.ConfigError``)."""
-    require_extra("train", "ice-envs train", "yaml")
+    require_extra("train", "ice-envs train", "yaml", "pydantic")
     from ice_envs.train.config import ConfigError, RLlibTrainConfig, dump_config, load_config
 
     needs = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "matplotlib", "openskill")

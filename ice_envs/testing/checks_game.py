@@ -129,7 +129,9 @@ def training(case: Case) -> None:
     """Two PPO updates against random opponents train and write a policy (needs the ``train`` extra;
     no intermediate checkpoint, no resume)."""
     try:
-        require_extra("train", "the training smoke run", "torch", "stable_baselines3", "sb3_contrib", "yaml")
+        require_extra(
+            "train", "the training smoke run", "torch", "stable_baselines3", "sb3_contrib", "yaml", "pydantic"
+        )
     except MissingExtraError as exc:
         raise CheckSkipped(f"training smoke run skipped: {exc}") from None
     from ice_envs.train.config import config_from_dict

@@ -61,9 +61,9 @@ def test_resolved_config_round_trips(tmp_path: Path):
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"ppo__learnin_rate": 0.1}, r"unknown key 'ppo.learnin_rate' \(did you mean 'learning_rate'\?\)"),
-        ({"colour": "blue"}, r"unknown key 'colour'; known keys: name, game"),
-        ({"opponents__self_play__pool": 3}, r"unknown key 'opponents.self_play.pool' \(did you mean 'pool_size'\?\)"),
+        ({"ppo__learnin_rate": 0.1}, r"ppo.learnin_rate: unknown key \(did you mean 'learning_rate'\?\)"),
+        ({"colour": "blue"}, r"colour: unknown key; known keys: name, game"),
+        ({"opponents__self_play__pool": 3}, r"opponents.self_play.pool: unknown key \(did you mean 'pool_size'\?\)"),
         ({"ppo__learning_rate": -1.0}, r"ppo.learning_rate: must be > 0, got -1.0"),
         ({"ppo__learning_rate": "fast"}, r"ppo.learning_rate: expected a number, got 'fast'"),
         ({"ppo__n_epochs": 2.5}, r"ppo.n_epochs: expected an integer, got 2.5"),
@@ -128,7 +128,7 @@ def test_file_errors(tmp_path: Path):
     good = write(tmp_path, tiny_config_dict())
     with pytest.raises(ConfigError, match="is not key=value"):
         load_config(good, ["seed"])
-    with pytest.raises(ConfigError, match=r"unknown key 'ppo.lr'"):
+    with pytest.raises(ConfigError, match=r"ppo.lr: unknown key"):
         load_config(good, ["ppo.lr=0.1"])
     with pytest.raises(ConfigError, match=r"override 'seed.x=1': seed is not a mapping"):
         apply_overrides({"seed": 1}, ["seed.x=1"])
@@ -158,6 +158,67 @@ def test_integers_are_read_exactly_beyond_a_floats_53_bits():
     seed = 2**63 + 1  # the validation seeds start at 2**63; as a float this would be 2**63
     cfg = config_from_dict(tiny_config_dict(eval__seed=seed))
     assert cfg.eval.seed == seed
-    assert config_from_dict(tiny_config_dict(eval__seed=str(seed))).eval.seed == seed
+    with pytest.raises(ConfigError, match=r"eval.seed: expected an integer, got '9223372036854775809'"):
+        config_from_dict(tiny_config_dict(eval__seed=str(seed)))  # a quoted number is a string
     assert config_from_dict(tiny_config_dict(total_timesteps="3e3")).total_timesteps == 3000
     assert config_from_dict(tiny_config_dict(total_timesteps=3000.0)).total_timesteps == 3000
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("ppo.learning_rate=.inf", "ppo.learning_rate: must be a finite number, got inf"),
+        ("ppo.gamma=.nan", "ppo.gamma: must be a finite number, got nan"),
+        (
+            "opponents.self_play.latest_share=1e400",
+            "opponents.self_play.latest_share: must be a finite number, got inf",
+        ),
+        ("game.options.illegal_reward=-.inf", "game.options.illegal_reward: must be a finite number, got -inf"),
+        ("ppo.learnig_rate=1e-4", "ppo.learnig_rate: unknown key (did you mean 'learning_rate'?)"),
+        (
+            "eval.workers=2",
+            "eval.background: runs the evaluations in one background process: it needs eval.workers: 1, got 2",
+        ),
+        ("n_envs='4'", "n_envs: expected an integer, got '4'"),
+        ("ppo.learning_rate='0.5'", "ppo.learning_rate: expected a number, got '0.5'"),
+        ("eval.at_start=1", "eval.at_start: expected true or false, got 1"),
+        ("game.name=3", "game.name: expected a string, got 3"),
+        ("eval.against=[random, random]", "eval.against: lists an opponent twice, got ['random', 'random']"),
+        ("ppo.net_arch={pi: [8], vf: [8, 0]}", "ppo.net_arch.vf: layer sizes must be >= 1, got [8, 0]"),
+        ("verbose=3", "verbose: must be in 0..2, got 3"),
+        ("imitation.workers=0", "imitation.workers: must be >= 1 or null, got 0"),
+        ("opponents.mix={1: 1.0}", "opponents.mix: keys must be strings, got 1"),
+    ],
+)
+def test_bad_values_are_one_line_naming_the_key(tmp_path: Path, override: str, message: str):
+    path = write(tmp_path, {**tiny_config_dict(), "eval": {**tiny_config_dict()["eval"], "background": True}})
+    with pytest.raises(ConfigError) as err:
+        load_config(path, [override])
+    assert str(err.value) == f"{path}: {message}"
+
+
+def test_the_cli_prints_one_line_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    from ice_envs.cli import main
+
+    path = write(tmp_path, tiny_config_dict())
+    assert main(["train", str(path), "--set", "ppo.learning_rate=.inf", "--print-config"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"{path}: ppo.learning_rate: must be a finite number, got inf") and "\n" not in err
+    assert main(["train", str(path), "--set", "ppo.learning_rate=2e-4", "--print-config"]) == 0
+    assert "learning_rate: 0.0002" in capsys.readouterr().out
+
+
+def test_sections_are_shared_and_null_means_defaults():
+    from ice_envs.train.config import RLlibTrainConfig, RunConfig, TrainConfig
+
+    assert issubclass(TrainConfig, RunConfig) and issubclass(RLlibTrainConfig, RunConfig)
+    common = set(RunConfig.model_fields)
+    assert {"name", "game", "seed", "torch_threads", "out_dir"} <= common
+    assert common <= set(TrainConfig.model_fields) & set(RLlibTrainConfig.model_fields)
+    cfg = config_from_dict(tiny_config_dict(reward_shaping=None, imitation=None))
+    assert cfg.reward_shaping.scale == 1.0 and cfg.imitation.teacher is None
+
+
+def test_an_unknown_key_is_named_before_other_problems():
+    with pytest.raises(ConfigError, match=r"ppo.learning_rat: unknown key \(did you mean 'learning_rate'\?\)"):
+        config_from_dict(tiny_config_dict(ppo__learning_rate=0, ppo__learning_rat=0.1, n_envs=0))

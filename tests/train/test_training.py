@@ -320,7 +320,7 @@ def test_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture):
     assert main([str(bad)]) == 2
     assert "ppo.learning_rate: must be > 0" in capsys.readouterr().err
     assert ice_main(["train", str(bad), "--set", "ppo.learning_rat=0.1"]) == 2
-    assert "unknown key 'ppo.learning_rat' (did you mean 'learning_rate'?)" in capsys.readouterr().err
+    assert "ppo.learning_rat: unknown key (did you mean 'learning_rate'?)" in capsys.readouterr().err
     assert main([]) == 2
     assert "a config file is required" in capsys.readouterr().err
     assert main([str(bad), "--resume", str(tmp_path)]) == 2
