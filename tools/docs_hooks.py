@@ -2,7 +2,11 @@
 
 ``<!-- env-docstring: GAME -->`` on a page is replaced by the module docstring of
 ``ice_envs.GAME.env``: each environment's page is its docstring, PettingZoo's format, so the page
-and ``help(ice_envs.GAME_v1)`` never disagree.
+and ``help(ice_envs.GAME_v1)`` never disagree. A backticked ``docs/...md`` path of a docstring (what
+``help()`` shows) becomes a link to that page of the site.
+
+``<!-- common-options -->`` is replaced by the table of the options every game takes, made from the
+signature and the ``Args`` of :class:`ice_envs.core.aec.IceAECEnv` (the one place they are written).
 
 The API reference reads the sources as installed: the top-level folders ``agents/``, ``train/`` and
 ``benchmarks/`` are the packages ``ice_envs.agents``, ``ice_envs.train`` and ``ice_envs.benchmarks``
@@ -25,18 +29,59 @@ API_SOURCES = ROOT / "build" / "api_src"
 MAPPED = ("agents", "train", "benchmarks")
 
 _MARKER = re.compile(r"<!--\s*env-docstring:\s*([a-z_]+)\s*-->")
+_COMMON_OPTIONS = re.compile(r"<!--\s*common-options\s*-->")
+_DOCS_PATH = re.compile(r"``?docs/([\w/.-]+\.md)``?")
 
 
 def _env_docstring(match: re.Match[str]) -> str:
     module = importlib.import_module(f"ice_envs.{match.group(1)}.env")
     text = (module.__doc__ or "").strip("\n")
     # the docstring's own title is the page's title
-    return re.sub(r"\A\s*# [^\n]*\n", "", text, count=1)
+    text = re.sub(r"\A\s*# [^\n]*\n", "", text, count=1)
+    # the game pages are docs/environments/<game>.md: a docs/ path is one folder up
+    return _DOCS_PATH.sub(lambda m: f"[`docs/{m.group(1)}`](../{m.group(1)})", text)
+
+
+def common_options() -> list[tuple[str, str, str]]:
+    """(option, default, meaning) of every option that every game takes, from ``IceAECEnv``'s code."""
+    import inspect
+
+    from ice_envs.core.aec import IceAECEnv
+
+    doc = inspect.getdoc(IceAECEnv) or ""
+    args = doc.split("Args", 1)[1].split(":\n", 1)[1]
+    meanings: dict[str, str] = {}
+    name = ""
+    for line in args.splitlines():
+        if not line.strip():
+            break
+        entry = re.match(r"^    (\w+): (.*)$", line)
+        if entry:
+            name = entry.group(1)
+            meanings[name] = entry.group(2)
+        elif name:
+            meanings[name] += " " + line.strip()
+    rows = []
+    for parameter in inspect.signature(IceAECEnv.__init__).parameters.values():
+        if parameter.name in meanings:
+            default = "" if parameter.default is inspect.Parameter.empty else f"`{parameter.default!r}`"
+            rows.append((parameter.name, default, meanings[parameter.name]))
+    return rows
+
+
+def _common_options_table(_: re.Match[str]) -> str:
+    lines = ["| option | default | meaning |", "|---|---|---|"]
+    for name, default, meaning in common_options():
+        text = re.sub(r":(?:class|attr|meth):`~?([^`]+)`", lambda m: f"`{m.group(1).rsplit('.', 1)[-1]}`", meaning)
+        text = text.replace("``", "`").replace("|", r"\|")
+        shown = default or "the game's own"
+        lines.append(f"| `{name}` | {shown} | {text} |")
+    return "\n".join(lines)
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:
-    """Expand the environment docstring markers of a page."""
-    return _MARKER.sub(_env_docstring, markdown)
+    """Expand the environment docstring and common-options markers of a page."""
+    return _COMMON_OPTIONS.sub(_common_options_table, _MARKER.sub(_env_docstring, markdown))
 
 
 def link_api_sources() -> None:
