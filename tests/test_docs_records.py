@@ -76,3 +76,14 @@ def test_a_guide_holds_no_dated_record(page):
 def test_a_game_page_docstring_holds_no_dated_record(game):
     module = importlib.import_module(f"ice_envs.{game}.env")
     assert not findings(module.__doc__ or "")
+
+
+def test_every_record_is_linked_from_a_guide():
+    """A record informs a guide: each ``docs/experiments/`` page is linked from a page outside the records."""
+    guides = "\n".join((ROOT / page).read_text(encoding="utf-8") for page in [*_pages(), "CHANGELOG.md"])
+    records = sorted((ROOT / RECORDS).glob("*.md"))
+    assert records
+    unlinked = [r.name for r in records if f"experiments/{r.name}" not in guides]
+    assert not unlinked, f"link each from the guide section it informs: {unlinked}"
+    for record in records:
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.md", record.name), record.name
