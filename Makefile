@@ -1,5 +1,6 @@
 # The two commands of the README's quick start; each sets up what it needs on a fresh machine.
 #   make evaluate   the main job: the heuristic against random seats (win rates, intervals, ratings)
+#   make docs       the documentation site in site/ (MkDocs, warnings as errors: what CI builds); `mkdocs serve` to browse it
 #   make test       lint and the whole test suite, as CI runs it (.ci/run calls this); it also installs the
 #                   rllib extra (Ray, RLlib: about 520 MB) and the integrations extra (Tianshou, SuperSuit: about
 #                   240 MB), so the RLlib, Ray and recipe tests run instead of skipping
@@ -11,14 +12,18 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.ice-envs-installed
 TEST_STAMP := $(VENV)/.ice-envs-test-extras-installed
+DOCS_STAMP := $(VENV)/.ice-envs-docs-installed
 
-.PHONY: evaluate test install clean-venv
+.PHONY: evaluate test docs install clean-venv
 
 evaluate: $(STAMP)
 	$(BIN)/ice-envs evaluate cardiceo --players 4 --agents heuristic,random,random,random --games 400 --workers 2
 
 test: $(STAMP) $(TEST_STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/pytest -q -n 2
+
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m mkdocs build --strict
 
 install: $(STAMP)
 
@@ -33,6 +38,11 @@ $(STAMP): pyproject.toml setup.py
 $(TEST_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[all,rllib,integrations,docs]"
 	touch $(TEST_STAMP)
+
+# the docs extra only (MkDocs, mkdocstrings): `make docs` needs neither Ray nor Tianshou
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[all,docs]"
+	touch $(DOCS_STAMP)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ice_envs.core.files import load_json, load_yaml, write_atomic
+from ice_envs.core.registry import get_spec
 from ice_envs.evaluation.tournament import evaluate
 
 #: Where the shipped table lives (the default output of a full-size run).
@@ -146,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--games", type=int, default=None, help="override the games per row (for a quick look)")
     parser.add_argument("--only", nargs="*", default=None, help="run only the rows of these games; keep the others")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (one per row, on stderr)")
     parser.add_argument(
         "--missing", action="store_true", help="run only the rows that the results JSON does not hold yet"
     )
@@ -154,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out = args.out or (QUICK_LOOK_DIR / SHIPPED_PAGE.name if quick else SHIPPED_PAGE)
     args.json = args.json or (QUICK_LOOK_DIR / SHIPPED_JSON.name if quick else SHIPPED_JSON)
     rows = load_rows(args.config)
+    only = None if args.only is None else {get_spec(game).name for game in args.only}  # CubeMelt -> cubemelt
     load_leagues(args.config)  # a bad entry is an error before anything is played
     # a quick look into a new file starts from the shipped rows, so that its page is the whole table
     previous = _previous_results(args.json if args.json.exists() or not quick else SHIPPED_JSON)
@@ -161,13 +164,20 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     for i, config_row in enumerate(rows):
         row = {**config_row, "games": args.games} if args.games else config_row
-        if args.only is not None and row["game"] not in args.only:
+        if only is not None and row["game"] not in only:
             continue
         if args.missing and command_of(row) in previous:
             continue
         t0 = time.perf_counter()
         summary, _ = evaluate(
-            row["game"], row["players"], row["agents"], row["games"], row["seed"], row["workers"], row["options"]
+            row["game"],
+            row["players"],
+            row["agents"],
+            row["games"],
+            row["seed"],
+            row["workers"],
+            row["options"],
+            progress=not args.no_progress,
         )
         measured[i] = (row, summary, time.perf_counter() - t0)
         print(table([measured[i]]).splitlines()[-1], flush=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -16,7 +17,7 @@ SUGGESTION = "(did you mean 'cardiceo'?)"
 
 
 # ---------------------------------------------------------------------------- did you mean
-@pytest.mark.parametrize("name", ["cardico", "Cardiceo", "CARDICEO", "cardiceo_v0", "cardicoe"])
+@pytest.mark.parametrize("name", ["cardico", "Cardico", "CARDICO", "cardiceo_v0", "cardicoe"])
 def test_a_mistyped_game_gets_the_closest_name(name):
     for call in (ice_envs.get_spec, ice_envs.make):
         with pytest.raises(OptionError) as info:
@@ -71,6 +72,89 @@ def test_every_command_suggests_the_game(argv, in_tmp, capsys):
     assert len(err) == 1 and err[0].startswith("ice-envs: error: "), err
     assert f"{TYPO!r} {SUGGESTION}" in err[0], err
     assert not (in_tmp / "runs").exists()  # refused before anything was written
+
+
+# ---------------------------------------------------------------------------- names in any case
+SPELLINGS = {
+    "cubemelt": ["cubemelt", "CubeMelt", "CUBEMELT", "Cube Melt", "cube-melt", "cubemelt_v1", "CubeMelt_V1"],
+    "iceberg_rummy": ["Iceberg_Rummy", "IcebergRummy", "iceberg-rummy", "Iceberg Rummy", "ICEBERG_RUMMY_V1"],
+    "tip_of_the_diceberg": ["TipOfTheDiceberg", "Tip of the Diceberg", "tip-of-the-diceberg"],
+}
+
+
+@pytest.mark.parametrize("game", sorted(SPELLINGS))
+def test_a_game_is_found_whatever_its_case_and_separators(game):
+    for typed in SPELLINGS[game]:
+        assert ice_envs.get_spec(typed).name == game, typed
+        assert ice_envs.core.registry.resolve_name(typed) == game
+        players = ice_envs.get_spec(game).players[0]
+        assert ice_envs.make(typed, num_players=players).unwrapped.metadata["name"] == ice_envs.get_spec(game).env_name
+    # the registry's own names and PettingZoo ids are as they were
+    assert game in ice_envs.GAMES and all(name == name.lower() for name in ice_envs.GAMES)
+
+
+def test_the_gymnasium_camel_case_name_is_a_game_name_too():
+    from ice_envs.wrappers.registration import gym_id
+
+    for name in ice_envs.GAMES:
+        camel = gym_id(name).split("/", 1)[1].rsplit("-v", 1)[0]
+        assert ice_envs.get_spec(camel).name == name
+
+
+def test_a_name_that_matches_two_games_loosely_is_refused(monkeypatch):
+    from ice_envs.core import registry
+
+    twin = dataclasses.replace(registry.GAMES["cubemelt"], name="cube_melt")
+    monkeypatch.setitem(registry.GAMES, "cube_melt", twin)
+    assert ice_envs.get_spec("cube_melt") is twin and ice_envs.get_spec("cubemelt").name == "cubemelt"
+    with pytest.raises(
+        OptionError, match=r"^game name 'CubeMelt' is ambiguous: it matches \['cube_melt', 'cubemelt'\]"
+    ):
+        ice_envs.get_spec("CubeMelt")
+
+
+def test_commands_write_the_registry_name_whatever_was_typed(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert (
+        main(["evaluate", "CubeMelt", "--players", "2", "--agents", "random,random", "--games", "2", "--no-progress"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "`ice-envs evaluate cubemelt --players 2" in out
+    (folder,) = (tmp_path / "runs" / "eval").iterdir()
+    assert folder.name.startswith("cubemelt-2p-")
+    argv = ["compare", "Cube_Melt", "random", "greedy", "--players", "2", "--opponents", "random", "--games", "2"]
+    assert main([*argv, "--no-progress"]) == 0
+    assert [p.name for p in (tmp_path / "runs" / "compare").iterdir()] == ["cubemelt-2p-random-vs-greedy"]
+    (tmp_path / "league.yaml").write_text(
+        json.dumps({"game": "CubeMelt", "players": 2, "agents": {"a": "random", "b": "greedy"}, "games_per_table": 2})
+    )
+    assert main(["league", "league.yaml", "--no-progress"]) == 0
+    assert [p.name for p in (tmp_path / "runs" / "league").iterdir()] == ["cubemelt-2p"]
+    assert main(["demo", "ICEBERGS", "--players", "2", "--quiet"]) == 0
+    assert main(["evaluate", "--suite", "v1", "Cube_Melt", "bogus"]) == 2  # the game is taken, the agent refused
+    assert "unknown agent 'bogus'" in capsys.readouterr().err
+
+
+def test_the_results_table_tool_takes_the_games_in_any_case(tmp_path):
+    from ice_envs.benchmarks import baselines
+
+    config = tmp_path / "table.yaml"
+    rows = "".join(f'  - {{game: {g}, players: 2, agents: "random,random"}}\n' for g in ("cardiceo", "cubemelt"))
+    config.write_text(f"games: 2\nseed: 0\nworkers: 1\nrows:\n{rows}")
+    out, js = tmp_path / "r.md", tmp_path / "r.json"
+    assert (
+        baselines.main([str(config), "--out", str(out), "--json", str(js), "--only", "CubeMelt", "--no-progress"]) == 0
+    )
+    assert [e["row"]["game"] for e in json.loads(js.read_text())] == ["cubemelt"]
+    with pytest.raises(OptionError, match="did you mean 'cubemelt'"):
+        baselines.main([str(config), "--out", str(out), "--json", str(js), "--only", "cubmelt"])
+
+
+def test_the_training_config_takes_the_game_in_any_case(tmp_path, capsys):
+    (tmp_path / "train.yaml").write_text("game: {name: CubeMelt, players: 2}\n")
+    assert main(["train", str(tmp_path / "train.yaml"), "--print-config"]) == 0
+    assert "name: cubemelt" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------------------- report folder names

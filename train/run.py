@@ -134,7 +134,7 @@ def torch_cpu_kernels() -> str:
 
     Torch picks its float kernels by the CPU (or ``ATEN_CPU_CAPABILITY``); kernels of another width add in
     another order, so the same config and seed train other weights on a CPU of another kind
-    (docs/training.md, "Reproducibility"). Recorded in each session of ``meta.json``.
+    (docs/resume.md, "Reproducibility"). Recorded in each session of ``meta.json``.
     """
     import torch
 

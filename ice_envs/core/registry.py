@@ -20,6 +20,7 @@ is named by the spec as ``"module:attribute"`` strings, imported only when used.
 from __future__ import annotations
 
 import importlib
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -281,15 +282,45 @@ def _register_entry(entry: importlib_metadata.EntryPoint) -> str | None:
     return None
 
 
+def loose_key(name: str) -> str:
+    """``name`` without case, spaces, ``_`` and ``-``: ``Iceberg_Rummy``, ``IcebergRummy`` and
+    ``iceberg rummy`` all give ``icebergrummy`` (how :func:`resolve_name` matches what a user typed)."""
+    return _SEPARATORS.sub("", name).casefold()
+
+
+_SEPARATORS = re.compile(r"[\s_-]+")
+
+
+def resolve_name(name: str) -> str:
+    """The registry name of game ``name``, typed as users do; a clear error names the known games.
+
+    Accepted: the registry name (``cubemelt``), the env name (``cubemelt_v1``), and either of them
+    in any case, with or without ``_``, ``-`` or spaces (``CubeMelt``, ``Iceberg_Rummy``,
+    ``IcebergRummy``, ``Tip of the Diceberg``), where only one game matches. The registry's own
+    names and ids stay as they are. An unknown name gets the closest known one as a did-you-mean.
+    """
+    if not isinstance(name, str):
+        raise OptionError(f"a game name is a string, got {name!r}")
+    exact = _BY_ENV_NAME.get(name, name)
+    if exact in GAMES:
+        return exact
+    key = loose_key(name)
+    matches = sorted(
+        {game for alias, game in [*((g, g) for g in GAMES), *_BY_ENV_NAME.items()] if loose_key(alias) == key}
+    )
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise OptionError(f"game name {name!r} is ambiguous: it matches {matches}; give one of them as it is written")
+    hint = "" if GAMES else " (no games found: is ice-envs installed, e.g. `pip install -e .`?)"
+    close = closest_name(name, [*GAMES, *_BY_ENV_NAME])
+    guess = f" (did you mean {_BY_ENV_NAME.get(close, close)!r}?)" if close else ""
+    raise OptionError(f"unknown game {name!r}{guess}; known games: {sorted(GAMES)}{hint}")
+
+
 def get_spec(name: str) -> GameSpec:
-    """The spec of game ``name`` (or of its env name, ``<name>_v<version>``); a clear error names the known games."""
-    key = _BY_ENV_NAME.get(name, name)
-    if key not in GAMES:
-        hint = "" if GAMES else " (no games found: is ice-envs installed, e.g. `pip install -e .`?)"
-        close = closest_name(name, [*GAMES, *_BY_ENV_NAME]) if isinstance(name, str) else None
-        guess = f" (did you mean {_BY_ENV_NAME.get(close, close)!r}?)" if close else ""
-        raise OptionError(f"unknown game {name!r}{guess}; known games: {sorted(GAMES)}{hint}")
-    return GAMES[key]
+    """The spec of game ``name`` (see :func:`resolve_name` for the names accepted)."""
+    return GAMES[resolve_name(name)]
 
 
 def spec_of(env: Any) -> GameSpec:

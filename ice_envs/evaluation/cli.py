@@ -341,6 +341,8 @@ def _split_names(args: argparse.Namespace) -> None:
 def run_from_args(args: argparse.Namespace) -> int:
     require_extra("eval", "ice-envs evaluate", "openskill", "matplotlib")
     _split_names(args)
+    if args.game is not None:
+        args.game = get_spec(args.game).name  # as the registry writes it (CubeMelt -> cubemelt): folders, commands
     if args.suite is not None:
         if args.backend != "local" or args.address is not None:
             raise UsageError("ice-envs evaluate", "--suite runs on local processes: drop --backend/--address")
@@ -459,6 +461,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     require_extra("eval", "ice-envs compare", "openskill")
     from ice_envs.evaluation import compare
 
+    args.game = get_spec(args.game).name
     players, seed, games, options = args.players, args.seed, args.games, dict(parse_option(o) for o in args.option)
     if args.suite is not None:
         if args.players is not None or args.seed is not None or args.option:
@@ -468,7 +471,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from ice_envs.evaluation.suite import get_suite
 
         suite = get_suite(args.suite)
-        tables = suite.tables_of(get_spec(args.game).name)
+        tables = suite.tables_of(args.game)
         if not tables:
             raise OptionError(f"suite {suite.version} has no table of {args.game}")
         # the game's deals, players and options; the game count of the table against these opponents, if any
@@ -480,7 +483,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UsageError("ice-envs compare", "--players is required (or --suite VERSION)")
     seed = 0 if seed is None else seed
     games = 2000 if games is None else games
-    name = f"{get_spec(args.game).name}-{players}p-{args.a}-vs-{args.b}"
+    name = f"{args.game}-{players}p-{args.a}-vs-{args.b}"
     out = args.out or Path("runs/compare") / portable_name(name)
     check_out_folder(out, args.force)
     try:

@@ -1,4 +1,4 @@
-"""Progress on stderr: the shared helper (tqdm or a plain counter) and ``ice-envs replay``'s."""
+"""Progress on stderr: the shared helper (tqdm or a plain counter), and every command that may run long."""
 
 from __future__ import annotations
 
@@ -71,3 +71,70 @@ def test_replay_command_progress_and_no_progress(tmp_path, monkeypatch, capsys):
     assert main([*argv, "--out", str(tmp_path / "b"), "--no-progress"]) == 0
     assert err.getvalue() == ""
     assert "Replayed" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------- every long command
+def _tiny_suite(monkeypatch) -> str:
+    from ice_envs.evaluation import suite
+
+    tiny = suite.Suite("tiny", suite.SUITE_SEEDS.start, (suite.SuiteTable("cubemelt", 2, ("random",), 2),))
+    monkeypatch.setitem(suite.SUITES, "tiny", tiny)
+    return "tiny"
+
+
+def _baselines(tmp_path: Path, argv: list[str]) -> int:
+    from ice_envs.benchmarks import baselines
+
+    config = tmp_path / "table.yaml"
+    config.write_text(
+        'games: 2\nseed: 0\nworkers: 1\nrows:\n  - {game: cubemelt, players: 2, agents: "random,random"}\n'
+    )
+    out = tmp_path / f"results{len(argv)}"
+    return baselines.main([str(config), "--out", str(out / "r.md"), "--json", str(out / "r.json"), *argv])
+
+
+LONG_COMMANDS = {
+    "evaluate": (
+        ["evaluate", "cubemelt", "--players", "2", "--agents", "random,random", "--games", "2"],
+        "cubemelt 2p",
+    ),
+    "suite": (["evaluate", "--suite", "tiny", "cubemelt", "random"], "cubemelt 2p"),
+    "compare": (
+        ["compare", "cubemelt", "random", "greedy", "--players", "2", "--opponents", "random", "--games", "2"],
+        "cubemelt 2p",
+    ),
+    "league": (["league", "league.yaml"], "cubemelt 2p"),
+    "probe": (
+        ["probe", "cubemelt", "--players", "2", "--points", "1", "--per-game", "1", "--samples", "2"]
+        + ["--baseline", "random", "--continuation", "random", "--max-candidates", "2"],
+        "probe cubemelt",
+    ),
+    "baselines": (None, "cubemelt 2p"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(LONG_COMMANDS))
+def test_every_long_command_shows_progress_on_stderr_unless_told_not_to(command, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _tiny_suite(monkeypatch)
+    (tmp_path / "league.yaml").write_text(
+        '{"game": "cubemelt", "players": 2, "agents": {"a": "random", "b": "greedy"}, "games_per_table": 2}\n'
+    )
+    argv, label = LONG_COMMANDS[command]
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+
+    def run(*extra: str) -> str:
+        err.seek(0)
+        err.truncate()
+        if argv is None:
+            assert _baselines(tmp_path, list(extra)) == 0
+        else:
+            assert main([*argv, "--out", str(tmp_path / f"out{len(extra)}"), *extra]) == 0
+        return err.getvalue()
+
+    shown = run()
+    assert f"{label}:" in shown and ("2/2" in shown or "1/1" in shown), shown
+    out = capsys.readouterr().out
+    assert out and f"{label}:" not in out  # the report on stdout, the progress on stderr only
+    assert run("--no-progress") == ""
