@@ -1,4 +1,8 @@
-"""The ``rgb_array`` picture of Iceberg Rummy: the stock, the table melds, the aces and every hand.
+"""The picture of Iceberg Rummy: the stock, the table melds, the aces and every hand.
+
+One paint function (:func:`paint`) makes the ``rgb_array`` pixels (:func:`draw`) and the SVG (:func:`svg`).
+In the SVG the face-up hand cards (``p<seat>-card-<card>``), the table melds shown (``meld-<k>``) and
+the melds panel around them (``melds``) are tagged ``data-target`` (see :func:`action_target`).
 
 The viewer's hand (and the play it is composing) is face up, the other hands face down
 (``viewer=None``: all face up). A card passed face down is shown as a back.
@@ -11,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ice_envs.core import table_render as tr
-from ice_envs.core.render import new_canvas, to_array
+from ice_envs.core.canvas import Canvas, paint_rgb, paint_svg
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
 
@@ -37,7 +41,7 @@ def size(num_players: int) -> tuple[int, int]:
 
 
 def card(
-    d: Any, x: float, y: float, c: int, *, w: int = 40, h: int = 56, raised: bool = False, compact: bool = False
+    d: Canvas, x: float, y: float, c: int, *, w: int = 40, h: int = 56, raised: bool = False, compact: bool = False
 ) -> None:
     """A face-up playing card (rank and suit symbol)."""
     suit = c // M.NUM_RANKS
@@ -63,21 +67,60 @@ def _status(s: rules.IcebergRummyState) -> str:
 def draw(env_or_state: Any, viewer: int | None = None) -> np.ndarray:
     """The table as ``viewer`` sees it, as an ``(H, W, 3)`` uint8 array."""
     s = _state(env_or_state)
+    return paint_rgb(size(s.config.num_players), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+def svg(env_or_state: Any, viewer: int | None = None) -> str:
+    """The same picture as :func:`draw`, as a standalone SVG document."""
+    s = _state(env_or_state)
+    return paint_svg(size(s.config.num_players), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+#: The ``data-target`` key of the table melds panel (where a new meld goes).
+MELDS_TARGET = "melds"
+
+
+def card_target(seat: int, c: int) -> str:
+    """The ``data-target`` key of card ``c`` face up in ``seat``'s hand."""
+    return f"p{seat}-card-{c}"
+
+
+def meld_target(k: int) -> str:
+    """The ``data-target`` key of table meld ``k``."""
+    return f"meld-{k}"
+
+
+def action_target(env_or_state: Any, action: int) -> str | None:
+    """The SVG element a legal ``action`` of the deciding seat belongs to: the hand card it selects
+    or discards (both name the card), the melds panel for a new meld, the table meld a lay-off goes
+    onto (the panel where that meld is not shown); ``None`` for clearing the selection."""
+    s = _state(env_or_state)
+    if action < rules.COMMIT_NEW:
+        return card_target(s.current, action % M.NUM_CARDS)
+    if action == rules.COMMIT_NEW:
+        return MELDS_TARGET
+    if action < rules.CLEAR_SELECTION:
+        k = action - rules.LAYOFF_BASE
+        return meld_target(k) if any(place[0] == k for place in _meld_places(s)[0]) else MELDS_TARGET
+    return None
+
+
+def paint(d: Canvas, s: rules.IcebergRummyState, viewer: int | None) -> None:
+    """Paint the table as ``viewer`` sees it on ``d``."""
     n = s.config.num_players
-    width, height = size(n)
-    img, d = new_canvas(width, height, tr.TABLE)
+    width, _ = size(n)
     decks = "two decks" if s.config.decks == 2 else "one deck"
     hand = s.hand_no + (0 if s.phase == rules.PHASE_OVER else 1)
     title = f"Iceberg Rummy — {n} players ({decks}), hand {hand}, dealer player_{s.dealer}"
     tr.title_bar(d, width, title, _status(s))
     _draw_top(d, s)
-    _draw_melds(d, s)
+    with d.group(MELDS_TARGET):
+        _draw_melds(d, s)
     for p in range(n):
         _draw_player(d, s, p, TABLE_Y + TABLE_H + 10 + ROW_H * p, viewer)
-    return to_array(img)
 
 
-def _draw_top(d: Any, s: rules.IcebergRummyState) -> None:
+def _draw_top(d: Canvas, s: rules.IcebergRummyState) -> None:
     tr.panel(d, (12, TOP_Y, WIDTH - 12, TOP_Y + 82))
     for i in range(min(3, max(1, s.stock_size // 10 + 1)) if s.stock_size else 0):
         tr.card_back(d, 24 + 3 * i, TOP_Y + 12 - 2 * i, w=40, h=56)
@@ -99,33 +142,47 @@ def _meld_width(size: int, step: int) -> int:
     return MELD_W + step * (size - 1) + 12
 
 
-def _draw_melds(d: Any, s: rules.IcebergRummyState) -> None:
-    tr.panel(d, (12, TABLE_Y, WIDTH - 12, TABLE_Y + TABLE_H))
-    d.text((24, TABLE_Y + 6), f"Table melds ({len(s.melds)})", fill=tr.TEXT, font=tr.font(14, bold=True))
-    if not s.melds:
-        d.text((24, TABLE_Y + 40), "no melds yet", fill=tr.MUTED, font=tr.font(13))
-        return
+def _meld_places(s: rules.IcebergRummyState) -> tuple[list[tuple[int, int, int, int]], int]:
+    """Where the table melds go: ``(k, x, y, width)`` of each meld that fits in the panel, in
+    order (the rest are summed up as "+N more melds"), and the card step they are fanned with."""
     row_h = MELD_H + 26
     rows = (TABLE_H - 30) // row_h
     left, right = 24, WIDTH - 24
     for step in (MELD_STEP, 12, 9, 7):
         if _rows_needed(s, step, right - left) <= rows:
             break
+    places: list[tuple[int, int, int, int]] = []
     x, y = left, TABLE_Y + 30
-    for k, (kind, owner, cards) in enumerate(s.melds):
+    for k, (_, _, cards) in enumerate(s.melds):
         w = _meld_width(len(cards), step)
         if x + w > right:
             x, y = left, y + row_h
             if y + row_h > TABLE_Y + TABLE_H:
-                d.text((right - 150, TABLE_Y + 8), f"+{len(s.melds) - k} more melds", fill=tr.CURRENT, font=tr.font(12))
-                return
-        color = tr.PLAYER_COLORS[owner % len(tr.PLAYER_COLORS)]
-        d.rounded_rectangle((x - 4, y - 2, x + w - 8, y + MELD_H + 20), radius=6, outline=color, width=2)
-        for i, c in enumerate(cards):
-            card(d, x + step * i, y + 2, c, w=MELD_W, h=MELD_H, compact=True)
-        label = f"{k} {KIND_SHORT[kind]} p{owner}"
-        d.text((x, y + MELD_H + 5), tr.fit_text(d, label, tr.font(10), w - 10), fill=tr.MUTED, font=tr.font(10))
+                break
+        places.append((k, x, y, w))
         x += w
+    return places, step
+
+
+def _draw_melds(d: Canvas, s: rules.IcebergRummyState) -> None:
+    tr.panel(d, (12, TABLE_Y, WIDTH - 12, TABLE_Y + TABLE_H))
+    d.text((24, TABLE_Y + 6), f"Table melds ({len(s.melds)})", fill=tr.TEXT, font=tr.font(14, bold=True))
+    if not s.melds:
+        d.text((24, TABLE_Y + 40), "no melds yet", fill=tr.MUTED, font=tr.font(13))
+        return
+    places, step = _meld_places(s)
+    for k, x, y, w in places:
+        kind, owner, cards = s.melds[k]
+        color = tr.PLAYER_COLORS[owner % len(tr.PLAYER_COLORS)]
+        with d.group(meld_target(k)):
+            d.rounded_rectangle((x - 4, y - 2, x + w - 8, y + MELD_H + 20), radius=6, outline=color, width=2)
+            for i, c in enumerate(cards):
+                card(d, x + step * i, y + 2, c, w=MELD_W, h=MELD_H, compact=True)
+            label = f"{k} {KIND_SHORT[kind]} p{owner}"
+            d.text((x, y + MELD_H + 5), tr.fit_text(d, label, tr.font(10), w - 10), fill=tr.MUTED, font=tr.font(10))
+    if len(places) < len(s.melds):
+        more = f"+{len(s.melds) - len(places)} more melds"
+        d.text((WIDTH - 24 - 150, TABLE_Y + 8), more, fill=tr.CURRENT, font=tr.font(12))
 
 
 def _rows_needed(s: rules.IcebergRummyState, step: int, width: int) -> int:
@@ -138,7 +195,7 @@ def _rows_needed(s: rules.IcebergRummyState, step: int, width: int) -> int:
     return rows
 
 
-def _draw_player(d: Any, s: rules.IcebergRummyState, p: int, y: int, viewer: int | None) -> None:
+def _draw_player(d: Canvas, s: rules.IcebergRummyState, p: int, y: int, viewer: int | None) -> None:
     over = s.phase == rules.PHASE_OVER
     name = tr.player_header(
         d, p, y, WIDTH, ROW_H, viewer=viewer, over=over, winner=p in s.winners, acting=p == s.current
@@ -161,7 +218,8 @@ def _draw_player(d: Any, s: rules.IcebergRummyState, p: int, y: int, viewer: int
             raised = c in chosen
             if raised:
                 chosen.remove(c)
-            card(d, x, y + 18, c, raised=raised)
+            with d.group(card_target(p, c)):
+                card(d, x, y + 18, c, raised=raised)
         else:
             tr.card_back(d, x, y + 18)
     if selection:

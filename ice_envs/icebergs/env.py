@@ -823,9 +823,19 @@ class IcebergsEnv(IceAECEnv):
         return "\n".join(lines)
 
     def _render_rgb(self, viewer: int | None) -> np.ndarray:
-        from ice_envs.icebergs.picture import render_rgb
+        from ice_envs.icebergs.picture import draw
 
-        return render_rgb(self, viewer)
+        return draw(self, viewer)
+
+    def _render_svg(self, viewer: int | None) -> str:
+        from ice_envs.icebergs.picture import svg
+
+        return svg(self, viewer)
+
+    def _action_target(self, action: int) -> str | None:
+        from ice_envs.icebergs.picture import action_target
+
+        return action_target(self, action)
 
 
 env, raw_env = make_factories(IcebergsEnv)

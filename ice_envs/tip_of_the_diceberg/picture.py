@@ -1,4 +1,9 @@
-"""The ``rgb_array`` picture of Tip of the Diceberg: the pool, the Diceberg slots with their melds, every hand.
+"""The picture of Tip of the Diceberg: the pool, the Diceberg slots with their melds, every hand.
+
+One paint function (:func:`paint`) makes the ``rgb_array`` pixels (:func:`draw`) and the SVG (:func:`svg`).
+In the SVG the face-up hand cards (``p<seat>-card-<card>``), the players' dice (``p<seat>-die-<die>``),
+the pool dice (``pool-die-<die>``) and the slots (``slot-<k>``) are tagged ``data-target``
+(see :func:`action_target`).
 
 The viewer's hand (and the meld it is composing) is face up, the other hands face
 down (``viewer=None``: all face up). Dice are public and drawn in their suit colour.
@@ -11,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ice_envs.core import table_render as tr
-from ice_envs.core.render import new_canvas, to_array
+from ice_envs.core.canvas import Canvas, paint_rgb, paint_svg
 from ice_envs.tip_of_the_diceberg import rules
 from ice_envs.tip_of_the_diceberg.patterns import CARD_NUMBER, CARD_SUIT, DIE_TYPE, ITEM_DIE0, SUIT_FACES, SUITS
 
@@ -52,7 +57,7 @@ def size(num_players: int, num_slots: int = 12) -> tuple[int, int]:
     return WIDTH, players_y + ROW_H * num_players + 8
 
 
-def _die(d: Any, cx: float, cy: float, r: float, die: int, value: int, *, marked: bool = False) -> None:
+def _die(d: Canvas, cx: float, cy: float, r: float, die: int, value: int, *, marked: bool = False) -> None:
     t = DIE_TYPE[die]
     color = SUIT_COLORS[t]
     tr.die_shape(
@@ -70,7 +75,7 @@ def _die(d: Any, cx: float, cy: float, r: float, die: int, value: int, *, marked
         d.ellipse((cx + r * 0.55, cy - r, cx + r * 1.05, cy - r * 0.5), fill=tr.CURRENT)
 
 
-def _item(d: Any, s: rules.DicebergState, x: float, y: float, item: int, *, w: int = 30, h: int = 42) -> None:
+def _item(d: Canvas, s: rules.DicebergState, x: float, y: float, item: int, *, w: int = 30, h: int = 42) -> None:
     """A card or a die of a meld, at (x, y) in a box of ``w`` x ``h``."""
     if item < ITEM_DIE0:
         suit = CARD_SUIT[item]
@@ -92,29 +97,82 @@ def _status(s: rules.DicebergState) -> str:
 def draw(env_or_state: Any, viewer: int | None = None) -> np.ndarray:
     """The table as ``viewer`` sees it, as an ``(H, W, 3)`` uint8 array."""
     s = _state(env_or_state)
+    return paint_rgb(size(s.config.num_players, len(s.slots)), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+def svg(env_or_state: Any, viewer: int | None = None) -> str:
+    """The same picture as :func:`draw`, as a standalone SVG document."""
+    s = _state(env_or_state)
+    return paint_svg(size(s.config.num_players, len(s.slots)), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+def card_target(seat: int, card: int) -> str:
+    """The ``data-target`` key of card ``card`` face up in ``seat``'s hand."""
+    return f"p{seat}-card-{card}"
+
+
+def die_target(seat: int, die: int) -> str:
+    """The ``data-target`` key of die ``die`` in front of ``seat``."""
+    return f"p{seat}-die-{die}"
+
+
+def pool_die_target(die: int) -> str:
+    """The ``data-target`` key of die ``die`` in the pool."""
+    return f"pool-die-{die}"
+
+
+def slot_target(k: int) -> str:
+    """The ``data-target`` key of Diceberg slot ``k``."""
+    return f"slot-{k}"
+
+
+def action_target(env_or_state: Any, action: int) -> str | None:
+    """The SVG element a legal ``action`` of the deciding seat belongs to: the card or die it adds
+    to the meld, discards or marks, the slot a meld is played to, the pool die drafted or taken;
+    ``None`` for passing without a die, re-rolling the marked dice and declining a power."""
+    s = _state(env_or_state)
+    p = s.current
+    if action < rules.ADD_DIE:
+        return card_target(p, action - rules.ADD_CARD)
+    if action < rules.COMMIT:
+        return die_target(p, action - rules.ADD_DIE)
+    if action < rules.PASS:
+        return slot_target(action - rules.COMMIT)
+    for base in (rules.PASS_TAKE, rules.DRAFT, rules.TAKE):
+        if base <= action < base + rules.NUM_DICE:
+            return pool_die_target(action - base)
+    if rules.DISCARD <= action < rules.MARK:
+        return card_target(p, action - rules.DISCARD)
+    if rules.MARK <= action < rules.REROLL:
+        return die_target(p, action - rules.MARK)
+    return None
+
+
+def paint(d: Canvas, s: rules.DicebergState, viewer: int | None) -> None:
+    """Paint the table as ``viewer`` sees it on ``d``."""
     n = s.config.num_players
-    width, height = size(n, len(s.slots))
-    img, d = new_canvas(width, height, tr.TABLE)
+    width, _ = size(n, len(s.slots))
     title = f"Tip of the Diceberg — {n} players, round {s.round + 1}/{s.config.num_rounds}, trick {s.tricks + 1}"
     tr.title_bar(d, width, title, _status(s))
     _draw_pool(d, s)
     for k in range(len(s.slots)):
         row, col = divmod(k, SLOTS_PER_ROW)
-        _draw_slot(d, s, k, 12 + col * (SLOT_W + 4), SLOTS_Y + row * (SLOT_H + 8))
+        with d.group(slot_target(k)):
+            _draw_slot(d, s, k, 12 + col * (SLOT_W + 4), SLOTS_Y + row * (SLOT_H + 8))
     players_y = SLOTS_Y + _slot_rows(len(s.slots)) * (SLOT_H + 8) + 6
     for p in range(n):
         _draw_player(d, s, p, players_y + ROW_H * p, viewer)
-    return to_array(img)
 
 
-def _draw_pool(d: Any, s: rules.DicebergState) -> None:
+def _draw_pool(d: Canvas, s: rules.DicebergState) -> None:
     tr.panel(d, (12, POOL_Y, WIDTH - 12, POOL_Y + 88))
     d.text((24, POOL_Y + 6), "Pool", fill=tr.TEXT, font=tr.font(14, bold=True))
     pool = rules.pool_dice(s)
     if not pool:
         d.text((24, POOL_Y + 40), "(empty)", fill=tr.MUTED, font=tr.font(13))
     for i, die in enumerate(pool):
-        _die(d, 44 + 46 * i, POOL_Y + 50, 19, die, s.die_value[die])
+        with d.group(pool_die_target(die)):
+            _die(d, 44 + 46 * i, POOL_Y + 50, 19, die, s.die_value[die])
     x0 = 880
     d.text((x0, POOL_Y + 8), f"cards out of the round: {len(s.removed)}", fill=tr.MUTED, font=tr.font(12))
     d.text((x0, POOL_Y + 26), f"passes in a row: {s.passes}", fill=tr.MUTED, font=tr.font(12))
@@ -124,7 +182,7 @@ def _draw_pool(d: Any, s: rules.DicebergState) -> None:
         d.text((x0, POOL_Y + 44 + 16 * i), f"round {r}: {out} out", fill=tr.MUTED, font=tr.font(12))
 
 
-def _draw_slot(d: Any, s: rules.DicebergState, k: int, x: int, y: int) -> None:
+def _draw_slot(d: Canvas, s: rules.DicebergState, k: int, x: int, y: int) -> None:
     card = rules.slot_card(s, k)
     taken = s.slot_player[k] >= 0
     owner_color = tr.PLAYER_COLORS[s.slot_player[k] % len(tr.PLAYER_COLORS)] if taken else None
@@ -148,7 +206,7 @@ def _draw_slot(d: Any, s: rules.DicebergState, k: int, x: int, y: int) -> None:
         d.text((x + SLOT_W / 2, y + 104), "open", fill=(140, 160, 180), font=tr.font(14, bold=True), anchor="mm")
 
 
-def _draw_player(d: Any, s: rules.DicebergState, p: int, y: int, viewer: int | None) -> None:
+def _draw_player(d: Canvas, s: rules.DicebergState, p: int, y: int, viewer: int | None) -> None:
     over = s.phase == rules.PHASE_OVER
     name = tr.player_header(
         d, p, y, WIDTH, ROW_H, viewer=viewer, over=over, winner=p in s.winners, acting=p == s.current
@@ -175,15 +233,17 @@ def _draw_player(d: Any, s: rules.DicebergState, p: int, y: int, viewer: int | N
     for x, c in zip(xs, hand):
         if sees:
             suit = CARD_SUIT[c]
-            tr.suit_card(
-                d, x, y + 18, str(CARD_NUMBER[c]), SUITS[suit], SUIT_COLORS[suit], w=38, h=54, raised=c in selection
-            )
+            with d.group(card_target(p, c)):
+                tr.suit_card(
+                    d, x, y + 18, str(CARD_NUMBER[c]), SUITS[suit], SUIT_COLORS[suit], w=38, h=54, raised=c in selection
+                )
         else:
             tr.card_back(d, x, y + 18, w=38, h=54)
     dx = tr.card_row(len(dice), 800, WIDTH - 830, 40)
     for x, die in zip(dx, dice):
         lift = -8 if ITEM_DIE0 + die in selection else 0
-        _die(d, x + 20, y + 44 + lift, 19, die, s.die_value[die], marked=die in marks)
+        with d.group(die_target(p, die)):
+            _die(d, x + 20, y + 44 + lift, 19, die, s.die_value[die], marked=die in marks)
     if selection:
         d.text((800, y + 4), "composing a meld (raised)", fill=tr.CURRENT, font=tr.font(11))
     elif marks:
