@@ -32,7 +32,7 @@ from ice_envs.evaluation.record import RecordError
 from ice_envs.web.library import SHIPPED_CHECKPOINTS, BadName, Library, NotFound
 from ice_envs.web.replays import ReplayCache
 from ice_envs.web.reports import evaluation_view, league_view
-from ice_envs.web.sessions import NewGame, PlaySession, Refused, SessionStore
+from ice_envs.web.sessions import QUICK, NewGame, PlaySession, Refused, SessionStore, variant_players
 from ice_envs.web.tables import move_groups, move_targets, table_picture
 
 HERE = Path(__file__).resolve().parent
@@ -114,7 +114,7 @@ def create_app(
     async def new_game(request: Request) -> Response:
         name = request.query_params.get("game") or next(iter(ice_envs.GAMES))
         spec = game_of(name)
-        variants = {v: list(var.players or spec.players) for v, var in spec.variants.items()}
+        variants = {v: list(variant_players(spec, v)) for v in [*spec.variants, QUICK]}
         preset = [s for s in request.query_params.get("opponents", "").split("|") if s][:8]
         return page(
             "new_game.html",
@@ -133,8 +133,9 @@ def create_app(
         players = integer(fields.get("players"), "players")
         seat = integer(fields.get("seat"), "seat", 0)
         variant = fields.get("variant") or None
-        if variant is not None and variant not in spec.variants:
-            raise WebError(400, f"{spec.name}: unknown variant {variant[:40]!r}; variants: {list(spec.variants)}")
+        if variant is not None and variant not in spec.variants and variant != QUICK:
+            known = [*spec.variants, QUICK]
+            raise WebError(400, f"{spec.name}: unknown variant {variant[:40]!r}; variants: {known}")
         opponents = [fields.get(f"opponent{p}", "").strip() for p in range(players) if p != seat]
         if not 1 <= players <= 8:
             raise WebError(400, f"{spec.name}: {players} players is not allowed; choose one of {list(spec.players)}")

@@ -77,15 +77,14 @@ class PlaySession:
 
         spec = ice_envs.get_spec(setup.game)
         n = setup.num_players
-        variant_players = spec.variants[setup.variant].players if setup.variant in spec.variants else None
-        allowed = variant_players or spec.players
+        allowed = variant_players(spec, setup.variant)
         if n not in allowed:
             raise OptionError(f"{spec.name}: {n} players is not allowed here; choose one of {list(allowed)}")
         if not 0 <= setup.seat < n:
             raise OptionError(f"seat {setup.seat} is not a seat of a {n}-player game (0-{n - 1})")
         if len(setup.opponents) != n - 1:
             raise OptionError(f"{len(setup.opponents)} opponents given for the {n - 1} other seats")
-        self.options = _game_options(spec, setup.variant, None)
+        self.options = game_options(spec, setup.variant)
         self.setup = setup
         self.token = token
         self.key = spec.name
@@ -234,6 +233,26 @@ class PlaySession:
             stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(self.created))
             self.saved = self.recorder.save(runs / "web" / f"{self.key}-{stamp}-{self.token[:8]}.jsonl")
         return self.saved
+
+
+#: The variant name of a game's short test game (its spec's ``quick``), offered beside its registered variants.
+QUICK = "quick"
+
+
+def variant_players(spec: Any, variant: str | None) -> tuple[int, ...]:
+    """The player counts ``variant`` allows (the game's own where the variant does not narrow them)."""
+    if variant == QUICK:
+        return tuple(spec.quick.players or spec.players)
+    if variant in spec.variants:
+        return tuple(spec.variants[variant].players or spec.players)
+    return tuple(spec.players)
+
+
+def game_options(spec: Any, variant: str | None) -> dict[str, Any]:
+    """The options of ``variant``: a registered one, or :data:`QUICK` (the spec's short game)."""
+    if variant == QUICK:
+        return dict(spec.quick.options)
+    return _game_options(spec, variant, None)
 
 
 def checked_spec(spec: Any, runs: Path | None, allow_python: bool) -> Any:
