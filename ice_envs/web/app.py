@@ -204,6 +204,8 @@ def create_app(
     async def play_record(request: Request) -> Response:
         session = session_of(request)
         with session.lock:
+            if not session.over:
+                raise WebError(409, "the game record holds every seat's moves: it is ready when the game is over")
             text = session.record_text()
         headers = {"Content-Disposition": f'attachment; filename="{session.key}-{session.token[:8]}.jsonl"'}
         return PlainTextResponse(text, headers=headers, media_type="application/x-ndjson")

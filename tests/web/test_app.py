@@ -214,7 +214,7 @@ def test_undo_takes_back_the_move_being_composed(app, client, game):
             before = (json.dumps(session.raw.state_dict(), sort_keys=True), len(session.recorder.record.steps))
             composing = [a for a in session.legal() if _starts_selection(session, a)]
             if composing and not in_selection(session.raw):
-                client.post(page + "/move", data={"action": str(composing[0])})
+                client.post(page + "/move", data={"action": str(composing[0])}, follow_redirects=False)
                 assert session.can_undo and 'id="undo" disabled' not in client.get(page).text
                 r = client.post(page + "/undo", follow_redirects=False)
                 assert r.status_code == 303
@@ -223,7 +223,7 @@ def test_undo_takes_back_the_move_being_composed(app, client, game):
                     len(session.recorder.record.steps),
                 ) == before
                 return
-            client.post(page + "/move", data={"action": str(int(rng.choice(session.legal())))})
+            client.post(page + "/move", data={"action": str(int(rng.choice(session.legal())))}, follow_redirects=False)
     pytest.fail("no position found where a move is composed")
 
 
