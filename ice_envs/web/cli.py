@@ -4,7 +4,8 @@ ice-envs serve [--port P] [--host H] [--runs DIR] [--allow-python-agents]
 
 Serves the web app (:mod:`ice_envs.web.app`) on ``http://127.0.0.1:8000`` by default: nothing
 listens beyond this machine unless ``--host`` says so. The web extra's libraries are imported
-only when the command runs, so a missing extra is one line naming the install command.
+only when the command runs, after :func:`~ice_envs.core.errors.require_extra`: a missing extra is one
+line naming the install command.
 """
 
 from __future__ import annotations
@@ -13,9 +14,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ice_envs.core.errors import OptionError
-
-EXTRA_HINT = "pip install 'ice-envs[web]'"
+from ice_envs.core.errors import OptionError, require_extra
 
 
 def _port(text: str) -> int:
@@ -25,12 +24,11 @@ def _port(text: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    try:
-        import uvicorn
+    require_extra("web", "ice-envs serve", "starlette", "uvicorn", "jinja2")
+    import uvicorn
 
-        from ice_envs.web.app import create_app
-    except ImportError as exc:
-        raise OptionError(f"ice-envs serve needs the web extra ({exc.name} is missing): {EXTRA_HINT}") from None
+    from ice_envs.web.app import create_app
+
     runs = args.runs
     if runs is not None and not runs.is_dir():
         raise OptionError(f"--runs {runs}: not a folder")

@@ -395,3 +395,15 @@ def test_serve_listens_on_localhost_by_default(monkeypatch, runs_dir, capsys):
     assert "not a folder" in capsys.readouterr().err
     assert main(["serve", "--port", "70000"]) == 2
     assert "a port is a number from 1 to 65535" in capsys.readouterr().err
+
+
+def test_a_missing_web_extra_is_one_line(monkeypatch, capsys):
+    import importlib.util
+
+    from ice_envs.cli import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "uvicorn" else real(name, *a))
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'ice-envs[web]'" in err[0] and "uvicorn" in err[0]
