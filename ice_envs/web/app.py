@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote
@@ -21,6 +22,7 @@ from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -29,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 import ice_envs
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.evaluation.record import RecordError
+from ice_envs.web.guard import LOCAL_NAMES, LocalGuard
 from ice_envs.web.library import SHIPPED_CHECKPOINTS, BadName, Library, NotFound
 from ice_envs.web.replays import ReplayCache
 from ice_envs.web.reports import evaluation_view, league_view
@@ -62,9 +65,13 @@ def shipped_agents(game: str) -> list[str]:
 
 
 def create_app(
-    runs: Path | None = None, allow_python_agents: bool = False, library: Library | None = None
+    runs: Path | None = None,
+    allow_python_agents: bool = False,
+    library: Library | None = None,
+    hosts: Iterable[str] | None = LOCAL_NAMES,
 ) -> Starlette:
-    """The app serving ``runs`` (``None``: only the shipped files); ``allow_python_agents`` lets ``python:`` agents play."""
+    """The app serving ``runs`` (``None``: only the shipped files); ``allow_python_agents`` lets ``python:`` agents
+    play; ``hosts``: the names the server answers to (:class:`~ice_envs.web.guard.LocalGuard`; ``None``: any)."""
     lib = library if library is not None else Library(runs)
     runs_dir = lib.runs
     sessions = SessionStore()
@@ -315,7 +322,7 @@ def create_app(
         HTTPException: on_http_error,
         Exception: on_crash,
     }
-    app = Starlette(routes=routes, exception_handlers=handlers)
+    app = Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(LocalGuard, hosts=hosts)])
     app.state.sessions = sessions
     app.state.library = lib
     return app

@@ -32,7 +32,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     runs = args.runs
     if runs is not None and not runs.is_dir():
         raise OptionError(f"--runs {runs}: not a folder")
-    app = create_app(runs, allow_python_agents=args.allow_python_agents)
+    from ice_envs.web.guard import LOCAL_NAMES
+
+    # a server for the network (0.0.0.0, ::) answers any name; else this machine's names and the one given
+    hosts = None if args.host in ("0.0.0.0", "::") else (*LOCAL_NAMES, args.host)
+    app = create_app(runs, allow_python_agents=args.allow_python_agents, hosts=hosts)
     print(f"ice-envs: serving on http://{args.host}:{args.port}/ (Ctrl-C stops)")
     if args.allow_python_agents:
         print("ice-envs: --allow-python-agents: python: agents and any checkpoint path can be loaded (they run code)")

@@ -60,4 +60,4 @@ def client(app):
         warnings.simplefilter("ignore")  # Starlette's note on httpx versions
         from starlette.testclient import TestClient
 
-        return TestClient(app, raise_server_exceptions=False)
+        return TestClient(app, base_url="http://127.0.0.1:8000", raise_server_exceptions=False)

@@ -114,7 +114,8 @@ def test_python_agents_play_only_with_the_flag(runs_dir):
 
     from ice_envs.web.app import create_app
 
-    client = TestClient(create_app(runs_dir, allow_python_agents=True), raise_server_exceptions=False)
+    app = create_app(runs_dir, allow_python_agents=True)
+    client = TestClient(app, base_url="http://localhost:8000", raise_server_exceptions=False)
     form = {"game": "cardiceo", "players": "2", "seat": "0", "opponent1": "python:no_such_module_here:make"}
     r = client.post("/play", data=form, follow_redirects=False)
     assert r.status_code == 400 and "no_such_module_here" in message(r)  # tried: refused only for the missing module
@@ -407,3 +408,20 @@ def test_a_missing_web_extra_is_one_line(monkeypatch, capsys):
     assert main(["serve"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "pip install 'ice-envs[web]'" in err[0] and "uvicorn" in err[0]
+
+
+def test_requests_from_other_sites_are_refused(app, client):
+    from starlette.testclient import TestClient
+
+    before = len(app.state.sessions._sessions)
+    form = {"game": "cardiceo", "players": "2", "seat": "0", "opponent1": "random"}
+    r = client.post("/play", data=form, headers={"origin": "http://evil.example"}, follow_redirects=False)
+    assert r.status_code == 403 and "another site" in r.text
+    r = client.post("/play", data=form, headers={"origin": "null"}, follow_redirects=False)
+    assert r.status_code == 403
+    assert len(app.state.sessions._sessions) == before
+    r = client.post("/play", data=form, headers={"origin": "http://127.0.0.1:8000"}, follow_redirects=False)
+    assert r.status_code == 303
+    rebound = TestClient(app, base_url="http://evil.example:8000")
+    r = rebound.get("/")
+    assert r.status_code == 400 and "Host" in r.text
