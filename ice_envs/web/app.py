@@ -10,7 +10,6 @@ input, 403 refused, 404 nothing there, 409 a move that is not legal now); an une
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -181,9 +180,7 @@ def create_app(
             "s": session,
             "picture": Markup(table_picture(raw, session.seat)),
             "groups": move_groups(raw, legal) if legal else [],
-            "targets_json": Markup(
-                html.escape(json.dumps({k: [[a, labels[a]] for a in v] for k, v in targets.items()}))
-            ),
+            "targets_json": Markup(script_json({k: [[a, labels[a]] for a in v] for k, v in targets.items()})),
             "result": session.result(),
             "log": session.log[-200:],
             "saved": session.saved.relative_to(runs_dir).as_posix() if session.saved and runs_dir else None,
@@ -326,6 +323,12 @@ def create_app(
     app.state.sessions = sessions
     app.state.library = lib
     return app
+
+
+def script_json(value: Any) -> str:
+    """``value`` as JSON that is safe inside a ``<script>`` element (no ``<``, ``>`` or ``&`` in it)."""
+    text = json.dumps(value)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def one_line(text: str) -> str:

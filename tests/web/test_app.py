@@ -425,3 +425,17 @@ def test_requests_from_other_sites_are_refused(app, client):
     rebound = TestClient(app, base_url="http://evil.example:8000")
     r = rebound.get("/")
     assert r.status_code == 400 and "Host" in r.text
+
+
+def test_the_table_s_move_places_reach_the_page_as_json(app, client, monkeypatch):
+    import ice_envs.web.app as app_module
+
+    page = new_game(client, game="cardiceo", players=2, opponent1="random")
+    legal = session_of(app, page).legal()
+    places = {"card-0": legal[:1], 'x"</script><b>&': legal[1:3]}
+    monkeypatch.setattr(app_module, "move_targets", lambda raw, moves: places)
+    text = client.get(page).text
+    found = re.search(r'<script type="application/json" id="targets">(.*?)</script>', text, re.S)
+    data = json.loads(found.group(1))
+    raw = session_of(app, page).raw
+    assert data == {k: [[a, raw.describe_action(a)] for a in v] for k, v in places.items()}
