@@ -72,4 +72,20 @@ function setUpReplay() {
   });
 }
 
-document.addEventListener("DOMContentLoaded", () => { setUpTable(); setUpReplay(); });
+function setUpNewGame() {
+  // the seat the person takes needs no agent: its field is disabled (and not sent)
+  const seat = document.getElementById("seat");
+  if (!seat) return;
+  const update = () => {
+    document.querySelectorAll("label.opponent").forEach((label) => {
+      const mine = label.dataset.seat === seat.value;
+      const input = label.querySelector("input");
+      input.disabled = mine;
+      label.classList.toggle("mine", mine);
+    });
+  };
+  seat.addEventListener("change", update);
+  update();
+}
+
+document.addEventListener("DOMContentLoaded", () => { setUpTable(); setUpReplay(); setUpNewGame(); });
