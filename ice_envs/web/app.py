@@ -11,6 +11,7 @@ input, 403 refused, 404 nothing there, 409 a move that is not legal now); an une
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -147,7 +148,8 @@ def create_app(
             raise WebError(400, f"{spec.name}: {players} players is not allowed; choose one of {list(spec.players)}")
         if any(not o for o in opponents):
             raise WebError(400, "give an agent spec for every other seat")
-        seed = integer(fields.get("seed"), "seed", 0)
+        # no seed given: a fresh one (a seed the person knows would let them work out the deal)
+        seed = integer(fields.get("seed"), "seed", secrets.randbelow(2**31))
         if not 0 <= seed < 2**31:
             raise WebError(400, f"seed must be between 0 and {2**31 - 1}, got {seed}")
         setup = NewGame(spec.name, players, seat, opponents, variant, seed)

@@ -439,3 +439,14 @@ def test_the_table_s_move_places_reach_the_page_as_json(app, client, monkeypatch
     data = json.loads(found.group(1))
     raw = session_of(app, page).raw
     assert data == {k: [[a, raw.describe_action(a)] for a in v] for k, v in places.items()}
+
+
+def test_the_seed_is_fresh_unless_given_and_shown_only_at_the_end(app, client):
+    form = {"game": "cubemelt", "players": "2", "seat": "0", "opponent1": "random"}
+    seeds = set()
+    for _ in range(3):
+        r = client.post("/play", data=form, follow_redirects=False)
+        session = session_of(app, r.headers["location"])
+        seeds.add(session.setup.seed)
+        assert f"seed {session.setup.seed}" not in client.get(r.headers["location"]).text or session.over
+    assert len(seeds) == 3
