@@ -319,6 +319,16 @@ class CardiceoEnv(IceAECEnv):
 
         return draw(self, viewer)
 
+    def _render_svg(self, viewer: int | None) -> str:
+        from ice_envs.cardiceo.picture import svg
+
+        return svg(self, viewer)
+
+    def _action_target(self, action: int) -> str | None:
+        from ice_envs.cardiceo.picture import action_target
+
+        return action_target(self, action)
+
 
 def _record_text(s: rules.CardiceoState, p: int) -> str:
     """Seat ``p``'s public record (R7.6) as a line of the text view (empty if none), e.g.

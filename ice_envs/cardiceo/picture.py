@@ -1,7 +1,10 @@
-"""The ``rgb_array`` picture of Cardiceo: the three dice, the discards and every hand.
+"""The picture of Cardiceo: the three dice, the discards and every hand.
 
 The viewer's hand is face up and the others face down (``viewer=None``: all face up);
 the dice show whether they were rolled, kept from the middle or used this turn.
+One paint function (:func:`paint`) makes both the ``rgb_array`` pixels (:func:`draw`) and
+the SVG (:func:`svg`); in the SVG each face-up card is tagged ``data-target="p<seat>-card-<value>"``
+(see :func:`action_target`).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import numpy as np
 
 from ice_envs.cardiceo import rules
 from ice_envs.core import table_render as tr
-from ice_envs.core.render import new_canvas, to_array
+from ice_envs.core.canvas import Canvas, paint_rgb, paint_svg
 
 WIDTH = 940
 ROW_H = 84
@@ -35,9 +38,34 @@ def size(num_players: int) -> tuple[int, int]:
 def draw(env_or_state: Any, viewer: int | None = None) -> np.ndarray:
     """The table as ``viewer`` sees it, as an ``(H, W, 3)`` uint8 array."""
     s = _state(env_or_state)
+    return paint_rgb(size(s.config.num_players), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+def svg(env_or_state: Any, viewer: int | None = None) -> str:
+    """The table as ``viewer`` sees it, as a standalone SVG document (the same picture as :func:`draw`)."""
+    s = _state(env_or_state)
+    return paint_svg(size(s.config.num_players), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+def card_target(seat: int, value: int) -> str:
+    """The ``data-target`` key of the face-up cards of ``value`` (1-15) in ``seat``'s hand."""
+    return f"p{seat}-card-{value}"
+
+
+def action_target(env_or_state: Any, action: int) -> str | None:
+    """The SVG element a legal ``action`` of the deciding seat belongs to: the card a discard
+    plays (several dice subsets may name the same card); ``None`` for ending the turn and for
+    keeping or re-rolling the middle dice."""
+    s = _state(env_or_state)
+    if s.phase != rules.PHASE_DISCARD or not 0 <= action < rules.NUM_SUBSETS:
+        return None
+    return card_target(s.current, rules.subset_total(s, action))
+
+
+def paint(d: Canvas, s: rules.CardiceoState, viewer: int | None) -> None:
+    """Paint the table as ``viewer`` sees it on ``d``."""
     n = s.config.num_players
-    width, height = size(n)
-    img, d = new_canvas(width, height, tr.TABLE)
+    width, _ = size(n)
     over = s.phase == rules.PHASE_OVER
     status = f"player_{s.winner} wins" if over else f"player_{s.current} is {rules.PHASE_NAMES[s.phase]}"
     tr.title_bar(d, width, f"Cardiceo — {n} players, turn {s.turn + 1}", status)
@@ -45,10 +73,9 @@ def draw(env_or_state: Any, viewer: int | None = None) -> np.ndarray:
     _draw_discards(d, s)
     for p in range(n):
         _draw_player(d, s, p, TOP + ROW_H * p, viewer)
-    return to_array(img)
 
 
-def _draw_dice(d: Any, s: rules.CardiceoState) -> None:
+def _draw_dice(d: Canvas, s: rules.CardiceoState) -> None:
     tr.panel(d, (12, 60, 330, 200))
     d.text((24, 66), "Dice", fill=tr.TEXT, font=tr.font(14, bold=True))
     for i, (faces, name) in enumerate(zip(rules.DIE_FACES, rules.DIE_NAMES)):
@@ -61,7 +88,7 @@ def _draw_dice(d: Any, s: rules.CardiceoState) -> None:
         d.text((cx, 186), where, fill=tr.MUTED, font=tr.font(11), anchor="mm")
 
 
-def _draw_discards(d: Any, s: rules.CardiceoState) -> None:
+def _draw_discards(d: Canvas, s: rules.CardiceoState) -> None:
     tr.panel(d, (342, 60, WIDTH - 12, 200))
     total = int(s.discarded.sum())
     d.text((354, 66), f"Discarded so far: {total} cards", fill=tr.TEXT, font=tr.font(14, bold=True))
@@ -78,7 +105,7 @@ def _draw_discards(d: Any, s: rules.CardiceoState) -> None:
     d.text((356, 172), "dots: copies of each value discarded (4 in the deck)", fill=tr.MUTED, font=tr.font(11))
 
 
-def _draw_player(d: Any, s: rules.CardiceoState, p: int, y: int, viewer: int | None) -> None:
+def _draw_player(d: Canvas, s: rules.CardiceoState, p: int, y: int, viewer: int | None) -> None:
     over = s.phase == rules.PHASE_OVER
     highlight = tr.WINNER if over and p == s.winner else (tr.CURRENT if not over and p == s.current else None)
     tr.panel(d, (12, y, WIDTH - 12, y + ROW_H - 8), highlight=highlight)
@@ -98,7 +125,8 @@ def _draw_player(d: Any, s: rules.CardiceoState, p: int, y: int, viewer: int | N
     xs = tr.card_row(len(cards), 230, WIDTH - 260, 40)
     for x, v in zip(xs, cards):
         if face_up:
-            tr.card_face(d, x, y + 10, str(v), color=_VALUE_COLORS[v - 1])
+            with d.group(card_target(p, v)):
+                tr.card_face(d, x, y + 10, str(v), color=_VALUE_COLORS[v - 1])
         else:
             tr.card_back(d, x, y + 10)
     if not cards:

@@ -93,7 +93,8 @@ class IceAECEnv(AECEnv):
     Args (common to every game, keyword-only in each game's constructor):
         num_players: seats at the table; agents are ``player_0`` ... ``player_{n-1}``.
         render_mode: ``"ansi"`` (text), ``"rgb_array"`` (a picture) or ``"human"``
-            (prints the text view) or ``None``.
+            (prints the text view) or ``None``. :meth:`render_view` also draws the picture
+            as SVG (``mode="svg"``), from the same drawing code as ``"rgb_array"``.
         illegal_action: ``"raise"`` (default) raises :class:`IllegalActionError`
             (a ``ValueError``) naming the action and the legal ones; ``"penalize"``
             ends the game with ``illegal_reward`` for the offender and 0 for the others, for
@@ -306,6 +307,16 @@ class IceAECEnv(AECEnv):
 
         return text_to_rgb(self._render_text(viewer), title=self.metadata["name"])
 
+    def _render_svg(self, viewer: int | None) -> str:  # game hook (optional; pairs with _render_rgb)
+        """The ``_render_rgb`` picture as a standalone SVG document (the same drawing code)."""
+        from ice_envs.core.render import text_to_svg
+
+        return text_to_svg(self._render_text(viewer), title=self.metadata["name"])
+
+    def _action_target(self, action: int) -> str | None:  # game hook (optional)
+        """The ``data-target`` key of the SVG element legal ``action`` belongs to (``None``: none)."""
+        return None
+
     def _resample_hidden(self, seat: int, rng: np.random.Generator) -> Any:  # game hook
         """A new engine state that ``seat`` cannot tell apart from the current one.
 
@@ -514,9 +525,22 @@ class IceAECEnv(AECEnv):
         return text
 
     def render_view(self, viewer: int | None = None, mode: str = "ansi") -> str | np.ndarray:
-        """Render as seen from seat ``viewer`` (``None``: everything), in ``mode``."""
-        check_choice(str(self), "mode", mode, ("ansi", "rgb_array"))
-        return self._render_rgb(viewer) if mode == "rgb_array" else self._render_text(viewer)
+        """Render as seen from seat ``viewer`` (``None``: everything), in ``mode``: ``"ansi"``
+        (text), ``"rgb_array"`` (an ``(H, W, 3)`` uint8 picture) or ``"svg"`` (the same picture
+        as a standalone SVG document, with nothing in it that ``viewer`` may not see)."""
+        check_choice(str(self), "mode", mode, ("ansi", "rgb_array", "svg"))
+        if mode == "rgb_array":
+            return self._render_rgb(viewer)
+        if mode == "svg":
+            return self._render_svg(viewer)
+        return self._render_text(viewer)
+
+    def action_target(self, action: int) -> str | None:
+        """The ``data-target`` key of the element of the SVG picture (:meth:`render_view` with
+        ``mode="svg"``, drawn for the deciding seat or ``None``) that legal ``action`` belongs to:
+        the card it plays, the die it keeps, the slot it melds into. ``None`` where the move has no
+        place on the table (pass, end the turn). Several moves may name the same element."""
+        return self._action_target(int(action))
 
     def close(self) -> None:
         pass

@@ -1,10 +1,16 @@
-"""Rendering helpers: text tables and pictures (Pillow, imported lazily)."""
+"""Rendering helpers: the default text picture, fonts and dice (Pillow, imported lazily).
+
+Pictures are painted on an :class:`ice_envs.core.canvas.Canvas`, so each one comes out
+both as pixels (``rgb_array``) and as SVG from the same drawing code.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+from ice_envs.core.canvas import Canvas, paint_rgb, paint_svg
 
 BACKGROUND = (18, 64, 96)
 FOREGROUND = (235, 245, 255)
@@ -30,18 +36,6 @@ def font(size: int = 14) -> Any:
     return image_font.load_default(size=size)
 
 
-def new_canvas(width: int, height: int, color: tuple[int, int, int] = BACKGROUND) -> tuple[Any, Any]:
-    """A new RGB image and its drawing context."""
-    image, image_draw, _ = _pil()
-    img = image.new("RGB", (width, height), color)
-    return img, image_draw.Draw(img)
-
-
-def to_array(img: Any) -> np.ndarray:
-    """An ``(H, W, 3)`` uint8 array of a Pillow image."""
-    return np.asarray(img.convert("RGB"), dtype=np.uint8).copy()
-
-
 #: Width and height in pixels of the default picture (:func:`text_to_rgb`): one size for every frame.
 TEXT_PICTURE_SIZE = (720, 480)
 #: Font sizes the default picture tries, largest first, until the whole text fits.
@@ -57,7 +51,17 @@ def text_to_rgb(text: str, title: str | None = None, size: tuple[int, int] = TEX
     :data:`TEXT_FONT_SIZES`' last size until every line fits, and text that still runs past the bottom
     ends in a line ``…``. Every picture of a game has the same shape, so a replay's frames make a GIF.
     """
-    width, height = size
+    return paint_rgb(size, BACKGROUND, lambda canvas: paint_text(canvas, text, title))
+
+
+def text_to_svg(text: str, title: str | None = None, size: tuple[int, int] = TEXT_PICTURE_SIZE) -> str:
+    """:func:`text_to_rgb`'s picture as a standalone SVG document."""
+    return paint_svg(size, BACKGROUND, lambda canvas: paint_text(canvas, text, title))
+
+
+def paint_text(canvas: Canvas, text: str, title: str | None = None) -> None:
+    """Paint :func:`text_to_rgb`'s picture on ``canvas``."""
+    width, height = canvas.width, canvas.height
     lines = ([title, ""] if title else []) + text.splitlines()
     for points in TEXT_FONT_SIZES:
         fnt = font(points)
@@ -68,11 +72,9 @@ def text_to_rgb(text: str, title: str | None = None, size: tuple[int, int] = TEX
             break
     if len(wrapped) > rows:
         wrapped = [*wrapped[: max(0, rows - 1)], (len(lines), "…")]
-    img, draw = new_canvas(width, height)
     for row, (i, part) in enumerate(wrapped):
         color = ACCENT if (title and i == 0) else FOREGROUND
-        draw.text((MARGIN, MARGIN + row * line_h), part, fill=color, font=fnt)
-    return to_array(img)
+        canvas.text((MARGIN, MARGIN + row * line_h), part, fill=color, font=fnt)
 
 
 def wrap_line(line: str, fnt: Any, width: int) -> list[str]:
@@ -96,8 +98,8 @@ def wrap_line(line: str, fnt: Any, width: int) -> list[str]:
 
 
 def draw_die(
-    draw: Any, x: int, y: int, label: str, *, size: int = 34, fill: tuple[int, int, int] = (245, 245, 255)
+    draw: Canvas, x: int, y: int, label: str, *, size: int = 34, fill: tuple[int, int, int] = (245, 245, 255)
 ) -> None:
-    """A die at (x, y) showing ``label``."""
+    """A die at (x, y) showing ``label``, painted on the canvas ``draw``."""
     draw.rounded_rectangle((x, y, x + size, y + size), radius=7, fill=fill, outline=(20, 20, 20), width=2)
     draw.text((x + 6, y + 8), label, fill=(20, 20, 20), font=font(13))

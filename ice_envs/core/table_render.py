@@ -1,8 +1,10 @@
-"""Drawing helpers for the table pictures of the card and dice games (Pillow, imported lazily).
+"""Drawing helpers for the table pictures of the card and dice games.
 
 Builds on :mod:`ice_envs.core.render`: fonts are cached, and there are cards (face up
 with a rank and a suit mark, or face down), dice of several shapes, track bars,
 panels and a title bar, in one icy palette shared by every game's ``picture.py``.
+Every helper paints on an :class:`ice_envs.core.canvas.Canvas` (its ``draw`` argument),
+so the same calls make the ``rgb_array`` pixels and the SVG picture.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from ice_envs.core.canvas import Canvas
 from ice_envs.core.render import _pil
 
 Color = tuple[int, int, int]
@@ -52,13 +55,13 @@ def font(size: int = 14, bold: bool = False, mono: bool = False) -> Any:
     return image_font.load_default(size=size)
 
 
-def text_width(draw: Any, text: str, fnt: Any) -> int:
+def text_width(draw: Canvas, text: str, fnt: Any) -> int:
     """Width in pixels of ``text`` in ``fnt``."""
     left, _, right, _ = draw.textbbox((0, 0), text, font=fnt)
     return int(right - left)
 
 
-def fit_text(draw: Any, text: str, fnt: Any, width: int) -> str:
+def fit_text(draw: Canvas, text: str, fnt: Any, width: int) -> str:
     """``text`` cut with an ellipsis to fit ``width`` pixels."""
     if text_width(draw, text, fnt) <= width:
         return text
@@ -67,7 +70,7 @@ def fit_text(draw: Any, text: str, fnt: Any, width: int) -> str:
     return text + "…"
 
 
-def wrap_text(draw: Any, text: str, fnt: Any, width: int, max_lines: int = 3) -> list[str]:
+def wrap_text(draw: Canvas, text: str, fnt: Any, width: int, max_lines: int = 3) -> list[str]:
     """``text`` broken into at most ``max_lines`` lines of ``width`` pixels."""
     lines: list[str] = []
     current = ""
@@ -86,21 +89,30 @@ def wrap_text(draw: Any, text: str, fnt: Any, width: int, max_lines: int = 3) ->
     return [fit_text(draw, line, fnt, width) for line in lines]
 
 
-def title_bar(draw: Any, width: int, title: str, status: str, height: int = 48) -> None:
+def title_bar(draw: Canvas, width: int, title: str, status: str, height: int = 48) -> None:
     """The game's name on the left and what is happening now under it."""
     draw.rectangle((0, 0, width, height), fill=(10, 36, 60))
     draw.text((14, 5), title, fill=TEXT, font=font(18, bold=True))
     draw.text((14, 28), fit_text(draw, status, font(13), width - 28), fill=CURRENT, font=font(13))
 
 
-def panel(draw: Any, box: Sequence[float], *, highlight: Color | None = None, fill: Color = PANEL) -> None:
+def panel(draw: Canvas, box: Sequence[float], *, highlight: Color | None = None, fill: Color = PANEL) -> None:
     """A rounded panel; ``highlight`` draws a thick coloured border (the player to act, a winner)."""
     outline = highlight or PANEL_EDGE
     draw.rounded_rectangle(tuple(box), radius=10, fill=fill, outline=outline, width=3 if highlight else 1)
 
 
 def player_header(
-    draw: Any, p: int, y: float, width: int, row_h: int, *, viewer: int | None, over: bool, winner: bool, acting: bool
+    draw: Canvas,
+    p: int,
+    y: float,
+    width: int,
+    row_h: int,
+    *,
+    viewer: int | None,
+    over: bool,
+    winner: bool,
+    acting: bool,
 ) -> str:
     """The framed row of player ``p`` with its colour dot and name (winner or acting player highlighted).
 
@@ -115,7 +127,7 @@ def player_header(
 
 
 def card_face(
-    draw: Any,
+    draw: Canvas,
     x: float,
     y: float,
     rank: str,
@@ -150,7 +162,7 @@ def card_face(
         draw.text((x + w / 2, y + dy + h - 10), suit, fill=color, font=font(13), anchor="mm")
 
 
-def card_back(draw: Any, x: float, y: float, *, w: int = 40, h: int = 56) -> None:
+def card_back(draw: Canvas, x: float, y: float, *, w: int = 40, h: int = 56) -> None:
     """A face-down card (blue with an ice crystal)."""
     draw.rounded_rectangle((x, y, x + w, y + h), radius=5, fill=CARD_BACK, outline=(20, 30, 60), width=1)
     draw.rounded_rectangle((x + 4, y + 4, x + w - 4, y + h - 4), radius=3, outline=CARD_BACK_LINE, width=1)
@@ -179,7 +191,7 @@ _SHAPES: dict[int, tuple[int, float]] = {4: (3, -90.0), 6: (4, 45.0), 8: (4, 0.0
 
 
 def die_shape(
-    draw: Any,
+    draw: Canvas,
     cx: float,
     cy: float,
     r: float,
@@ -225,7 +237,7 @@ def die_shape(
 
 
 def track_bar(
-    draw: Any,
+    draw: Canvas,
     x: float,
     y: float,
     w: float,
@@ -251,14 +263,14 @@ def track_bar(
     draw.text((bx + bw + 6, y + h / 2), str(value), fill=TEXT, font=font(13, bold=True), anchor="lm")
 
 
-def heart(draw: Any, cx: float, cy: float, r: float, fill: Color) -> None:
+def heart(draw: Canvas, cx: float, cy: float, r: float, fill: Color) -> None:
     """A heart shape centred at (cx, cy)."""
     draw.ellipse((cx - r, cy - r * 0.8, cx, cy + r * 0.2), fill=fill)
     draw.ellipse((cx, cy - r * 0.8, cx + r, cy + r * 0.2), fill=fill)
     draw.polygon([(cx - r * 0.97, cy - 0.15 * r), (cx + r * 0.97, cy - 0.15 * r), (cx, cy + r)], fill=fill)
 
 
-def star(draw: Any, cx: float, cy: float, r: float, fill: Color) -> None:
+def star(draw: Canvas, cx: float, cy: float, r: float, fill: Color) -> None:
     """A five-pointed star centred at (cx, cy)."""
     pts = []
     for i in range(10):
@@ -268,7 +280,7 @@ def star(draw: Any, cx: float, cy: float, r: float, fill: Color) -> None:
     draw.polygon(pts, fill=fill)
 
 
-def face(draw: Any, cx: float, cy: float, r: float, fill: Color, *, drooping: bool = False) -> None:
+def face(draw: Canvas, cx: float, cy: float, r: float, fill: Color, *, drooping: bool = False) -> None:
     """A sad face (or a drooping, melting one) centred at (cx, cy)."""
     if drooping:
         draw.ellipse((cx - r, cy - r * 0.9, cx + r, cy + r * 0.7), fill=fill)
@@ -285,7 +297,7 @@ def face(draw: Any, cx: float, cy: float, r: float, fill: Color, *, drooping: bo
     draw.arc((cx - r * 0.5, cy + r * 0.15, cx + r * 0.5, cy + r * 0.85), start=200, end=340, fill=INK, width=2)
 
 
-def badge(draw: Any, x: float, y: float, text: str, *, fill: Color = CURRENT, color: Color = INK) -> float:
+def badge(draw: Canvas, x: float, y: float, text: str, *, fill: Color = CURRENT, color: Color = INK) -> float:
     """A small rounded label at (x, y); returns its right edge."""
     fnt = font(11, bold=True)
     w = text_width(draw, text, fnt) + 10
@@ -295,7 +307,7 @@ def badge(draw: Any, x: float, y: float, text: str, *, fill: Color = CURRENT, co
 
 
 def suit_card(
-    draw: Any,
+    draw: Canvas,
     x: float,
     y: float,
     number: str,

@@ -313,6 +313,11 @@ class CubeMeltEnv(IceAECEnv):
 
         return draw(self, viewer)
 
+    def _render_svg(self, viewer: int | None) -> str:
+        from ice_envs.cubemelt.picture import svg
+
+        return svg(self, viewer)
+
 
 def _dice_text(dice: Sequence[int]) -> str:
     return " ".join(rules.FACE_LABELS[d] for d in dice)

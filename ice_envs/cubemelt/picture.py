@@ -1,4 +1,6 @@
-"""The ``rgb_array`` picture of CubeMelt: the six dice, and each player's three tracks and ability.
+"""The picture of CubeMelt: the six dice, and each player's three tracks and ability.
+
+One paint function (:func:`paint`) makes the ``rgb_array`` pixels (:func:`draw`) and the SVG (:func:`svg`).
 
 Everything in CubeMelt is public, so ``viewer`` only marks whose picture it is.
 """
@@ -11,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ice_envs.core import table_render as tr
-from ice_envs.core.render import new_canvas, to_array
+from ice_envs.core.canvas import Canvas, paint_rgb, paint_svg
 from ice_envs.cubemelt import rules
 
 WIDTH = 1000
@@ -39,7 +41,7 @@ def size(num_players: int) -> tuple[int, int]:
     return WIDTH, TOP + ROW_H * num_players + 12
 
 
-def face_die(d: Any, x: float, y: float, size: float, face: int, *, dim: bool = False) -> None:
+def face_die(d: Canvas, x: float, y: float, size: float, face: int, *, dim: bool = False) -> None:
     """One CubeMelt die at (x, y) showing ``face`` (Heart, Star, Sad or Drooping)."""
     fill = (200, 210, 220) if dim else (248, 248, 255)
     d.rounded_rectangle((x, y, x + size, y + size), radius=size * 0.18, fill=fill, outline=tr.INK, width=2)
@@ -81,20 +83,29 @@ def _event_text(event: Sequence[int]) -> str:
 def draw(env_or_state: Any, viewer: int | None = None) -> np.ndarray:
     """The table (dice, tracks, abilities) as an ``(H, W, 3)`` uint8 array."""
     s = _state(env_or_state)
+    return paint_rgb(size(s.config.num_players), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+def svg(env_or_state: Any, viewer: int | None = None) -> str:
+    """The same picture as :func:`draw`, as a standalone SVG document."""
+    s = _state(env_or_state)
+    return paint_svg(size(s.config.num_players), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+def paint(d: Canvas, s: rules.CubeMeltState, viewer: int | None) -> None:
+    """Paint the table as ``viewer`` sees it on ``d``."""
     cfg = s.config
     n = cfg.num_players
-    width, height = size(n)
-    img, d = new_canvas(width, height, tr.TABLE)
+    width, _ = size(n)
     mode = "expansion" if cfg.expansion else "base game"
     tr.title_bar(d, width, f"CubeMelt: Getting Dicey — {n} players ({mode}), turn {s.turn + 1}", _status(s))
     _draw_dice(d, s)
     _draw_events(d, s)
     for p in range(n):
         _draw_player(d, s, p, TOP + ROW_H * p, viewer)
-    return to_array(img)
 
 
-def _draw_dice(d: Any, s: rules.CubeMeltState) -> None:
+def _draw_dice(d: Canvas, s: rules.CubeMeltState) -> None:
     tr.panel(d, (12, 60, 520, 224))
     d.text((24, 66), f"Dice of player_{s.active}", fill=tr.TEXT, font=tr.font(14, bold=True))
     resolved = s.phase != rules.PHASE_REROLL
@@ -116,7 +127,7 @@ def _draw_dice(d: Any, s: rules.CubeMeltState) -> None:
     d.text((24, 194), tr.fit_text(d, note, tr.font(12), 490), fill=tr.CURRENT, font=tr.font(12))
 
 
-def _draw_events(d: Any, s: rules.CubeMeltState) -> None:
+def _draw_events(d: Canvas, s: rules.CubeMeltState) -> None:
     tr.panel(d, (532, 60, WIDTH - 12, 224))
     x0 = 544
     d.text((x0, 66), "What happened", fill=tr.TEXT, font=tr.font(14, bold=True))
@@ -140,7 +151,7 @@ def _draw_events(d: Any, s: rules.CubeMeltState) -> None:
         d.text((x0, y), "first roll of the game", fill=tr.MUTED, font=small)
 
 
-def _draw_player(d: Any, s: rules.CubeMeltState, p: int, y: int, viewer: int | None) -> None:
+def _draw_player(d: Canvas, s: rules.CubeMeltState, p: int, y: int, viewer: int | None) -> None:
     over = s.phase == rules.PHASE_OVER
     name = tr.player_header(
         d, p, y, WIDTH, ROW_H, viewer=viewer, over=over, winner=p in s.winners, acting=p == s.decider

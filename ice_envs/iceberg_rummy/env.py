@@ -452,6 +452,11 @@ class IcebergRummyEnv(IceAECEnv):
 
         return draw(self, viewer)
 
+    def _render_svg(self, viewer: int | None) -> str:
+        from ice_envs.iceberg_rummy.picture import svg
+
+        return svg(self, viewer)
+
     def _render_text(self, viewer: int | None) -> str:
         s: rules.IcebergRummyState = self.game_state
         n = self.num_players

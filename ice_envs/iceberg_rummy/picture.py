@@ -1,4 +1,6 @@
-"""The ``rgb_array`` picture of Iceberg Rummy: the stock, the table melds, the aces and every hand.
+"""The picture of Iceberg Rummy: the stock, the table melds, the aces and every hand.
+
+One paint function (:func:`paint`) makes the ``rgb_array`` pixels (:func:`draw`) and the SVG (:func:`svg`).
 
 The viewer's hand (and the play it is composing) is face up, the other hands face down
 (``viewer=None``: all face up). A card passed face down is shown as a back.
@@ -11,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ice_envs.core import table_render as tr
-from ice_envs.core.render import new_canvas, to_array
+from ice_envs.core.canvas import Canvas, paint_rgb, paint_svg
 from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import rules
 
@@ -37,7 +39,7 @@ def size(num_players: int) -> tuple[int, int]:
 
 
 def card(
-    d: Any, x: float, y: float, c: int, *, w: int = 40, h: int = 56, raised: bool = False, compact: bool = False
+    d: Canvas, x: float, y: float, c: int, *, w: int = 40, h: int = 56, raised: bool = False, compact: bool = False
 ) -> None:
     """A face-up playing card (rank and suit symbol)."""
     suit = c // M.NUM_RANKS
@@ -63,9 +65,19 @@ def _status(s: rules.IcebergRummyState) -> str:
 def draw(env_or_state: Any, viewer: int | None = None) -> np.ndarray:
     """The table as ``viewer`` sees it, as an ``(H, W, 3)`` uint8 array."""
     s = _state(env_or_state)
+    return paint_rgb(size(s.config.num_players), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+def svg(env_or_state: Any, viewer: int | None = None) -> str:
+    """The same picture as :func:`draw`, as a standalone SVG document."""
+    s = _state(env_or_state)
+    return paint_svg(size(s.config.num_players), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+def paint(d: Canvas, s: rules.IcebergRummyState, viewer: int | None) -> None:
+    """Paint the table as ``viewer`` sees it on ``d``."""
     n = s.config.num_players
-    width, height = size(n)
-    img, d = new_canvas(width, height, tr.TABLE)
+    width, _ = size(n)
     decks = "two decks" if s.config.decks == 2 else "one deck"
     hand = s.hand_no + (0 if s.phase == rules.PHASE_OVER else 1)
     title = f"Iceberg Rummy — {n} players ({decks}), hand {hand}, dealer player_{s.dealer}"
@@ -74,10 +86,9 @@ def draw(env_or_state: Any, viewer: int | None = None) -> np.ndarray:
     _draw_melds(d, s)
     for p in range(n):
         _draw_player(d, s, p, TABLE_Y + TABLE_H + 10 + ROW_H * p, viewer)
-    return to_array(img)
 
 
-def _draw_top(d: Any, s: rules.IcebergRummyState) -> None:
+def _draw_top(d: Canvas, s: rules.IcebergRummyState) -> None:
     tr.panel(d, (12, TOP_Y, WIDTH - 12, TOP_Y + 82))
     for i in range(min(3, max(1, s.stock_size // 10 + 1)) if s.stock_size else 0):
         tr.card_back(d, 24 + 3 * i, TOP_Y + 12 - 2 * i, w=40, h=56)
@@ -99,7 +110,7 @@ def _meld_width(size: int, step: int) -> int:
     return MELD_W + step * (size - 1) + 12
 
 
-def _draw_melds(d: Any, s: rules.IcebergRummyState) -> None:
+def _draw_melds(d: Canvas, s: rules.IcebergRummyState) -> None:
     tr.panel(d, (12, TABLE_Y, WIDTH - 12, TABLE_Y + TABLE_H))
     d.text((24, TABLE_Y + 6), f"Table melds ({len(s.melds)})", fill=tr.TEXT, font=tr.font(14, bold=True))
     if not s.melds:
@@ -138,7 +149,7 @@ def _rows_needed(s: rules.IcebergRummyState, step: int, width: int) -> int:
     return rows
 
 
-def _draw_player(d: Any, s: rules.IcebergRummyState, p: int, y: int, viewer: int | None) -> None:
+def _draw_player(d: Canvas, s: rules.IcebergRummyState, p: int, y: int, viewer: int | None) -> None:
     over = s.phase == rules.PHASE_OVER
     name = tr.player_header(
         d, p, y, WIDTH, ROW_H, viewer=viewer, over=over, winner=p in s.winners, acting=p == s.current

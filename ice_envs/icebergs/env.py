@@ -823,9 +823,14 @@ class IcebergsEnv(IceAECEnv):
         return "\n".join(lines)
 
     def _render_rgb(self, viewer: int | None) -> np.ndarray:
-        from ice_envs.icebergs.picture import render_rgb
+        from ice_envs.icebergs.picture import draw
 
-        return render_rgb(self, viewer)
+        return draw(self, viewer)
+
+    def _render_svg(self, viewer: int | None) -> str:
+        from ice_envs.icebergs.picture import svg
+
+        return svg(self, viewer)
 
 
 env, raw_env = make_factories(IcebergsEnv)

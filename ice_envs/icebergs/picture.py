@@ -1,4 +1,8 @@
-"""The "rgb_array" picture of Icebergs: the hex map with ice and ships, and the ships' logs."""
+"""The picture of Icebergs: the hex map with ice and ships, and the ships' logs.
+
+Everything in Icebergs is public. One paint function (:func:`paint`) makes the ``rgb_array``
+pixels (:func:`draw`) and the SVG (:func:`svg`).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ice_envs.core.render import ACCENT, FOREGROUND, draw_die, font, new_canvas, to_array
+from ice_envs.core.canvas import Canvas, paint_rgb, paint_svg
+from ice_envs.core.render import ACCENT, FOREGROUND, draw_die, font
 from ice_envs.icebergs import rules
 from ice_envs.icebergs.hexmap import SEA
 
@@ -30,6 +35,7 @@ PLAYER_COLORS = (
 MARGIN_X = 70
 MARGIN_Y = 56
 PANEL_W = 330
+BACKGROUND = (16, 52, 82)
 
 
 def _center(row: int, col: int) -> tuple[float, float]:
@@ -43,17 +49,39 @@ def _hexagon(cx: float, cy: float, r: float) -> list[tuple[float, float]]:
     return [(cx + r * math.cos(math.radians(60 * i)), cy + r * math.sin(math.radians(60 * i))) for i in range(6)]
 
 
-def render_rgb(env: Any, viewer: int | None = None) -> np.ndarray:
-    """A picture of the map (ice, ships, edges) with a side panel of ships' logs."""
+def _map_width(env: Any) -> int:
+    return int(2 * MARGIN_X + 2 * HEX + 1.5 * HEX * (env.hexmap.cols - 1))
+
+
+def size(env: Any) -> tuple[int, int]:
+    """Width and height of the picture of ``env``'s map and ships."""
+    h = math.sqrt(3) * HEX
+    map_h = int(MARGIN_Y + h * (env.hexmap.rows + 0.5) + 40)
+    panel_h = 120 + 22 * env.config.num_ships + 14 * 14
+    return _map_width(env) + PANEL_W, max(map_h, panel_h, 200)
+
+
+def draw(env: Any, viewer: int | None = None) -> np.ndarray:
+    """A picture of the map (ice, ships, edges) with a side panel of ships' logs, as an ``(H, W, 3)`` uint8 array."""
+    return paint_rgb(size(env), BACKGROUND, lambda canvas: paint(canvas, env, viewer))
+
+
+#: The name ``env.py`` has always called :func:`draw` by.
+render_rgb = draw
+
+
+def svg(env: Any, viewer: int | None = None) -> str:
+    """The same picture as :func:`draw`, as a standalone SVG document."""
+    return paint_svg(size(env), BACKGROUND, lambda canvas: paint(canvas, env, viewer))
+
+
+def paint(draw: Canvas, env: Any, viewer: int | None = None) -> None:
+    """Paint the map and the ships' logs of ``env`` on ``draw``."""
     st: rules.IcebergsState = env.game_state
     cfg = env.config
     m = env.hexmap
     h = math.sqrt(3) * HEX
-    map_w = int(2 * MARGIN_X + 2 * HEX + 1.5 * HEX * (m.cols - 1))
-    map_h = int(MARGIN_Y + h * (m.rows + 0.5) + 40)
-    panel_h = 120 + 22 * cfg.num_ships + 14 * 14
-    width, height = map_w + PANEL_W, max(map_h, panel_h, 200)
-    img, draw = new_canvas(width, height, (16, 52, 82))
+    map_w = _map_width(env)
     small, mid, big = font(11), font(13), font(16)
 
     # edges
@@ -157,4 +185,3 @@ def render_rgb(env: Any, viewer: int | None = None) -> np.ndarray:
     for line in st.log[-8:]:
         draw.text((px, y), line[:52], fill=(190, 210, 225), font=small)
         y += 14
-    return to_array(img)

@@ -849,5 +849,10 @@ class TipOfTheDicebergEnv(IceAECEnv):
 
         return draw(self, viewer)
 
+    def _render_svg(self, viewer: int | None) -> str:
+        from ice_envs.tip_of_the_diceberg.picture import svg
+
+        return svg(self, viewer)
+
 
 env, raw_env = make_factories(TipOfTheDicebergEnv)

@@ -1,4 +1,6 @@
-"""The ``rgb_array`` picture of Tip of the Diceberg: the pool, the Diceberg slots with their melds, every hand.
+"""The picture of Tip of the Diceberg: the pool, the Diceberg slots with their melds, every hand.
+
+One paint function (:func:`paint`) makes the ``rgb_array`` pixels (:func:`draw`) and the SVG (:func:`svg`).
 
 The viewer's hand (and the meld it is composing) is face up, the other hands face
 down (``viewer=None``: all face up). Dice are public and drawn in their suit colour.
@@ -11,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ice_envs.core import table_render as tr
-from ice_envs.core.render import new_canvas, to_array
+from ice_envs.core.canvas import Canvas, paint_rgb, paint_svg
 from ice_envs.tip_of_the_diceberg import rules
 from ice_envs.tip_of_the_diceberg.patterns import CARD_NUMBER, CARD_SUIT, DIE_TYPE, ITEM_DIE0, SUIT_FACES, SUITS
 
@@ -52,7 +54,7 @@ def size(num_players: int, num_slots: int = 12) -> tuple[int, int]:
     return WIDTH, players_y + ROW_H * num_players + 8
 
 
-def _die(d: Any, cx: float, cy: float, r: float, die: int, value: int, *, marked: bool = False) -> None:
+def _die(d: Canvas, cx: float, cy: float, r: float, die: int, value: int, *, marked: bool = False) -> None:
     t = DIE_TYPE[die]
     color = SUIT_COLORS[t]
     tr.die_shape(
@@ -70,7 +72,7 @@ def _die(d: Any, cx: float, cy: float, r: float, die: int, value: int, *, marked
         d.ellipse((cx + r * 0.55, cy - r, cx + r * 1.05, cy - r * 0.5), fill=tr.CURRENT)
 
 
-def _item(d: Any, s: rules.DicebergState, x: float, y: float, item: int, *, w: int = 30, h: int = 42) -> None:
+def _item(d: Canvas, s: rules.DicebergState, x: float, y: float, item: int, *, w: int = 30, h: int = 42) -> None:
     """A card or a die of a meld, at (x, y) in a box of ``w`` x ``h``."""
     if item < ITEM_DIE0:
         suit = CARD_SUIT[item]
@@ -92,9 +94,19 @@ def _status(s: rules.DicebergState) -> str:
 def draw(env_or_state: Any, viewer: int | None = None) -> np.ndarray:
     """The table as ``viewer`` sees it, as an ``(H, W, 3)`` uint8 array."""
     s = _state(env_or_state)
+    return paint_rgb(size(s.config.num_players, len(s.slots)), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+def svg(env_or_state: Any, viewer: int | None = None) -> str:
+    """The same picture as :func:`draw`, as a standalone SVG document."""
+    s = _state(env_or_state)
+    return paint_svg(size(s.config.num_players, len(s.slots)), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
+
+
+def paint(d: Canvas, s: rules.DicebergState, viewer: int | None) -> None:
+    """Paint the table as ``viewer`` sees it on ``d``."""
     n = s.config.num_players
-    width, height = size(n, len(s.slots))
-    img, d = new_canvas(width, height, tr.TABLE)
+    width, _ = size(n, len(s.slots))
     title = f"Tip of the Diceberg — {n} players, round {s.round + 1}/{s.config.num_rounds}, trick {s.tricks + 1}"
     tr.title_bar(d, width, title, _status(s))
     _draw_pool(d, s)
@@ -104,10 +116,9 @@ def draw(env_or_state: Any, viewer: int | None = None) -> np.ndarray:
     players_y = SLOTS_Y + _slot_rows(len(s.slots)) * (SLOT_H + 8) + 6
     for p in range(n):
         _draw_player(d, s, p, players_y + ROW_H * p, viewer)
-    return to_array(img)
 
 
-def _draw_pool(d: Any, s: rules.DicebergState) -> None:
+def _draw_pool(d: Canvas, s: rules.DicebergState) -> None:
     tr.panel(d, (12, POOL_Y, WIDTH - 12, POOL_Y + 88))
     d.text((24, POOL_Y + 6), "Pool", fill=tr.TEXT, font=tr.font(14, bold=True))
     pool = rules.pool_dice(s)
@@ -124,7 +135,7 @@ def _draw_pool(d: Any, s: rules.DicebergState) -> None:
         d.text((x0, POOL_Y + 44 + 16 * i), f"round {r}: {out} out", fill=tr.MUTED, font=tr.font(12))
 
 
-def _draw_slot(d: Any, s: rules.DicebergState, k: int, x: int, y: int) -> None:
+def _draw_slot(d: Canvas, s: rules.DicebergState, k: int, x: int, y: int) -> None:
     card = rules.slot_card(s, k)
     taken = s.slot_player[k] >= 0
     owner_color = tr.PLAYER_COLORS[s.slot_player[k] % len(tr.PLAYER_COLORS)] if taken else None
@@ -148,7 +159,7 @@ def _draw_slot(d: Any, s: rules.DicebergState, k: int, x: int, y: int) -> None:
         d.text((x + SLOT_W / 2, y + 104), "open", fill=(140, 160, 180), font=tr.font(14, bold=True), anchor="mm")
 
 
-def _draw_player(d: Any, s: rules.DicebergState, p: int, y: int, viewer: int | None) -> None:
+def _draw_player(d: Canvas, s: rules.DicebergState, p: int, y: int, viewer: int | None) -> None:
     over = s.phase == rules.PHASE_OVER
     name = tr.player_header(
         d, p, y, WIDTH, ROW_H, viewer=viewer, over=over, winner=p in s.winners, acting=p == s.current
