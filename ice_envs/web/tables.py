@@ -3,7 +3,7 @@
 :func:`table_picture` draws ``render_view(viewer, "svg")`` (the same drawing as the PNG
 pictures) inline, so that its elements tagged ``data-target="<key>"`` can be clicked; a game
 without the SVG output is shown as its PNG picture. :func:`move_targets` maps each picture key
-to the legal actions it stands for (the game's ``action_target`` hook), and :func:`move_groups`
+to the legal actions it stands for (the env's ``action_target``), and :func:`move_groups`
 lays the legal moves out as the terminal menu does (:class:`ice_envs.play.menu.MoveMenu`):
 flat when there are few, grouped by the game's ``group_path`` when there are many.
 """
@@ -11,14 +11,12 @@ flat when there are few, grouped by the game's ``group_path`` when there are man
 from __future__ import annotations
 
 import base64
-import importlib
 import io
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ice_envs.core.registry import spec_of
 from ice_envs.play.games import group_path
 from ice_envs.play.menu import MoveMenu
 
@@ -43,28 +41,14 @@ def table_picture(raw: Any, viewer: int | None) -> str:
     return f'<img class="table-png" alt="the table" src="data:image/png;base64,{data}">'
 
 
-def _target_hook(raw: Any) -> Any:
-    """The game's ``action_target(env, action)`` (its ``targets`` or ``picture`` module), or ``None``."""
-    package = spec_of(raw).env_module.rpartition(".")[0]
-    for module_name in ("targets", "picture"):
-        try:
-            module = importlib.import_module(f"{package}.{module_name}")
-        except ImportError:
-            continue
-        hook = getattr(module, "action_target", None)
-        if hook is not None:
-            return hook
-    return None
-
-
 def move_targets(raw: Any, legal: list[int]) -> dict[str, list[int]]:
     """Picture key -> the legal actions it stands for (empty where the game tags no moves)."""
-    hook = _target_hook(raw)
+    hook = getattr(raw, "action_target", None)
     out: dict[str, list[int]] = {}
     if hook is None:
         return out
     for action in legal:
-        key = hook(raw, action)
+        key = hook(action)
         if key:
             out.setdefault(str(key), []).append(int(action))
     return out

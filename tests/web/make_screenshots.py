@@ -52,7 +52,7 @@ def main(out: Path) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 760})
-        for game, (players, variant, opponents) in GAMES.items():
+        for game, (players, variant, opponents, _) in GAMES.items():
             page.goto(f"{base}/play?game={game}&players={players}")
             page.select_option("#variant", "default" if variant == "quick" else variant)
             page.fill("#seed", "4")

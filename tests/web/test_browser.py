@@ -44,13 +44,14 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-#: game -> (players, variant, opponents): short games against the heuristic.
+#: game -> (players, variant, opponents, seed): short games against the heuristic (a seed whose game lasts a
+#: dozen of the person's moves or more).
 GAMES = {
-    "cardiceo": (2, "short", ["heuristic"]),
-    "cubemelt": (2, "default", ["heuristic"]),
-    "iceberg_rummy": (2, "quick", ["heuristic"]),
-    "icebergs": (2, "default", ["heuristic"]),
-    "tip_of_the_diceberg": (3, "quick", ["heuristic", "random"]),
+    "cardiceo": (2, "short", ["heuristic"], 4),
+    "cubemelt": (2, "default", ["heuristic"], 4),
+    "iceberg_rummy": (2, "quick", ["heuristic"], 7),
+    "icebergs": (2, "default", ["heuristic"], 4),
+    "tip_of_the_diceberg": (3, "quick", ["heuristic", "random"], 4),
 }
 MAX_CLICKS = 300
 
@@ -110,15 +111,21 @@ def guide_move(session) -> int:
 
 
 def click_move(page, action: int) -> str:
-    """Make ``action`` with the mouse: on the table if it has a place of its own there, else in the list."""
+    """Make ``action`` with the mouse: on the table where it has a place there (choosing it among the moves
+    that share the place), else in the move list. Returns where it was clicked."""
     targets = json.loads(page.locator("#targets").text_content() or "{}")
-    place = next((key for key, moves in targets.items() if [m[0] for m in moves] == [action]), None)
+    place = next((key for key, moves in targets.items() if action in [m[0] for m in moves]), None)
     if place is not None:
         spot = page.locator(f'#table [data-target="{place}"]').first
-        if spot.count() and spot.is_visible():
+        assert spot.is_visible(), f"the move's place {place!r} is not on the table"
+        if len(targets[place]) == 1:
             with page.expect_navigation():
-                spot.click(force=True)
+                spot.click()
             return "table"
+        spot.click()
+        with page.expect_navigation():
+            page.locator(f'#target-choice button[data-action="{action}"]').click()
+        return "table, then a choice"
     page.evaluate("document.querySelectorAll('#move-list details').forEach(d => d.open = true)")
     with page.expect_navigation():
         page.locator(f'#move-list button.move[data-action="{action}"]').click()
@@ -127,10 +134,10 @@ def click_move(page, action: int) -> str:
 
 @pytest.mark.parametrize("game", list(GAMES))
 def test_a_whole_game_is_played_with_the_mouse(server, page, app, game):
-    players, variant, opponents = GAMES[game]
+    players, variant, opponents, seed = GAMES[game]
     page.goto(f"{server}/play?game={game}&players={players}")
     page.select_option("#variant", variant)
-    page.fill("#seed", "4")
+    page.fill("#seed", str(seed))
     for seat, spec in enumerate(opponents, start=1):
         page.fill(f"#opponent{seat}", spec)
     with page.expect_navigation():
@@ -139,15 +146,18 @@ def test_a_whole_game_is_played_with_the_mouse(server, page, app, game):
     assert session is not None and session.key == game
     check_screenshot(page, "#table")
     assert page.locator("#move-list button.move").count() >= 1
-    clicks = {"table": 0, "list": 0}
+    clicks = {"table": 0, "table, then a choice": 0, "list": 0}
+    steps = session.recorder.record.steps
     while page.locator("#play").get_attribute("data-state") == "your-turn":
         assert sum(clicks.values()) < MAX_CLICKS, f"{game}: no end after {MAX_CLICKS} moves"
-        action = guide_move(session)
+        action, before = guide_move(session), len(steps)
         clicks[click_move(page, action)] += 1
+        assert (steps[before]["agent"], steps[before]["action"]) == (f"player_{session.seat}", action)
     assert page.locator("#play").get_attribute("data-state") == "over"
     verdict = page.locator("#verdict").text_content()
     assert "Game over" in verdict or "stopped" in verdict
-    assert session.over and len(session.recorder.record.steps) >= sum(clicks.values())
+    assert session.over and len(steps) >= sum(clicks.values())
+    print(f"{game}: {clicks}")
     check_screenshot(page, "#table")
     with page.expect_navigation():
         page.click("#replay-link")
