@@ -25,7 +25,9 @@ import pytest
 pytestmark = pytest.mark.browser
 
 pytest.importorskip("starlette", reason="the web extra is not installed: pip install 'ice-envs[web]'")
-pytest.importorskip("playwright", reason="Playwright (Python) is not installed: no browser tests")
+pytest.importorskip(
+    "playwright", reason="Playwright is not installed (pip install 'ice-envs[browser]'): no browser tests"
+)
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
     pytest.skip(
