@@ -123,6 +123,9 @@ def create_app(
         spec = game_of(name)
         variants = {v: list(variant_players(spec, v)) for v in [*spec.variants, QUICK]}
         preset = [s for s in request.query_params.get("opponents", "").split("|") if s][:8]
+        players = integer(request.query_params.get("players"), "players", min(spec.players))
+        if players not in spec.players:
+            raise WebError(400, f"{spec.name}: {players} players is not allowed; choose one of {list(spec.players)}")
         return page(
             "new_game.html",
             games=list(ice_envs.GAMES),
@@ -131,7 +134,7 @@ def create_app(
             agents=shipped_agents(spec.name),
             default_agent="heuristic" if spec.heuristic else "random",
             preset=preset,
-            players=integer(request.query_params.get("players"), "players", min(spec.players)),
+            players=players,
         )
 
     async def create_game(request: Request) -> Response:

@@ -67,6 +67,7 @@ def test_the_new_game_form_offers_the_game_s_variants_seats_and_agents(client, g
     [
         ("game=chess", 404, "unknown game"),
         ("game=cardiceo&players=two", 400, "whole number"),
+        ("game=cubemelt&players=6", 400, "6 players is not allowed"),
     ],
 )
 def test_a_bad_new_game_query_is_a_clear_4xx(client, query, status, words):
@@ -450,3 +451,17 @@ def test_the_seed_is_fresh_unless_given_and_shown_only_at_the_end(app, client):
         seeds.add(session.setup.seed)
         assert f"seed {session.setup.seed}" not in client.get(r.headers["location"]).text or session.over
     assert len(seeds) == 3
+
+
+def test_an_unexpected_error_is_a_500_without_a_traceback(app, client, monkeypatch):
+    import ice_envs.web.app as app_module
+
+    page = new_game(client, game="cardiceo", players=2, opponent1="random")
+
+    def broken(raw, moves):
+        raise RuntimeError("a bug with /secret/path in it")
+
+    monkeypatch.setattr(app_module, "move_targets", broken)
+    r = client.get(page)
+    assert r.status_code == 500 and "internal error" in r.text
+    assert "Traceback" not in r.text and "/secret/path" not in r.text
