@@ -1,5 +1,8 @@
 """The web app (Starlette): pages for playing, replaying and reading leagues; see :mod:`ice_envs.web`.
 
+Pages are plain functions, which Starlette runs in its thread pool, and the form handlers hand their
+work (agents thinking, a record being checked) to it too: a slow agent never stalls the other pages.
+
 Every page is rendered on the server from Jinja2 templates (``templates/``) with a little plain
 JavaScript (``static/app.js``) for clicks on the table and the replay's keys and slider; every
 move is also a plain form button, so the app works without it. Forms are posted URL-encoded and
@@ -114,11 +117,11 @@ def create_app(
             raise WebError(404, f"unknown game {name[:40]!r}; games: {', '.join(ice_envs.GAMES)}") from None
 
     # ------------------------------------------------------------------ pages
-    async def home(request: Request) -> Response:
+    def home(request: Request) -> Response:
         games = [{"name": n, "summary": s.summary, "players": s.players} for n, s in ice_envs.GAMES.items()]
         return page("index.html", games=games, runs=runs_dir)
 
-    async def new_game(request: Request) -> Response:
+    def new_game(request: Request) -> Response:
         name = request.query_params.get("game") or next(iter(ice_envs.GAMES))
         spec = game_of(name)
         variants = {v: list(variant_players(spec, v)) for v in [*spec.variants, QUICK]}
@@ -171,7 +174,7 @@ def create_app(
         if session.over and runs_dir is not None:
             session.save(runs_dir)
 
-    async def play_page(request: Request) -> Response:
+    def play_page(request: Request) -> Response:
         session = session_of(request)
         with session.lock:
             return page("play.html", **play_context(session))
@@ -204,13 +207,13 @@ def create_app(
         await run_in_threadpool(move)
         return RedirectResponse(f"/play/{session.token}", status_code=303)
 
-    async def play_undo(request: Request) -> Response:
+    def play_undo(request: Request) -> Response:
         session = session_of(request)
         with session.lock:
             session.undo()
         return RedirectResponse(f"/play/{session.token}", status_code=303)
 
-    async def play_record(request: Request) -> Response:
+    def play_record(request: Request) -> Response:
         session = session_of(request)
         with session.lock:
             if not session.over:
@@ -219,12 +222,12 @@ def create_app(
         headers = {"Content-Disposition": f'attachment; filename="{session.key}-{session.token[:8]}.jsonl"'}
         return PlainTextResponse(text, headers=headers, media_type="application/x-ndjson")
 
-    async def replay_list(request: Request) -> Response:
+    def replay_list(request: Request) -> Response:
         return page("replays.html", entries=lib.entries("record"), runs=runs_dir)
 
-    async def replay_page(request: Request) -> Response:
+    def replay_page(request: Request) -> Response:
         source, name = request.path_params["source"], request.path_params["name"]
-        view = await run_in_threadpool(replays.get, lib.path(source, name, "record"))
+        view = replays.get(lib.path(source, name, "record"))
         step = integer(request.query_params.get("step"), "step", 0)
         if not 0 <= step <= view.steps:
             raise WebError(400, f"step {step} is outside this record (0-{view.steps})")
@@ -252,16 +255,16 @@ def create_app(
             over=over,
         )
 
-    async def report_list(request: Request) -> Response:
+    def report_list(request: Request) -> Response:
         return page("leagues.html", entries=[e for e in lib.entries() if e.kind != "record"], runs=runs_dir)
 
-    async def league_page(request: Request) -> Response:
+    def league_page(request: Request) -> Response:
         source, name = request.path_params["source"], request.path_params["name"]
         data = lib.load_report(source, name, "league")
         tables_dir = lib.path(source, name, "league").parent / "tables" if source == "runs" else None
         return page("league.html", source=source, name=name, data=data, v=league_view(data, tables_dir))
 
-    async def evaluation_page(request: Request) -> Response:
+    def evaluation_page(request: Request) -> Response:
         source, name = request.path_params["source"], request.path_params["name"]
         data = lib.load_report(source, name, "evaluation")
         return page(
