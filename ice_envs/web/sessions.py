@@ -103,7 +103,9 @@ class PlaySession:
                 agent.reset(seed=seed)
                 self.agents[p] = agent
                 self.labels[p] = agent_spec.label
-        except AgentSpecError as exc:
+        except (Refused, OptionError):
+            raise
+        except (AgentSpecError, ValueError) as exc:  # an agent that cannot play this game (a checkpoint's shapes)
             raise OptionError(str(exc)) from None
         self.view_rng = np.random.default_rng(np.random.SeedSequence([setup.seed, n, 7]))
         record_agents = ["human" if p == setup.seat else self.labels[p] for p in range(n)]
