@@ -318,6 +318,11 @@ class CubeMeltEnv(IceAECEnv):
 
         return svg(self, viewer)
 
+    def _action_target(self, action: int) -> str | None:
+        from ice_envs.cubemelt.picture import action_target
+
+        return action_target(self, action)
+
 
 def _dice_text(dice: Sequence[int]) -> str:
     return " ".join(rules.FACE_LABELS[d] for d in dice)

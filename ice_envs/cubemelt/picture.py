@@ -1,6 +1,8 @@
 """The picture of CubeMelt: the six dice, and each player's three tracks and ability.
 
 One paint function (:func:`paint`) makes the ``rgb_array`` pixels (:func:`draw`) and the SVG (:func:`svg`).
+In the SVG the six dice (``die-<i>``) and each player's Love and Adventure tracks (``p<seat>-love``,
+``p<seat>-adventure``) are tagged ``data-target`` (see :func:`action_target`).
 
 Everything in CubeMelt is public, so ``viewer`` only marks whose picture it is.
 """
@@ -92,6 +94,30 @@ def svg(env_or_state: Any, viewer: int | None = None) -> str:
     return paint_svg(size(s.config.num_players), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
 
 
+def die_target(i: int) -> str:
+    """The ``data-target`` key of die ``i`` (0-5) of the roll."""
+    return f"die-{i}"
+
+
+def track_target(seat: int, track: str) -> str:
+    """The ``data-target`` key of ``seat``'s ``"love"`` or ``"adventure"`` track."""
+    return f"p{seat}-{track}"
+
+
+def action_target(env_or_state: Any, action: int) -> str | None:
+    """The SVG element a legal ``action`` of the deciding seat belongs to: the die a one-die re-roll
+    rolls, the track the choice of Love or Adventure feeds; ``None`` for stopping, re-rolling several
+    dice at once and the Ninja's choice."""
+    s = _state(env_or_state)
+    if 0 < action < rules.NUM_SUBSETS and action & (action - 1) == 0:
+        return die_target(action.bit_length() - 1)
+    if action == rules.CHOOSE_LOVE:
+        return track_target(s.decider, "love")
+    if action == rules.CHOOSE_ADVENTURE:
+        return track_target(s.decider, "adventure")
+    return None
+
+
 def paint(d: Canvas, s: rules.CubeMeltState, viewer: int | None) -> None:
     """Paint the table as ``viewer`` sees it on ``d``."""
     cfg = s.config
@@ -111,7 +137,8 @@ def _draw_dice(d: Canvas, s: rules.CubeMeltState) -> None:
     resolved = s.phase != rules.PHASE_REROLL
     for i, face in enumerate(s.dice):
         x = 26 + 80 * i
-        face_die(d, x, 94, 66, face)
+        with d.group(die_target(i)):
+            face_die(d, x, 94, 66, face)
         d.text((x + 33, 172), rules.FACE_LABELS[face], fill=tr.MUTED, font=tr.font(11), anchor="mm")
     counts = rules.face_counts(s.dice)
     top = rules.most_frequent(s.dice)
@@ -167,6 +194,8 @@ def _draw_player(d: Canvas, s: rules.CubeMeltState, p: int, y: int, viewer: int 
         tr.badge(d, bx, y + 11, "to act" if p == s.active else "to choose")
     x = 230
     w = (WIDTH - 30 - x) / 3
-    tr.track_bar(d, x, y + 22, w - 10, 20, s.love[p], rules.GOAL, LOVE_COLOR, "Love")
-    tr.track_bar(d, x + w, y + 22, w - 10, 20, s.adventure[p], rules.GOAL, ADVENTURE_COLOR, "Adventure")
+    with d.group(track_target(p, "love")):
+        tr.track_bar(d, x, y + 22, w - 10, 20, s.love[p], rules.GOAL, LOVE_COLOR, "Love")
+    with d.group(track_target(p, "adventure")):
+        tr.track_bar(d, x + w, y + 22, w - 10, 20, s.adventure[p], rules.GOAL, ADVENTURE_COLOR, "Adventure")
     tr.track_bar(d, x + 2 * w, y + 22, w - 10, 20, s.melt[p], rules.START_MELT, MELT_COLOR, "Melt")

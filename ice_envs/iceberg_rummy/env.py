@@ -457,6 +457,11 @@ class IcebergRummyEnv(IceAECEnv):
 
         return svg(self, viewer)
 
+    def _action_target(self, action: int) -> str | None:
+        from ice_envs.iceberg_rummy.picture import action_target
+
+        return action_target(self, action)
+
     def _render_text(self, viewer: int | None) -> str:
         s: rules.IcebergRummyState = self.game_state
         n = self.num_players

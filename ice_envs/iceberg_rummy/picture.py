@@ -1,6 +1,8 @@
 """The picture of Iceberg Rummy: the stock, the table melds, the aces and every hand.
 
 One paint function (:func:`paint`) makes the ``rgb_array`` pixels (:func:`draw`) and the SVG (:func:`svg`).
+In the SVG the face-up hand cards (``p<seat>-card-<card>``), the table melds shown (``meld-<k>``) and
+the melds panel around them (``melds``) are tagged ``data-target`` (see :func:`action_target`).
 
 The viewer's hand (and the play it is composing) is face up, the other hands face down
 (``viewer=None``: all face up). A card passed face down is shown as a back.
@@ -74,6 +76,35 @@ def svg(env_or_state: Any, viewer: int | None = None) -> str:
     return paint_svg(size(s.config.num_players), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
 
 
+#: The ``data-target`` key of the table melds panel (where a new meld goes).
+MELDS_TARGET = "melds"
+
+
+def card_target(seat: int, c: int) -> str:
+    """The ``data-target`` key of card ``c`` face up in ``seat``'s hand."""
+    return f"p{seat}-card-{c}"
+
+
+def meld_target(k: int) -> str:
+    """The ``data-target`` key of table meld ``k``."""
+    return f"meld-{k}"
+
+
+def action_target(env_or_state: Any, action: int) -> str | None:
+    """The SVG element a legal ``action`` of the deciding seat belongs to: the hand card it selects
+    or discards (both name the card), the melds panel for a new meld, the table meld a lay-off goes
+    onto (the panel where that meld is not shown); ``None`` for clearing the selection."""
+    s = _state(env_or_state)
+    if action < rules.COMMIT_NEW:
+        return card_target(s.current, action % M.NUM_CARDS)
+    if action == rules.COMMIT_NEW:
+        return MELDS_TARGET
+    if action < rules.CLEAR_SELECTION:
+        k = action - rules.LAYOFF_BASE
+        return meld_target(k) if any(place[0] == k for place in _meld_places(s)[0]) else MELDS_TARGET
+    return None
+
+
 def paint(d: Canvas, s: rules.IcebergRummyState, viewer: int | None) -> None:
     """Paint the table as ``viewer`` sees it on ``d``."""
     n = s.config.num_players
@@ -83,7 +114,8 @@ def paint(d: Canvas, s: rules.IcebergRummyState, viewer: int | None) -> None:
     title = f"Iceberg Rummy — {n} players ({decks}), hand {hand}, dealer player_{s.dealer}"
     tr.title_bar(d, width, title, _status(s))
     _draw_top(d, s)
-    _draw_melds(d, s)
+    with d.group(MELDS_TARGET):
+        _draw_melds(d, s)
     for p in range(n):
         _draw_player(d, s, p, TABLE_Y + TABLE_H + 10 + ROW_H * p, viewer)
 
@@ -110,33 +142,47 @@ def _meld_width(size: int, step: int) -> int:
     return MELD_W + step * (size - 1) + 12
 
 
-def _draw_melds(d: Canvas, s: rules.IcebergRummyState) -> None:
-    tr.panel(d, (12, TABLE_Y, WIDTH - 12, TABLE_Y + TABLE_H))
-    d.text((24, TABLE_Y + 6), f"Table melds ({len(s.melds)})", fill=tr.TEXT, font=tr.font(14, bold=True))
-    if not s.melds:
-        d.text((24, TABLE_Y + 40), "no melds yet", fill=tr.MUTED, font=tr.font(13))
-        return
+def _meld_places(s: rules.IcebergRummyState) -> tuple[list[tuple[int, int, int, int]], int]:
+    """Where the table melds go: ``(k, x, y, width)`` of each meld that fits in the panel, in
+    order (the rest are summed up as "+N more melds"), and the card step they are fanned with."""
     row_h = MELD_H + 26
     rows = (TABLE_H - 30) // row_h
     left, right = 24, WIDTH - 24
     for step in (MELD_STEP, 12, 9, 7):
         if _rows_needed(s, step, right - left) <= rows:
             break
+    places: list[tuple[int, int, int, int]] = []
     x, y = left, TABLE_Y + 30
-    for k, (kind, owner, cards) in enumerate(s.melds):
+    for k, (_, _, cards) in enumerate(s.melds):
         w = _meld_width(len(cards), step)
         if x + w > right:
             x, y = left, y + row_h
             if y + row_h > TABLE_Y + TABLE_H:
-                d.text((right - 150, TABLE_Y + 8), f"+{len(s.melds) - k} more melds", fill=tr.CURRENT, font=tr.font(12))
-                return
-        color = tr.PLAYER_COLORS[owner % len(tr.PLAYER_COLORS)]
-        d.rounded_rectangle((x - 4, y - 2, x + w - 8, y + MELD_H + 20), radius=6, outline=color, width=2)
-        for i, c in enumerate(cards):
-            card(d, x + step * i, y + 2, c, w=MELD_W, h=MELD_H, compact=True)
-        label = f"{k} {KIND_SHORT[kind]} p{owner}"
-        d.text((x, y + MELD_H + 5), tr.fit_text(d, label, tr.font(10), w - 10), fill=tr.MUTED, font=tr.font(10))
+                break
+        places.append((k, x, y, w))
         x += w
+    return places, step
+
+
+def _draw_melds(d: Canvas, s: rules.IcebergRummyState) -> None:
+    tr.panel(d, (12, TABLE_Y, WIDTH - 12, TABLE_Y + TABLE_H))
+    d.text((24, TABLE_Y + 6), f"Table melds ({len(s.melds)})", fill=tr.TEXT, font=tr.font(14, bold=True))
+    if not s.melds:
+        d.text((24, TABLE_Y + 40), "no melds yet", fill=tr.MUTED, font=tr.font(13))
+        return
+    places, step = _meld_places(s)
+    for k, x, y, w in places:
+        kind, owner, cards = s.melds[k]
+        color = tr.PLAYER_COLORS[owner % len(tr.PLAYER_COLORS)]
+        with d.group(meld_target(k)):
+            d.rounded_rectangle((x - 4, y - 2, x + w - 8, y + MELD_H + 20), radius=6, outline=color, width=2)
+            for i, c in enumerate(cards):
+                card(d, x + step * i, y + 2, c, w=MELD_W, h=MELD_H, compact=True)
+            label = f"{k} {KIND_SHORT[kind]} p{owner}"
+            d.text((x, y + MELD_H + 5), tr.fit_text(d, label, tr.font(10), w - 10), fill=tr.MUTED, font=tr.font(10))
+    if len(places) < len(s.melds):
+        more = f"+{len(s.melds) - len(places)} more melds"
+        d.text((WIDTH - 24 - 150, TABLE_Y + 8), more, fill=tr.CURRENT, font=tr.font(12))
 
 
 def _rows_needed(s: rules.IcebergRummyState, step: int, width: int) -> int:
@@ -172,7 +218,8 @@ def _draw_player(d: Canvas, s: rules.IcebergRummyState, p: int, y: int, viewer: 
             raised = c in chosen
             if raised:
                 chosen.remove(c)
-            card(d, x, y + 18, c, raised=raised)
+            with d.group(card_target(p, c)):
+                card(d, x, y + 18, c, raised=raised)
         else:
             tr.card_back(d, x, y + 18)
     if selection:

@@ -832,5 +832,10 @@ class IcebergsEnv(IceAECEnv):
 
         return svg(self, viewer)
 
+    def _action_target(self, action: int) -> str | None:
+        from ice_envs.icebergs.picture import action_target
+
+        return action_target(self, action)
+
 
 env, raw_env = make_factories(IcebergsEnv)

@@ -1,7 +1,9 @@
 """The picture of Icebergs: the hex map with ice and ships, and the ships' logs.
 
 Everything in Icebergs is public. One paint function (:func:`paint`) makes the ``rgb_array``
-pixels (:func:`draw`) and the SVG (:func:`svg`).
+pixels (:func:`draw`) and the SVG (:func:`svg`). In the SVG each map space (``hex-<space>``) and the
+floes and icebergs on it (``floe-<space>``, ``berg-<space>``) are tagged ``data-target`` (see
+:func:`action_target`).
 """
 
 from __future__ import annotations
@@ -75,6 +77,100 @@ def svg(env: Any, viewer: int | None = None) -> str:
     return paint_svg(size(env), BACKGROUND, lambda canvas: paint(canvas, env, viewer))
 
 
+def hex_target(space: int) -> str:
+    """The ``data-target`` key of map space ``space``."""
+    return f"hex-{space}"
+
+
+def floe_target(space: int) -> str:
+    """The ``data-target`` key of the ice floe(s) on ``space``."""
+    return f"floe-{space}"
+
+
+def berg_target(space: int) -> str:
+    """The ``data-target`` key of the iceberg(s) on ``space``."""
+    return f"berg-{space}"
+
+
+def action_target(env: Any, action: int) -> str | None:
+    """The SVG element a legal ``action`` of the deciding ship belongs to: the space a ship move,
+    an entry, a drift or a floe placement goes to, the floe or iceberg an ice move pushes (each of
+    its directions names it); ``None`` for leaving by an edge, ending the turn, declining, the
+    hazard's choice and the solo ice table's choice."""
+    st: rules.IcebergsState = env.game_state
+    lay = env.layout
+    m = env.hexmap
+    k = st.current
+    step = None
+    if action < 6:
+        step = action
+    elif lay.drift <= action < lay.drift + 6:
+        step = action - lay.drift
+    if step is not None:
+        target = m.neighbours[st.pos[k]][step] if st.pos[k] >= 0 else -1
+        return hex_target(target) if target >= 0 else None
+    if lay.enter <= action < lay.floe:
+        col = 0 if st.status[k] == rules.ALASKA_READY else m.cols - 1
+        return hex_target((action - lay.enter) * m.cols + col)
+    if lay.floe <= action < lay.berg:
+        return floe_target((action - lay.floe) // 7)
+    if lay.berg <= action < lay.place:
+        return berg_target((action - lay.berg) // 7)
+    if lay.place <= action < lay.drift:
+        return hex_target(action - lay.place)
+    return None
+
+
+def _draw_space(draw: Canvas, env: Any, s: int, ships: list[int]) -> None:
+    """Space ``s`` of the map with its ice and the ``ships`` on it."""
+    st: rules.IcebergsState = env.game_state
+    cfg = env.config
+    m = env.hexmap
+    small = font(11)
+    r, c = divmod(s, m.cols)
+    cx, cy = _center(r, c)
+    if m.terrain[s] == SEA:
+        draw.polygon(_hexagon(cx, cy, HEX - 1), fill=SEA_COLOR, outline=SEA_EDGE)
+    else:
+        draw.polygon(_hexagon(cx, cy, HEX - 1), fill=ISLAND_COLOR, outline=ISLAND_EDGE)
+        draw.line([(cx - 10, cy + 6), (cx - 2, cy - 6), (cx + 4, cy + 2), (cx + 10, cy - 4)], fill=ISLAND_EDGE, width=2)
+        return
+    nf = st.floes[s]
+    if nf:
+        fx, fy = cx - 12, cy + 9
+        with draw.group(floe_target(s)):
+            draw.polygon(
+                [(fx - 9, fy), (fx - 4, fy - 6), (fx + 8, fy - 5), (fx + 10, fy + 2), (fx + 2, fy + 6)],
+                fill=FLOE_COLOR,
+                outline=(160, 200, 225),
+            )
+            if nf > 1:
+                draw.text((fx - 3, fy - 6), str(nf), fill=(20, 60, 100), font=small)
+    nb = st.berg_count[s]
+    if nb:
+        bx, by = cx + 10, cy + 10
+        with draw.group(berg_target(s)):
+            draw.polygon(
+                [(bx - 11, by + 5), (bx - 3, by - 13), (bx + 3, by - 6), (bx + 6, by - 10), (bx + 12, by + 5)],
+                fill=BERG_COLOR,
+                outline=BERG_SHADE,
+            )
+            if nb > 1:
+                draw.text((bx - 3, by - 6), str(nb), fill=(20, 60, 100), font=small)
+    for i, k in enumerate(ships):
+        owner, j = divmod(k, cfg.ships_per_player)
+        sx = cx - 13 + (i % 3) * 13
+        sy = cy - 13 + (i // 3) * 11
+        color = PLAYER_COLORS[owner % len(PLAYER_COLORS)]
+        if k == st.current and not st.over:
+            draw.ellipse((sx - 10, sy - 12, sx + 10, sy + 10), fill=(255, 255, 255))
+        draw.polygon([(sx - 8, sy), (sx + 8, sy), (sx + 5, sy + 6), (sx - 5, sy + 6)], fill=color, outline=(10, 10, 10))
+        draw.rectangle((sx - 3, sy - 5, sx + 3, sy), fill=color, outline=(10, 10, 10))
+        draw.line([(sx, sy - 5), (sx, sy - 10)], fill=(10, 10, 10), width=1)
+        if cfg.fleet:
+            draw.text((sx - 3, sy + 6), "abc"[j], fill=FOREGROUND, font=small)
+
+
 def paint(draw: Canvas, env: Any, viewer: int | None = None) -> None:
     """Paint the map and the ships' logs of ``env`` on ``draw``."""
     st: rules.IcebergsState = env.game_state
@@ -98,50 +194,8 @@ def paint(draw: Canvas, env: Any, viewer: int | None = None) -> None:
             ships_at.setdefault(p, []).append(k)
 
     for s in range(m.num_spaces):
-        r, c = divmod(s, m.cols)
-        cx, cy = _center(r, c)
-        if m.terrain[s] == SEA:
-            draw.polygon(_hexagon(cx, cy, HEX - 1), fill=SEA_COLOR, outline=SEA_EDGE)
-        else:
-            draw.polygon(_hexagon(cx, cy, HEX - 1), fill=ISLAND_COLOR, outline=ISLAND_EDGE)
-            draw.line(
-                [(cx - 10, cy + 6), (cx - 2, cy - 6), (cx + 4, cy + 2), (cx + 10, cy - 4)], fill=ISLAND_EDGE, width=2
-            )
-            continue
-        nf = st.floes[s]
-        if nf:
-            fx, fy = cx - 12, cy + 9
-            draw.polygon(
-                [(fx - 9, fy), (fx - 4, fy - 6), (fx + 8, fy - 5), (fx + 10, fy + 2), (fx + 2, fy + 6)],
-                fill=FLOE_COLOR,
-                outline=(160, 200, 225),
-            )
-            if nf > 1:
-                draw.text((fx - 3, fy - 6), str(nf), fill=(20, 60, 100), font=small)
-        nb = st.berg_count[s]
-        if nb:
-            bx, by = cx + 10, cy + 10
-            draw.polygon(
-                [(bx - 11, by + 5), (bx - 3, by - 13), (bx + 3, by - 6), (bx + 6, by - 10), (bx + 12, by + 5)],
-                fill=BERG_COLOR,
-                outline=BERG_SHADE,
-            )
-            if nb > 1:
-                draw.text((bx - 3, by - 6), str(nb), fill=(20, 60, 100), font=small)
-        for i, k in enumerate(ships_at.get(s, [])):
-            owner, j = divmod(k, cfg.ships_per_player)
-            sx = cx - 13 + (i % 3) * 13
-            sy = cy - 13 + (i // 3) * 11
-            color = PLAYER_COLORS[owner % len(PLAYER_COLORS)]
-            if k == st.current and not st.over:
-                draw.ellipse((sx - 10, sy - 12, sx + 10, sy + 10), fill=(255, 255, 255))
-            draw.polygon(
-                [(sx - 8, sy), (sx + 8, sy), (sx + 5, sy + 6), (sx - 5, sy + 6)], fill=color, outline=(10, 10, 10)
-            )
-            draw.rectangle((sx - 3, sy - 5, sx + 3, sy), fill=color, outline=(10, 10, 10))
-            draw.line([(sx, sy - 5), (sx, sy - 10)], fill=(10, 10, 10), width=1)
-            if cfg.fleet:
-                draw.text((sx - 3, sy + 6), "abc"[j], fill=FOREGROUND, font=small)
+        with draw.group(hex_target(s)):
+            _draw_space(draw, env, s, ships_at.get(s, []))
 
     # panel
     px = map_w + 10

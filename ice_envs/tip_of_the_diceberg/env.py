@@ -854,5 +854,10 @@ class TipOfTheDicebergEnv(IceAECEnv):
 
         return svg(self, viewer)
 
+    def _action_target(self, action: int) -> str | None:
+        from ice_envs.tip_of_the_diceberg.picture import action_target
+
+        return action_target(self, action)
+
 
 env, raw_env = make_factories(TipOfTheDicebergEnv)

@@ -1,6 +1,9 @@
 """The picture of Tip of the Diceberg: the pool, the Diceberg slots with their melds, every hand.
 
 One paint function (:func:`paint`) makes the ``rgb_array`` pixels (:func:`draw`) and the SVG (:func:`svg`).
+In the SVG the face-up hand cards (``p<seat>-card-<card>``), the players' dice (``p<seat>-die-<die>``),
+the pool dice (``pool-die-<die>``) and the slots (``slot-<k>``) are tagged ``data-target``
+(see :func:`action_target`).
 
 The viewer's hand (and the meld it is composing) is face up, the other hands face
 down (``viewer=None``: all face up). Dice are public and drawn in their suit colour.
@@ -103,6 +106,48 @@ def svg(env_or_state: Any, viewer: int | None = None) -> str:
     return paint_svg(size(s.config.num_players, len(s.slots)), tr.TABLE, lambda canvas: paint(canvas, s, viewer))
 
 
+def card_target(seat: int, card: int) -> str:
+    """The ``data-target`` key of card ``card`` face up in ``seat``'s hand."""
+    return f"p{seat}-card-{card}"
+
+
+def die_target(seat: int, die: int) -> str:
+    """The ``data-target`` key of die ``die`` in front of ``seat``."""
+    return f"p{seat}-die-{die}"
+
+
+def pool_die_target(die: int) -> str:
+    """The ``data-target`` key of die ``die`` in the pool."""
+    return f"pool-die-{die}"
+
+
+def slot_target(k: int) -> str:
+    """The ``data-target`` key of Diceberg slot ``k``."""
+    return f"slot-{k}"
+
+
+def action_target(env_or_state: Any, action: int) -> str | None:
+    """The SVG element a legal ``action`` of the deciding seat belongs to: the card or die it adds
+    to the meld, discards or marks, the slot a meld is played to, the pool die drafted or taken;
+    ``None`` for passing without a die, re-rolling the marked dice and declining a power."""
+    s = _state(env_or_state)
+    p = s.current
+    if action < rules.ADD_DIE:
+        return card_target(p, action - rules.ADD_CARD)
+    if action < rules.COMMIT:
+        return die_target(p, action - rules.ADD_DIE)
+    if action < rules.PASS:
+        return slot_target(action - rules.COMMIT)
+    for base in (rules.PASS_TAKE, rules.DRAFT, rules.TAKE):
+        if base <= action < base + rules.NUM_DICE:
+            return pool_die_target(action - base)
+    if rules.DISCARD <= action < rules.MARK:
+        return card_target(p, action - rules.DISCARD)
+    if rules.MARK <= action < rules.REROLL:
+        return die_target(p, action - rules.MARK)
+    return None
+
+
 def paint(d: Canvas, s: rules.DicebergState, viewer: int | None) -> None:
     """Paint the table as ``viewer`` sees it on ``d``."""
     n = s.config.num_players
@@ -112,7 +157,8 @@ def paint(d: Canvas, s: rules.DicebergState, viewer: int | None) -> None:
     _draw_pool(d, s)
     for k in range(len(s.slots)):
         row, col = divmod(k, SLOTS_PER_ROW)
-        _draw_slot(d, s, k, 12 + col * (SLOT_W + 4), SLOTS_Y + row * (SLOT_H + 8))
+        with d.group(slot_target(k)):
+            _draw_slot(d, s, k, 12 + col * (SLOT_W + 4), SLOTS_Y + row * (SLOT_H + 8))
     players_y = SLOTS_Y + _slot_rows(len(s.slots)) * (SLOT_H + 8) + 6
     for p in range(n):
         _draw_player(d, s, p, players_y + ROW_H * p, viewer)
@@ -125,7 +171,8 @@ def _draw_pool(d: Canvas, s: rules.DicebergState) -> None:
     if not pool:
         d.text((24, POOL_Y + 40), "(empty)", fill=tr.MUTED, font=tr.font(13))
     for i, die in enumerate(pool):
-        _die(d, 44 + 46 * i, POOL_Y + 50, 19, die, s.die_value[die])
+        with d.group(pool_die_target(die)):
+            _die(d, 44 + 46 * i, POOL_Y + 50, 19, die, s.die_value[die])
     x0 = 880
     d.text((x0, POOL_Y + 8), f"cards out of the round: {len(s.removed)}", fill=tr.MUTED, font=tr.font(12))
     d.text((x0, POOL_Y + 26), f"passes in a row: {s.passes}", fill=tr.MUTED, font=tr.font(12))
@@ -186,15 +233,17 @@ def _draw_player(d: Canvas, s: rules.DicebergState, p: int, y: int, viewer: int 
     for x, c in zip(xs, hand):
         if sees:
             suit = CARD_SUIT[c]
-            tr.suit_card(
-                d, x, y + 18, str(CARD_NUMBER[c]), SUITS[suit], SUIT_COLORS[suit], w=38, h=54, raised=c in selection
-            )
+            with d.group(card_target(p, c)):
+                tr.suit_card(
+                    d, x, y + 18, str(CARD_NUMBER[c]), SUITS[suit], SUIT_COLORS[suit], w=38, h=54, raised=c in selection
+                )
         else:
             tr.card_back(d, x, y + 18, w=38, h=54)
     dx = tr.card_row(len(dice), 800, WIDTH - 830, 40)
     for x, die in zip(dx, dice):
         lift = -8 if ITEM_DIE0 + die in selection else 0
-        _die(d, x + 20, y + 44 + lift, 19, die, s.die_value[die], marked=die in marks)
+        with d.group(die_target(p, die)):
+            _die(d, x + 20, y + 44 + lift, 19, die, s.die_value[die], marked=die in marks)
     if selection:
         d.text((800, y + 4), "composing a meld (raised)", fill=tr.CURRENT, font=tr.font(11))
     elif marks:

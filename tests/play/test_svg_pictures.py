@@ -21,7 +21,7 @@ SVG_GAMES = sorted(ice_envs.GAMES)
 #: Games with cards or dice that other seats may not see (in the others everything is public).
 HIDDEN_GAMES = ["cardiceo", "iceberg_rummy", "tip_of_the_diceberg"]
 #: Games whose pictures tag the elements their moves belong to.
-TARGET_GAMES = ["cardiceo"]
+TARGET_GAMES = SVG_GAMES
 
 
 def _positions(game: str, seed: int, every: int = 6, per_count: int = 3, limit: int = 240):
