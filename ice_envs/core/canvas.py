@@ -266,7 +266,7 @@ class SvgCanvas(Canvas):
             shift -= spacing * (len(lines) - 1)
         family, style = font.getname()
         mono = "mono" in family.lower()
-        attrs = f' class="{"m" if mono else "s"}" font-size="{_num(font.size)}"'
+        attrs = f' class="{"ice-mono" if mono else "ice-sans"}" font-size="{_num(font.size)}"'
         if "bold" in (style or "").lower():
             attrs += ' font-weight="bold"'
         attrs += {"l": "", "m": ' text-anchor="middle"', "r": ' text-anchor="end"'}[anchor[0]]
@@ -285,7 +285,7 @@ class SvgCanvas(Canvas):
         head = (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" height="{self.height}"'
             f' viewBox="0 0 {self.width} {self.height}">'
-            f"<style>.s{{font-family:{SANS_FAMILY}}}.m{{font-family:{MONO_FAMILY}}}</style>"
+            f"<style>.ice-sans{{font-family:{SANS_FAMILY}}}.ice-mono{{font-family:{MONO_FAMILY}}}</style>"
         )
         return head + "".join(self._parts) + "</svg>"
 

@@ -52,7 +52,7 @@ def test_svg_canvas_writes_a_standalone_document_with_tagged_groups_and_escaped_
     texts = {t.text: t for t in root.iter(SVG + "text")}
     assert set(texts) == {"a < b & c", "mid", "mono"}
     assert texts["mid"].get("text-anchor") == "middle" and texts["mid"].get("font-weight") == "bold"
-    assert texts["mono"].get("class") == "m" and texts["a < b & c"].get("class") == "s"
+    assert texts["mono"].get("class") == "ice-mono" and texts["a < b & c"].get("class") == "ice-sans"
     groups = [g for g in root.iter(SVG + "g") if g.get("data-target")]
     assert [g.get("data-target") for g in groups] == ["p0-card-3"]
     assert [t.text for t in groups[0].iter(SVG + "text")] == ["a < b & c"]
