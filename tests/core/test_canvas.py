@@ -89,3 +89,27 @@ def test_default_text_picture_has_an_svg_twin():
     drawn = [t.text for t in root.iter(SVG + "text")]
     assert drawn[0] == "game_v0" and drawn[1] == "first line"
     assert "".join(drawn[2:]).replace(" ", "") == ("word" * 60)
+
+
+def test_a_game_without_a_picture_of_its_own_gets_the_text_picture_in_both_outputs():
+    import ice_envs
+    from ice_envs.cardiceo.env import CardiceoEnv
+    from ice_envs.core.aec import IceAECEnv
+    from ice_envs.core.errors import OptionError
+
+    class TextOnly(CardiceoEnv):
+        _render_rgb = IceAECEnv._render_rgb
+        _render_svg = IceAECEnv._render_svg
+        _action_target = IceAECEnv._action_target
+
+    env = TextOnly(num_players=2)
+    env.reset(seed=0)
+    img = env.render_view(0, "rgb_array")
+    assert np.array_equal(img, text_to_rgb(env.render_view(0, "ansi"), title=env.metadata["name"]))
+    root = ET.fromstring(env.render_view(0, "svg"))
+    assert (int(root.get("width")), int(root.get("height"))) == (img.shape[1], img.shape[0])
+    assert [t.text for t in root.iter(SVG + "text")][0] == env.metadata["name"]
+    assert all(env.action_target(a) is None for a in env.legal_actions())
+    with pytest.raises(OptionError, match="svg"):
+        env.render_view(0, "pdf")
+    assert ice_envs.make("cardiceo", num_players=2).metadata["render_modes"] == ["ansi", "rgb_array", "human"]
