@@ -23,6 +23,7 @@ function setUpTable() {
     el.classList.add("legal");
     el.addEventListener("click", (event) => {
       event.preventDefault();
+      event.stopPropagation(); // the innermost place clicked makes the move (a floe on a space of the map)
       if (moves.length === 1) { sendMove(moves[0][0]); return; }
       // several moves share this place on the table: offer them
       choice.innerHTML = "";
