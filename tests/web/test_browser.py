@@ -218,3 +218,12 @@ def test_the_league_pages(server, page):
     with page.expect_navigation():
         page.locator("#samples a").first.click()
     assert page.locator("#replay").get_attribute("data-steps")
+
+
+def test_the_new_game_form_follows_the_game_and_seat_chosen(server, page):
+    page.goto(f"{server}/play?game=icebergs&players=6")
+    with page.expect_navigation():
+        page.select_option("#game-select", "cubemelt")  # 6 players is not a CubeMelt table: its fewest are asked
+    assert "game=cubemelt" in page.url and page.locator("#players-select").input_value() == "2"
+    page.select_option("#seat", "1")
+    assert page.locator("#opponent1").is_disabled() and not page.locator("#opponent0").is_disabled()
