@@ -3,7 +3,8 @@
 #   make docs       the documentation site in site/ (MkDocs, warnings as errors: what CI builds); `mkdocs serve` to browse it
 #   make test       lint and the whole test suite, as CI runs it (.ci/run calls this); it also installs the
 #                   rllib extra (Ray, RLlib: about 520 MB) and the integrations extra (Tianshou, SuperSuit: about
-#                   240 MB), so the RLlib, Ray and recipe tests run instead of skipping
+#                   240 MB), so the RLlib, Ray and recipe tests run instead of skipping, and the browser extra
+#                   (Playwright, for the web app's tests in Debian's chromium, which .ci/run installs)
 # The virtual environment (.venv, or VENV=...) is made when absent and refreshed when pyproject.toml
 # or setup.py change: torch the CPU way first (a local wheel on these machines), then the project.
 
@@ -36,7 +37,7 @@ $(STAMP): pyproject.toml setup.py
 
 # the test path only: `make evaluate` stays light
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[all,rllib,integrations,docs]"
+	$(BIN)/python -m pip install --quiet -e ".[all,rllib,integrations,docs,browser]"
 	touch $(TEST_STAMP)
 
 # the docs extra only (MkDocs, mkdocstrings): `make docs` needs neither Ray nor Tianshou

@@ -1,4 +1,4 @@
-"""The import graph points one way: core <- games <- agents <- {evaluation, wrappers} <- {play, train} <- cli.
+"""The import graph points one way: core <- games <- agents <- {evaluation, wrappers} <- {play, train} <- web <- cli.
 
 Read statically from the source with :mod:`ast` (function-local imports included), so the
 layering cannot drift back unnoticed. ``benchmarks`` are scripts on top of everything but the
@@ -34,11 +34,12 @@ RANKS = {
     "wrappers": 3,
     "play": 4,
     "train": 4,
+    "web": 4.5,
     "cli": 5,
     "benchmarks": 5,
     "testing": 5,
 }
-PRODUCT_LAYERS = ("core", "agents", "evaluation", "wrappers", "play", "train", "benchmarks")
+PRODUCT_LAYERS = ("core", "agents", "evaluation", "wrappers", "play", "train", "web", "benchmarks")
 #: modules of a product folder that belong to a lower layer: what ``import ice_envs`` itself runs
 CORE_MODULES = {"ice_envs.wrappers.registration"}
 
