@@ -7,6 +7,7 @@ ice-envs league CONFIG.yaml [--out DIR] [--workers K]         (every agent on on
 ice-envs compare GAME A B --players N --opponents SPEC [--games G] [--seed S]   (paired, :mod:`.compare`)
 ice-envs compare GAME A B --suite v1 --opponents heuristic [--games G]  (on the suite's deals of that table)
 ice-envs evaluate|league ... --backend ray [--address ADDR]    (games as Ray tasks, :mod:`.ray_backend`)
+ice-envs evaluate|league|compare ... [--engine scalar|batched|auto] [--chance numpy|splitmix]   (also with --suite)
 ice-envs replay RECORD --out DIR [--viewer K] [--every N] [--max-frames M] [--fps F] [--no-gif]
 
 ``--out`` of ``evaluate``, ``compare`` and ``league`` is checked before any game is played
@@ -38,7 +39,7 @@ from ice_envs.core.options import parse_option
 from ice_envs.core.registry import get_spec, spec_of
 from ice_envs.evaluation.record import RecordError
 from ice_envs.evaluation.report import to_markdown, write_report
-from ice_envs.evaluation.tournament import GamesFailedError, evaluate
+from ice_envs.evaluation.tournament import CHANCES, ENGINES, GamesFailedError, check_engine, evaluate
 
 #: The exceptions that name a user's mistake (``FileFormatError`` and ``train.config.ConfigError``
 #: are ``OptionError``\ s) or a failure outside the program (``GamesFailedError``: Ray tasks that
@@ -270,27 +271,29 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--engine scalar|batched`` and ``--chance numpy|splitmix`` (evaluate and league)."""
+    """``--engine scalar|batched|auto`` and ``--chance numpy|splitmix`` (evaluate, suite, league and compare)."""
     parser.add_argument(
         "--engine",
-        choices=("scalar", "batched"),
-        default="scalar",
-        help="how games are played: one env per game, or many at once on the compiled engine (implies "
-        "--chance splitmix; the same results as --engine scalar --chance splitmix)",
+        choices=ENGINES,
+        default="auto",
+        help="how games are played: one env per game (scalar), many at once on the compiled engine (batched, "
+        "implies --chance splitmix), or batched wherever that plays the scalar engine's games (auto: with "
+        "--chance splitmix and the pack's own agents; scalar otherwise, with a note saying why); the results "
+        "do not depend on it",
     )
     parser.add_argument(
         "--chance",
-        choices=("numpy", "splitmix"),
+        choices=CHANCES,
         default=None,
-        help="where the deals and dice come from: the env's generator (numpy, the scalar default) or the "
-        "compiled engines' streams (splitmix)",
+        help="where the deals and dice come from: the env's generator (numpy, the default but with --engine "
+        "batched) or the compiled engines' streams (splitmix: other deals)",
     )
 
 
 def engine_flags(args: argparse.Namespace) -> str:
     """`` --engine E`` and `` --chance C`` where given other than the defaults (empty otherwise)."""
     flags = ""
-    if getattr(args, "engine", "scalar") != "scalar":
+    if getattr(args, "engine", "auto") != "auto":
         flags += f" --engine {args.engine}"
     if getattr(args, "chance", None) is not None:
         flags += f" --chance {args.chance}"
@@ -346,8 +349,6 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.suite is not None:
         if args.backend != "local" or args.address is not None:
             raise UsageError("ice-envs evaluate", "--suite runs on local processes: drop --backend/--address")
-        if args.engine != "scalar" or args.chance is not None:
-            raise UsageError("ice-envs evaluate", "--suite plays the scalar engine's deals: drop --engine/--chance")
         return run_suite_from_args(args)
     options = dict(parse_option(o) for o in args.option)
     out = args.out or Path("runs/eval") / portable_name(f"{args.game}-{args.players}p-{args.agents}")
@@ -405,14 +406,26 @@ def run_suite_from_args(args: argparse.Namespace) -> int:
     from ice_envs.evaluation.suite import get_suite, run_suite, suite_markdown
 
     suite = get_suite(args.suite)
+    check_engine(args.engine, args.chance)
     out = args.out or Path("runs/suite") / portable_name(suite.version) / portable_name(args.agent)
     check_out_folder(out, args.force)
     try:
-        report = run_suite(suite, args.agent, args.game, workers=args.workers, progress=not args.no_progress)
+        report = run_suite(
+            suite,
+            args.agent,
+            args.game,
+            workers=args.workers,
+            progress=not args.no_progress,
+            engine=args.engine,
+            chance=args.chance,
+        )
     except AgentSpecError as exc:
         raise OptionError(str(exc)) from None
     game = f"{args.game} " if args.game else ""
-    command = f"ice-envs evaluate --suite {suite.version} {game}{shlex.quote(args.agent)} --workers {args.workers}"
+    command = (
+        f"ice-envs evaluate --suite {suite.version} {game}{shlex.quote(args.agent)} --workers {args.workers}"
+        f"{engine_flags(args)}"
+    )
     out.mkdir(parents=True, exist_ok=True)
     report = {**report, "command": command, "machine": machine_info()}
     write_atomic(out / "suite.json", json.dumps(report, indent=1) + "\n")
@@ -483,6 +496,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UsageError("ice-envs compare", "--players is required (or --suite VERSION)")
     seed = 0 if seed is None else seed
     games = 2000 if games is None else games
+    check_engine(args.engine, args.chance)
     name = f"{args.game}-{players}p-{args.a}-vs-{args.b}"
     out = args.out or Path("runs/compare") / portable_name(name)
     check_out_folder(out, args.force)
@@ -499,10 +513,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
             options,
             max_decisions=args.max_decisions,
             progress=not args.no_progress,
+            engine=args.engine,
+            chance=args.chance,
         )
     except AgentSpecError as exc:
         raise OptionError(str(exc)) from None
-    command = compare.canonical_command(report, args.workers, args.max_decisions)
+    command = compare.canonical_command(report, args.workers, args.max_decisions, args.engine)
     out.mkdir(parents=True, exist_ok=True)
     write_atomic(
         out / "compare.json", json.dumps({**report, "command": command, "machine": machine_info()}, indent=1) + "\n"
@@ -609,6 +625,7 @@ def add_subcommand(sub: Any) -> None:
     add_workers_argument(c)
     c.add_argument("--option", type=option_text, action="append", default=[], help="game option key=value (repeatable)")
     c.add_argument("--max-decisions", type=at_least(1), default=None, metavar="N", help="as in evaluate")
+    add_engine_arguments(c)
     c.add_argument("--out", type=Path, default=None, help="report folder (default runs/compare/<game>-<N>p-<a>-vs-<b>)")
     add_no_progress_argument(c)
     add_force_argument(c)

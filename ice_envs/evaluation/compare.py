@@ -31,7 +31,7 @@ import numpy as np
 
 from ice_envs.core.agent import Agent
 from ice_envs.core.errors import OptionError
-from ice_envs.evaluation.tournament import entry_label, evaluate
+from ice_envs.evaluation.tournament import check_engine, entry_label, evaluate
 
 #: Bootstrap resamples of the paired differences.
 RESAMPLES = 4000
@@ -94,13 +94,19 @@ def compare(
     options: dict[str, Any] | None = None,
     max_decisions: int | None = None,
     progress: bool = True,
+    engine: str = "auto",
+    chance: str | None = None,
 ) -> dict[str, Any]:
     """Play ``agent_a`` and then ``agent_b`` in one seat against ``opponents`` on the same ``games``
     deals and seats; returns both rows and the paired statistics (see the module docstring).
 
     ``opponents``: one spec (every other seat) or ``num_players - 1`` of them, as a comma-separated
     string or a sequence of specs and :class:`~ice_envs.core.agent.Agent` objects.
+    ``engine`` and ``chance``: as in :func:`~ice_envs.evaluation.tournament.evaluate` (each agent's tournament
+    on its own engine, :func:`~ice_envs.evaluation.tournament.engine_for`); the report says ``chance`` unless
+    it is ``numpy``, and does not depend on the engine.
     """
+    chance = check_engine(engine, chance)
     others = _opponent_list(opponents, num_players)
     runs = []
     for agent in (agent_a, agent_b):
@@ -114,6 +120,8 @@ def compare(
             options,
             max_decisions=max_decisions,
             progress=progress,
+            engine=engine,
+            chance=chance,
         )
         runs.append((summary, results))
     (summary_a, res_a), (summary_b, res_b) = runs
@@ -148,6 +156,8 @@ def compare(
             "mean_score_difference_ci95": list(paired_bootstrap(score_a - score_b, deals, seed + 1)),
         },
         "truncated_games": [summary_a["truncated_games"], summary_b["truncated_games"]],
+        # other deals than numpy chance's: said where it applies (numpy chance's reports stay as they were)
+        **({"chance": chance} if chance != "numpy" else {}),
     }
 
 
@@ -191,8 +201,9 @@ def to_markdown(report: dict[str, Any], command: str) -> str:
     return "\n".join(lines)
 
 
-def canonical_command(report: dict[str, Any], workers: int, max_decisions: int | None) -> str:
-    """The command that reproduces ``report``, every default spelled out."""
+def canonical_command(report: dict[str, Any], workers: int, max_decisions: int | None, engine: str = "auto") -> str:
+    """The command that reproduces ``report``, every default spelled out (``--engine`` where not ``auto``,
+    ``--chance`` where not ``numpy``)."""
     parts = [
         f"ice-envs compare {report['game']} {shlex.quote(report['a']['spec'])} {shlex.quote(report['b']['spec'])}",
         f"--players {report['num_players']} --opponents {shlex.quote(','.join(report['opponents']))}",
@@ -202,4 +213,8 @@ def canonical_command(report: dict[str, Any], workers: int, max_decisions: int |
         parts.append(f"--option {shlex.quote(f'{key}={value}')}")
     if max_decisions is not None:
         parts.append(f"--max-decisions {max_decisions}")
+    if engine != "auto":
+        parts.append(f"--engine {engine}")
+    if report.get("chance", "numpy") != "numpy":
+        parts.append(f"--chance {report['chance']}")
     return " ".join(parts)

@@ -251,7 +251,7 @@ def play_league(
     backend: str = "local",
     address: str | None = None,
     force: bool = False,
-    engine: str = "scalar",
+    engine: str = "auto",
     chance: str | None = None,
 ) -> dict[str, Any]:
     """Play the tables that are missing or stale in ``out/tables``, then rate every agent; the summary.

@@ -18,8 +18,10 @@ __all__ = [
     "CHANCES",
     "ENGINES",
     "Match",
+    "PACK_KINDS",
     "ViewGenerators",
     "agent_seed",
+    "batched_blocker",
     "env_options",
     "game_result",
     "reset_agent",
@@ -45,15 +47,27 @@ class Match:
     #: Where chance comes from: ``numpy`` (the env's own generator) or ``splitmix`` (the compiled engines'
     #: deals and streams, so that the batched engine plays the very same games; :mod:`ice_envs.evaluation.batched`).
     chance: str = "numpy"
-    #: How the games are played: ``scalar`` (one env per game) or ``batched`` (the compiled engine,
-    #: :mod:`ice_envs.evaluation.batched`; needs ``chance="splitmix"``); the results are the same.
+    #: How the games are played: ``scalar`` (one env per game), ``batched`` (the compiled engine,
+    #: :mod:`ice_envs.evaluation.batched`; needs ``chance="splitmix"``) or ``auto`` (batched where that plays
+    #: the scalar path's games and every agent is one of the pack's, :data:`PACK_KINDS`; scalar otherwise).
+    #: The results are the same (:func:`~ice_envs.evaluation.tournament.engine_for`).
     engine: str = "scalar"
 
 
 #: The chance modes of :class:`Match`.
 CHANCES = ("numpy", "splitmix")
 #: The engines of :class:`Match`.
-ENGINES = ("scalar", "batched")
+ENGINES = ("scalar", "batched", "auto")
+#: The agent kinds that ``engine="auto"`` plays on the batched engine: the pack's own agents, whose every
+#: decision is fixed by the game's seeds (a compiled twin inside the engine, or a fresh copy per game called
+#: from Python). ``python:`` and ``rllib:`` agents and Agent objects may keep state from game to game, as the
+#: scalar path's one object per entry does, so ``auto`` plays their tables on the scalar path.
+PACK_KINDS = ("random", "heuristic", "greedy", "mcts", "flat", "ppo")
+
+
+def batched_blocker(entries: tuple[AgentSpec | Agent, ...]) -> AgentSpec | Agent | None:
+    """The first agent entry that keeps ``engine="auto"`` on the scalar path (not of :data:`PACK_KINDS`), or ``None``."""
+    return next((e for e in entries if not (isinstance(e, AgentSpec) and e.kind in PACK_KINDS)), None)
 
 
 def seat_of(agent_index: int, game_index: int, num_players: int) -> int:

@@ -34,7 +34,7 @@ import ice_envs
 from ice_envs.agents.ppo_agent import load_policy_net
 from ice_envs.agents.spec import parse_agent_spec
 from ice_envs.core.errors import OptionError
-from ice_envs.evaluation.tournament import evaluate
+from ice_envs.evaluation.tournament import check_engine, evaluate
 
 #: Half-open range of training seeds (run seeds, env seeds, the deals training draws).
 TRAINING_SEEDS = range(0, 2**63)
@@ -155,9 +155,21 @@ def suite_tables_for(suite: Suite, agent: str, game: str | None) -> tuple[SuiteT
 
 
 def run_suite(
-    suite: Suite, agent: str, game: str | None = None, workers: int = 1, progress: bool = True
+    suite: Suite,
+    agent: str,
+    game: str | None = None,
+    workers: int = 1,
+    progress: bool = True,
+    engine: str = "auto",
+    chance: str | None = None,
 ) -> dict[str, Any]:
-    """Play ``agent`` (one spec) in the first seat entry of each of its suite tables; the report."""
+    """Play ``agent`` (one spec) in the first seat entry of each of its suite tables; the report.
+
+    ``engine`` and ``chance``: as in :func:`~ice_envs.evaluation.tournament.evaluate`. The suite's published
+    numbers are numpy chance's (the default); ``chance="splitmix"`` plays other deals from the same seeds,
+    and the report says so (``chance``), whichever engine plays them.
+    """
+    chance = check_engine(engine, chance)
     rows = []
     for table in suite_tables_for(suite, agent, game):
         seed = suite.seed_of(table)
@@ -171,6 +183,8 @@ def run_suite(
             workers,
             dict(table.options),
             progress=progress,
+            engine=engine,
+            chance=chance,
         )
         me = summary["per_agent"][0]
         rows.append(
@@ -192,13 +206,16 @@ def run_suite(
                 "wall_seconds": round(time.perf_counter() - start, 2),
             }
         )
-    return {"suite": suite.version, "agent": agent, "tables": rows}
+    chance_key = {"chance": chance} if chance != "numpy" else {}  # numpy chance's reports stay as they were
+    return {"suite": suite.version, "agent": agent, **chance_key, "tables": rows}
 
 
 def suite_markdown(report: dict[str, Any], command: str) -> str:
     """One agent's suite numbers as a Markdown table."""
+    chance = report.get("chance", "numpy")
+    other_deals = f" ({chance} chance: other deals than the suite's published numbers)" if chance != "numpy" else ""
     lines = [
-        f"Suite {report['suite']}, agent `{report['agent']}`: `{command}`",
+        f"Suite {report['suite']}, agent `{report['agent']}`: `{command}`{other_deals}",
         "",
         "| table | games | wins | win rate [95%] | 1/N | mean score | mean rank | truncated | wall s |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -26,6 +26,8 @@ by the env's own generator as above. With ``splitmix`` chance a game is the comp
 its deal seed, its chance and the agents' own generators continue SplitMix64 streams, and each seat
 re-deals its views from its own generator; ``--engine batched`` plays those games many at once on the
 compiled engine (:mod:`ice_envs.evaluation.batched`) with the scalar engine's results, game by game.
+``--engine auto`` plays batched wherever that gives the scalar path's results (splitmix chance, the pack's own
+agents: :func:`engine_for`) and scalar otherwise, with a one-line note on stderr naming what kept a table scalar.
 Splitmix games are other deals than numpy games of the same seeds; the summary says ``chance``.
 """
 
@@ -47,8 +49,10 @@ from ice_envs.core.threads import one_blas_thread
 from ice_envs.evaluation.matches import (
     CHANCES,
     ENGINES,
+    PACK_KINDS,
     Match,
     ViewGenerators,
+    batched_blocker,
     env_options,
     game_result,
     reset_agent,
@@ -63,9 +67,13 @@ __all__ = [
     "GamesFailedError",
     "Match",
     "agent_entries",
+    "batched_plays",
+    "check_engine",
+    "engine_for",
     "entry_label",
     "env_options",
     "evaluate",
+    "fallback_note",
     "play_game",
     "run_games",
     "seat_of",
@@ -137,18 +145,50 @@ def _play_batch(args: tuple[Match, list[int]]) -> list[dict[str, Any]]:
         return [play_game(match, i, agents) for i in indices]
 
 
+def engine_for(match: Match) -> tuple[str, str | None]:
+    """The engine that plays ``match``'s games, ``scalar`` or ``batched``, and why ``batched``/``auto`` gave way
+    to ``scalar`` (``None`` where it did not, or where the scalar engine was asked for).
+
+    * ``engine="scalar"``, or ``numpy`` chance (``auto`` then plays the scalar path's own games): scalar.
+    * Score rewards (``reward_mode="score"``): scalar. Their per-seat totals are float sums grouped by the
+      seat's turns on the scalar path, a grouping the engine's in-engine turns do not keep.
+    * ``engine="auto"`` with an agent entry outside :data:`~ice_envs.evaluation.matches.PACK_KINDS`
+      (``python:``, ``rllib:``, an Agent object): scalar, naming it. Such an agent may carry state from one
+      game to the next (the scalar path plays every game with one object), which the batched engine's
+      copy per game would not keep. ``engine="batched"`` plays it anyway, as asked.
+    * Otherwise batched: the same games, result for result.
+    """
+    if match.engine == "scalar" or match.chance != "splitmix":
+        return "scalar", None
+    if env_options(match).get("reward_mode", "outcome") == "score":
+        return "scalar", "reward_mode=score (its reward totals are summed turn by turn)"
+    if match.engine == "auto":
+        blocker = batched_blocker(match.agents)
+        if blocker is not None:
+            return "scalar", f"agent {entry_label(blocker)!r} is not one of the pack's agents ({', '.join(PACK_KINDS)})"
+    return "batched", None
+
+
 def batched_plays(match: Match) -> bool:
-    """Whether ``match``'s games are played on the compiled engine: with ``engine="batched"``, but for score
-    rewards (``reward_mode="score"``), whose per-seat totals are float sums grouped by the seat's turns on
-    the scalar path, a grouping the engine's in-engine turns do not keep: those games are played by the
-    scalar path (the same games, its exact totals)."""
-    return match.engine == "batched" and env_options(match).get("reward_mode", "outcome") != "score"
+    """Whether ``match``'s games are played on the compiled engine (:func:`engine_for`)."""
+    return engine_for(match)[0] == "batched"
+
+
+def fallback_note(match: Match) -> str | None:
+    """The one line that says why ``match``'s games are played on the scalar path though ``batched`` or
+    ``auto`` was asked with ``splitmix`` chance (:func:`engine_for`); ``None`` where nothing gave way."""
+    why = engine_for(match)[1]
+    if why is None:
+        return None
+    agents = ",".join(entry_label(a) for a in match.agents)
+    return f"note: {match.game} {agents}: played on the scalar engine, not batched: {why}; the results are the same"
 
 
 def check_engine(engine: str, chance: str | None) -> str:
     """The chance mode of ``engine`` and ``chance`` (``None``: the engine's default); an :class:`OptionError`
-    names a bad pair: ``engine`` is ``scalar`` or ``batched``, ``chance`` ``numpy`` or ``splitmix``, and the
-    batched engine plays splitmix chance only."""
+    names a bad pair: ``engine`` is ``scalar``, ``batched`` or ``auto``, ``chance`` ``numpy`` or ``splitmix``,
+    and the batched engine plays splitmix chance only. ``auto``'s default chance is ``numpy`` (it then plays
+    the scalar path); with ``splitmix`` it plays batched (:func:`engine_for`)."""
     if engine not in ENGINES:
         raise OptionError(f"--engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     if chance is None:
@@ -224,6 +264,9 @@ def run_games(
 
         init_ray(address, workers if address is None else None)
         workers = cluster_cpus()
+    note = fallback_note(match)
+    if note is not None:
+        print(note, file=sys.stderr)
     if batched_plays(match):  # a few large batches: every game of a batch advances in one compiled call
         batch = max(1, min(4096, -(-len(numbers) // (workers * 2))))
     else:
@@ -399,7 +442,7 @@ def evaluate(
     backend: str = "local",
     address: str | None = None,
     before_games: Callable[[], None] | None = None,
-    engine: str = "scalar",
+    engine: str = "auto",
     chance: str | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Run a tournament; returns (summary, per-game results).
@@ -413,8 +456,9 @@ def evaluate(
     Ray with ``workers`` CPUs); the results do not depend on it.
     ``before_games``: called once every argument is checked, just before the first game (a failed
     check has then changed nothing).
-    ``engine``: ``scalar`` (one env per game) or ``batched`` (the compiled engine, many games at once,
-    :mod:`ice_envs.evaluation.batched`). ``chance``: ``numpy`` (default with the scalar engine) or
+    ``engine``: ``scalar`` (one env per game), ``batched`` (the compiled engine, many games at once,
+    :mod:`ice_envs.evaluation.batched`) or ``auto`` (batched where it plays the scalar path's games,
+    :func:`engine_for`). ``chance``: ``numpy`` (default with the scalar engine) or
     ``splitmix`` (the compiled engines' deals and streams; the batched engine's only chance). The batched
     engine's results equal the scalar engine's with ``chance="splitmix"``, game by game; splitmix games
     are other deals than numpy ones.

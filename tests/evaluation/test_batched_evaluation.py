@@ -144,7 +144,7 @@ def test_splitmix_chance_deals_other_games_than_numpy() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"engine": "gpu"}, "--engine must be one of scalar, batched"),
+        ({"engine": "gpu"}, "--engine must be one of scalar, batched, auto"),
         ({"chance": "dice"}, "--chance must be one of numpy, splitmix"),
         ({"engine": "batched", "chance": "numpy"}, "--engine batched plays the compiled engine's chance"),
         ({"chance": "splitmix", "record": 2, "record_dir": Path("unused")}, "--record needs --chance numpy"),
@@ -168,7 +168,9 @@ def test_league_on_the_batched_engine_has_the_scalar_splitmix_tables(tmp_path: P
     league.play_league(cfg, tmp_path / "a", progress=False, echo=lambda *_: None)
     numpy_tables = {p.name: json.loads(p.read_text()) for p in (tmp_path / "a" / "tables").glob("*.json")}
     assert all("chance" not in t["key"] for t in numpy_tables.values())
-    scalar = league.play_league(cfg, tmp_path / "a", progress=False, echo=lambda *_: None, chance="splitmix")
+    scalar = league.play_league(
+        cfg, tmp_path / "a", progress=False, echo=lambda *_: None, engine="scalar", chance="splitmix"
+    )
     assert len(scalar["tables_played"]) == 3 and not scalar["tables_reused"]  # a numpy table is not a splitmix one
     batched = league.play_league(cfg, tmp_path / "b", progress=False, echo=lambda *_: None, engine="batched")
     assert batched["tables_played"] == scalar["tables_played"]
@@ -178,5 +180,7 @@ def test_league_on_the_batched_engine_has_the_scalar_splitmix_tables(tmp_path: P
         assert a["key"] == b["key"] and a["key"]["chance"] == "splitmix"
         assert a["results"] == b["results"]
         assert a["results"] != numpy_tables[f"{name}.json"]["results"]  # other deals
-    again = league.play_league(cfg, tmp_path / "b", progress=False, echo=lambda *_: None, chance="splitmix")
+    again = league.play_league(
+        cfg, tmp_path / "b", progress=False, echo=lambda *_: None, engine="scalar", chance="splitmix"
+    )
     assert len(again["tables_reused"]) == 3  # the scalar engine reuses the batched engine's tables
