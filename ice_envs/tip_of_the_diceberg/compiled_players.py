@@ -44,6 +44,9 @@ Python                       here
 random fallback              ``random_act`` (``random_legal``: one ``below(k)``)
 ===========================  ===================================================================
 
+**heuristic@v2** mirrors :class:`ice_envs.tip_of_the_diceberg.heuristic_v2.DicebergHeuristicV2`: version 1 with
+its draft (:func:`_h_draft_v2`, with :func:`_solo_value` for ``solo_value``).
+
 While a meld is composed item by item, the memory row also keeps the meld chosen
 (:func:`_remember_meld`): with the same hand and taken slots, the search would choose it again, so the
 next items need no search (:func:`_meld_goes_on`). Each decision builds its plans afresh (the
@@ -128,6 +131,7 @@ from ice_envs.tip_of_the_diceberg.heuristic import (
     STUCK_COST,
     turn_cost_of_slots,
 )
+from ice_envs.tip_of_the_diceberg.heuristic_v2 import DRAFT_TOLERANCE
 from ice_envs.tip_of_the_diceberg.patterns import MAX_NUMBER, NUM_SUITS
 
 __all__ = ["PLAYERS", "greedy_act", "greedy_value"]
@@ -244,6 +248,10 @@ def _turn_cost_table() -> np.ndarray:
 #: The turn cost of a meld by how many clear, discard and other slots take it (exactly the Python floats).
 TURN_COST = _turn_cost_table()
 CLEAR_COST = POWER_TURN_COST["clear"]
+#: ``heuristic_v2.solo_value``'s saving by power category (clear, discard, other): 1 minus the turn cost.
+SOLO_SAVING = np.array(
+    [1.0 - POWER_TURN_COST["clear"], 1.0 - POWER_TURN_COST["discard"], 1.0 - POWER_TURN_COST[""]], dtype=np.float64
+)
 #: ``itertools.combinations(group, r)`` as bitmasks over a group's positions: ``COMBOS[g][r]``, ``COMBO_COUNT[g, r]``.
 COMBOS = np.zeros((4, 4, 3), dtype=np.int64)
 COMBO_COUNT = np.zeros((4, 4), dtype=np.int64)
@@ -1055,8 +1063,57 @@ def _h_reroll(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignor
 
 
 @njit
-def heuristic_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
-    """``DicebergHeuristic.act`` (module docstring); its plan cache is kept in ``memory``."""
+def _solo_value(s: np.ndarray, cfg: np.ndarray, d: int) -> float:
+    """``heuristic_v2.solo_value``: the turn pool die ``d`` saves as a one-item meld on a clear or discard card."""
+    xid = ITEM_DIE0 + d
+    xs = ITEM_SUIT[xid]
+    value = s[DIE_VAL + d]
+    item = np.empty((1, 4), dtype=np.int64)
+    item[0, 0], item[0, 1], item[0, 2], item[0, 3] = xid, xs, value, 1
+    found = np.empty(4, dtype=np.int64)
+    best = 0.0
+    for k in range(cfg[C_NSLOTS]):
+        card = s[SLOT_CARD + k]
+        if cfg[C_PATTERN + NF * card + F_CMIN] > 1 or not _allowed(cfg, card, xs, value):
+            continue
+        found, nf = _melds(cfg, card, item, 0, found)
+        if nf:
+            best = max(best, SOLO_SAVING[POWER_CATEGORY[cfg[C_POWER + card]]])
+    return best
+
+
+@njit
+def _h_draft_v2(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
+    """``DicebergHeuristicV2.draft_pick``: among the dice within ``DRAFT_TOLERANCE`` of the cheapest hand, the
+    highest solo value, then the most faces, then the highest number, then the lowest die."""
+    p, hmask = _hand(st, built, s, cfg, memory, _held(s, seat))
+    own = np.full(ND, np.inf)
+    best_own = np.inf
+    for d in range(ND):
+        if mask[A_DRAFT + d]:
+            own[d] = _with_die(st, built, s, cfg, memory, p, hmask, d, s[DIE_VAL + d])
+            if own[d] < best_own:
+                best_own = own[d]
+    action = -1
+    best_solo, best_faces, best_number = -1.0, -1, -1
+    for d in range(ND):
+        if not mask[A_DRAFT + d] or not own[d] <= best_own + DRAFT_TOLERANCE:
+            continue
+        solo, faces, number = _solo_value(s, cfg, d), ROLL_HIGH[d] - 1, s[DIE_VAL + d]
+        better = solo > best_solo or (
+            solo == best_solo and (faces > best_faces or (faces == best_faces and number > best_number))
+        )
+        if action < 0 or better:
+            action = A_DRAFT + d
+            best_solo, best_faces, best_number = solo, faces, number
+    return action
+
+
+@njit
+def _heuristic(
+    s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray, version: int
+) -> int:
+    """``DicebergHeuristic.act`` (``version`` 1) or ``DicebergHeuristicV2.act`` (2: its draft)."""
     only = only_legal(mask)
     if only >= 0:
         return only
@@ -1067,6 +1124,8 @@ def heuristic_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.nda
     action = -1
     if phase == PLAY:
         action = _h_play(st, built, s, cfg, mask, memory, seat)
+    elif phase == DRAFT and version == 2:
+        action = _h_draft_v2(st, built, s, cfg, mask, memory, seat)
     elif phase == DRAFT:
         action = _h_best_die(st, built, s, cfg, mask, memory, seat, A_DRAFT, -1)
     elif phase == TAKE:
@@ -1080,8 +1139,21 @@ def heuristic_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.nda
     return action
 
 
+@njit
+def heuristic_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
+    """``DicebergHeuristic.act`` (module docstring); its plan cache is kept in ``memory``."""
+    return _heuristic(s, cfg, mask, prng, memory, 1)
+
+
+@njit
+def heuristic_v2_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
+    """``DicebergHeuristicV2.act``: version 1 with its draft (:func:`_h_draft_v2`)."""
+    return _heuristic(s, cfg, mask, prng, memory, 2)
+
+
 #: The compiled players of Tip of the Diceberg, by agent spec.
 PLAYERS: dict[str, CompiledPlayer] = {
     "greedy": CompiledPlayer("greedy", greedy_act),
     "heuristic": CompiledPlayer("heuristic", heuristic_act, HEURISTIC_MEMORY),
+    "heuristic@v2": CompiledPlayer("heuristic@v2", heuristic_v2_act, HEURISTIC_MEMORY),
 }

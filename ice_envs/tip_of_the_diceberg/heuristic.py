@@ -476,3 +476,14 @@ def describe(state: rules.DicebergState, seat: int, agent: DicebergHeuristic | N
         "cost": hand.value(),
         "options": [(c, k, [rules.item_name(state, x) for x in m]) for c, _, k, m in opts[:5]],
     }
+
+
+def __getattr__(name: str) -> Any:
+    """``VERSIONS``: the heuristic's versions by name (``heuristic@v1``, ``heuristic@v2``; plain ``heuristic`` is
+    v1). Version 2 lives in :mod:`ice_envs.tip_of_the_diceberg.heuristic_v2`, imported on first use (it builds
+    on this module)."""
+    if name == "VERSIONS":
+        from ice_envs.tip_of_the_diceberg.heuristic_v2 import DicebergHeuristicV2
+
+        return {"v1": DicebergHeuristic, "v2": DicebergHeuristicV2}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
