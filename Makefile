@@ -1,5 +1,6 @@
 # The two commands of the README's quick start; each sets up what it needs on a fresh machine.
 #   make evaluate   the main job: the heuristic against random seats (win rates, intervals, ratings)
+#   make serve      the web app on http://127.0.0.1:8000 (play the agents, replays, leagues); PORT=... RUNS=...
 #   make docs       the documentation site in site/ (MkDocs, warnings as errors: what CI builds); `mkdocs serve` to browse it
 #   make test       lint and the whole test suite, as CI runs it (.ci/run calls this); it also installs the
 #                   rllib extra (Ray, RLlib: about 520 MB) and the integrations extra (Tianshou, SuperSuit: about
@@ -15,13 +16,19 @@ STAMP := $(VENV)/.ice-envs-installed
 TEST_STAMP := $(VENV)/.ice-envs-test-extras-installed
 DOCS_STAMP := $(VENV)/.ice-envs-docs-installed
 
-.PHONY: evaluate test docs install clean-venv
+.PHONY: evaluate test docs serve install clean-venv
+
+PORT ?= 8000
+RUNS ?= runs
 
 evaluate: $(STAMP)
 	$(BIN)/ice-envs evaluate cardiceo --players 4 --agents heuristic,random,random,random --games 400 --workers 2
 
 test: $(STAMP) $(TEST_STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/pytest -q -n 2
+
+serve: $(STAMP)
+	$(BIN)/ice-envs serve --port $(PORT) --runs $(RUNS)
 
 docs: $(DOCS_STAMP)
 	$(BIN)/python -m mkdocs build --strict

@@ -30,8 +30,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from ice_envs.web.app import create_app
 
     runs = args.runs
-    if runs is not None and not runs.is_dir():
+    if runs is not None and runs.exists() and not runs.is_dir():
         raise OptionError(f"--runs {runs}: not a folder")
+    if runs is not None:
+        runs.mkdir(parents=True, exist_ok=True)  # a fresh clone has no runs/ yet: games played are saved there
     from ice_envs.web.guard import LOCAL_NAMES
 
     # a server for the network (0.0.0.0, ::) answers any name; else this machine's names and the one given

@@ -395,6 +395,8 @@ def test_serve_listens_on_localhost_by_default(monkeypatch, runs_dir, capsys):
     assert seen == {"host": "0.0.0.0", "port": 9123}
     assert main(["serve", "--runs", str(runs_dir / "league.yaml")]) == 2
     assert "not a folder" in capsys.readouterr().err
+    fresh = runs_dir.parent / "fresh-clone-runs"
+    assert main(["serve", "--runs", str(fresh)]) == 0 and fresh.is_dir()  # made on first use
     assert main(["serve", "--port", "70000"]) == 2
     assert "a port is a number from 1 to 65535" in capsys.readouterr().err
 
