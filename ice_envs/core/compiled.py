@@ -32,12 +32,13 @@ scores of the deal.
 The kernels are named by a :class:`GameKernels` and must be defined at a module's top level: the
 shared batch loops (:mod:`ice_envs.core.compiled_loops`) import them into one generated module per
 game (:mod:`ice_envs.core.compiled_cache`), which numba caches on disk like the kernels themselves, so
-only the first process compiles. The Python side is a :class:`CompiledEngine` subclass that names the kernels, the state width and the config row, and
-turns a state row back into the scalar engine's state (``state_of``, for tests and inspection).
-Because the rules are plain Python in numba's subset, ``NUMBA_DISABLE_JIT=1`` runs the very same
-code as Python (breakpoints and tracebacks work), and a plug-in game can ship a compiled engine
-with no compiler of its own: numba (from PyPI) compiles it on first use and caches the machine
-code beside the module (``python -m ice_envs.core.compiled_cache`` compiles every game's ahead of use).
+only the first process compiles. The Python side is a :class:`CompiledEngine` subclass that names the
+kernels, the state width and the config row, and turns a state row back into the scalar engine's state
+(``state_of``, for tests and inspection). Because the rules are plain Python in numba's subset,
+``NUMBA_DISABLE_JIT=1`` runs the very same code as Python (breakpoints and tracebacks work), and a
+plug-in game can ship a compiled engine with no compiler of its own: numba (from PyPI) compiles it on
+first use and caches the machine code beside the module (``python -m ice_envs.core.compiled_cache``
+compiles every game's ahead of use).
 
 Randomness: each game has its own SplitMix64 stream (``rng[i, 0]``), seeded from the batch seed and
 the game's index, so a game's deals and dice do not depend on the batch size or on the other
@@ -74,7 +75,7 @@ __all__ = [
 ]
 
 #: A game's numba functions: cached on disk beside each module (``__pycache__``), reused across processes, and
-#: recompiled when a function they call changes (:func:`ice_envs.core.compiled_cache.njit`).
+#: recompiled when a file their machine code comes from changes (:func:`ice_envs.core.compiled_cache.njit`).
 njit = compiled_cache.njit
 
 #: Log slots per game and step (a step that plays many automatic turns, e.g. solo Icebergs on a tiny map, draws many).
