@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import functools
 import hashlib
 import importlib
@@ -46,7 +47,7 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba.core.caching import FunctionCache, IndexDataCacheFile
+from numba.core.caching import FunctionCache, IndexDataCacheFile, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 
 from ice_envs.core.errors import OptionError
@@ -299,6 +300,22 @@ def _bindings(game: str, kernels: Any, players: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
+def _forget_older(path: Path, prefix: str) -> None:
+    """Remove the modules generated for the same game from older sources beside ``path`` and their caches
+    (Python's and numba's), so that edits do not pile machine code up."""
+    stale = re.compile(rf"^{re.escape(prefix)}_[0-9a-f]{{20}}\.")
+    folders = [path.parent, path.parent / "__pycache__"]
+    if numba.config.CACHE_DIR:
+        folders.append(Path(numba.config.CACHE_DIR) / _CacheLocator.get_suitable_cache_subpath(str(path)))
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for old in folder.iterdir():
+            if stale.match(old.name) and old.name != path.name and old.is_file():
+                with contextlib.suppress(OSError):
+                    old.unlink()
+
+
 def game_loops(game: str, kernels: Any, players: Sequence[Any], anchor: str | Path) -> types.ModuleType:
     """The module of ``game``'s loops over ``kernels`` (a :class:`~ice_envs.core.compiled.GameKernels`) and
     ``players`` (:class:`~ice_envs.core.compiled_players.CompiledPlayer`, numbered in this order by
@@ -313,6 +330,8 @@ def game_loops(game: str, kernels: Any, players: Sequence[Any], anchor: str | Pa
     path = cache_folder(anchor) / f"{name}.py"
     header = f"# {game}: compiled batch loops, generated from ice_envs/core/compiled_loops.py (do not edit).\n"
     text = header + text
+    if not path.is_file():
+        _forget_older(path, name.rpartition("_")[0])
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
         write_atomic(path, text)
     spec = importlib.util.spec_from_file_location(name, path)

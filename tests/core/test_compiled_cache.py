@@ -133,6 +133,9 @@ def test_loops_are_compiled_once_loaded_later_and_refreshed_when_a_callee_or_a_c
     edited = _result(_start(tmp_path, cache))
     assert edited["scores"] == [10.0, 12.0] and edited["misses"] == 1
     assert edited["module"] != first["module"]
+    stem = Path(first["module"]).stem  # the older module and its machine code are gone
+    assert not [path for path in cache.rglob("*") if path.name.startswith(stem)]
+    assert [path for path in cache.rglob("*.nbi") if path.name.startswith(Path(edited["module"]).stem)]
     _toy(tmp_path, 7, step=2)  # only the constant's file, imported through the callee's, changes
     stepped = _result(_start(tmp_path, cache))
     assert stepped["scores"] == [13.0, 17.0] and stepped["misses"] == 1
