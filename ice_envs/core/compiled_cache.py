@@ -330,7 +330,7 @@ def game_loops(game: str, kernels: Any, players: Sequence[Any], anchor: str | Pa
     path = cache_folder(anchor) / f"{name}.py"
     header = f"# {game}: compiled batch loops, generated from ice_envs/core/compiled_loops.py (do not edit).\n"
     text = header + text
-    if not path.is_file():
+    if not path.is_file() and not numba.config.DISABLE_JIT:  # (plain Python functions digest differently)
         _forget_older(path, name.rpartition("_")[0])
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
         write_atomic(path, text)
