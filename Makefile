@@ -5,7 +5,10 @@
 #   make test       lint and the whole test suite, as CI runs it (.ci/run calls this); it also installs the
 #                   rllib extra (Ray, RLlib: about 520 MB) and the integrations extra (Tianshou, SuperSuit: about
 #                   240 MB), so the RLlib, Ray and recipe tests run instead of skipping, and the browser extra
-#                   (Playwright, for the web app's tests in Debian's chromium, which .ci/run installs)
+#                   (Playwright, for the web app's tests in Debian's chromium, which .ci/run installs); it compiles
+#                   every game's compiled engine into numba's disk cache first, two games at a time, so that the two
+#                   test workers load the machine code instead of each compiling it (a speed-up only: the tests
+#                   run whatever it says)
 # The virtual environment (.venv, or VENV=...) is made when absent and refreshed when pyproject.toml
 # or setup.py change: torch the CPU way first (a local wheel on these machines), then the project.
 
@@ -25,7 +28,9 @@ evaluate: $(STAMP)
 	$(BIN)/ice-envs evaluate cardiceo --players 4 --agents heuristic,random,random,random --games 400 --workers 2
 
 test: $(STAMP) $(TEST_STAMP)
-	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/pytest -q -n 2
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+	-$(BIN)/python -m ice_envs.core.compiled_cache --jobs 2
+	$(BIN)/pytest -q -n 2
 
 serve: $(STAMP)
 	$(BIN)/ice-envs serve --port $(PORT) --runs $(RUNS)

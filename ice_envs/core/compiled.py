@@ -29,13 +29,16 @@ truncation with no outcome reward; without it every end is decided. And optional
 scalar env's ``_opening_scores``: before an automatic opening move that scores); without it, the
 scores of the deal.
 
-:func:`build_kernels` closes the shared loop over them (:class:`GameKernels`); the Python side is a
-:class:`CompiledEngine` subclass that names the kernels, the state width and the config row, and
-turns a state row back into the scalar engine's state (``state_of``, for tests and inspection).
-Because the rules are plain Python in numba's subset, ``NUMBA_DISABLE_JIT=1`` runs the very same
-code as Python (breakpoints and tracebacks work), and a plug-in game can ship a compiled engine
-with no compiler of its own: numba (from PyPI) compiles it on first use and caches the machine
-code beside the module.
+The kernels are named by a :class:`GameKernels` and must be defined at a module's top level: the
+shared batch loops (:mod:`ice_envs.core.compiled_loops`) import them into one generated module per
+game (:mod:`ice_envs.core.compiled_cache`), which numba caches on disk like the kernels themselves, so
+only the first process compiles. The Python side is a :class:`CompiledEngine` subclass that names the
+kernels, the state width and the config row, and turns a state row back into the scalar engine's state
+(``state_of``, for tests and inspection). Because the rules are plain Python in numba's subset,
+``NUMBA_DISABLE_JIT=1`` runs the very same code as Python (breakpoints and tracebacks work), and a
+plug-in game can ship a compiled engine with no compiler of its own: numba (from PyPI) compiles it on
+first use and caches the machine code beside the module (``python -m ice_envs.core.compiled_cache``
+compiles every game's ahead of use).
 
 Randomness: each game has its own SplitMix64 stream (``rng[i, 0]``), seeded from the batch seed and
 the game's index, so a game's deals and dice do not depend on the batch size or on the other
@@ -48,12 +51,13 @@ Integers only: results are bit-identical on every CPU.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import numba
 import numpy as np
 
+from ice_envs.core import compiled_cache
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.vector import STAGE_RESET, STAGE_STEP, BatchedEngine
 
@@ -61,7 +65,6 @@ __all__ = [
     "CompiledEngine",
     "GameKernels",
     "below",
-    "build_kernels",
     "draw",
     "read_u32",
     "seed63",
@@ -71,8 +74,9 @@ __all__ = [
     "write_u32",
 ]
 
-#: Where numba caches compiled machine code: beside each module (``__pycache__``), reused across processes.
-njit = numba.njit(cache=True, nogil=True, error_model="numpy")
+#: A game's numba functions: cached on disk beside each module (``__pycache__``), reused across processes, and
+#: recompiled when a file their machine code comes from changes (:func:`ice_envs.core.compiled_cache.njit`).
+njit = compiled_cache.njit
 
 #: Log slots per game and step (a step that plays many automatic turns, e.g. solo Icebergs on a tiny map, draws many).
 LOG_CAPACITY = 1024
@@ -179,7 +183,7 @@ def seed_streams(seed: int | None, num_envs: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class GameKernels:
-    """A game's compiled rules (see the module docstring) and the batch loops built over them."""
+    """A game's compiled rules (see the module docstring): module-level numba functions."""
 
     new_game: Any
     legal: Any
@@ -193,8 +197,6 @@ class GameKernels:
     undecided: Any = None
     #: optional ``opening_scores(s, cfg, out)`` (see the module docstring); ``None``: ``scores``
     opening_scores: Any = None
-    #: built by :func:`build_kernels`
-    loops: Any = None
 
 
 @njit
@@ -203,230 +205,11 @@ def _always_decided(s: np.ndarray, cfg: np.ndarray) -> bool:
     return False
 
 
-class _Loops:
-    """The batch loops of one game (numba functions closed over its :class:`GameKernels`)."""
-
-    def __init__(
-        self,
-        restart: Any,
-        step: Any,
-        observe: Any,
-        scores: Any,
-        first_bad: Any,
-        loaded: Any,
-        playout: Any,
-        transition: Any,
-    ) -> None:
-        self.restart, self.step, self.observe, self.scores, self.first_bad = restart, step, observe, scores, first_bad
-        self.loaded, self.playout = loaded, playout
-        self.transition = transition
-
-
-def build_kernels(kernels: GameKernels) -> GameKernels:
-    """``kernels`` with its batch loops compiled (once per game; the first call compiles, later calls reuse)."""
-    new_game, legal, apply_action = kernels.new_game, kernels.legal, kernels.apply
-    deciding, is_over, scores, outcome, encode = (
-        kernels.deciding,
-        kernels.is_over,
-        kernels.scores,
-        kernels.outcome,
-        kernels.encode,
-    )
-    undecided = kernels.undecided if kernels.undecided is not None else _always_decided
-    opening_scores = kernels.opening_scores if kernels.opening_scores is not None else scores
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def refresh(i, state, cfg, mask, seat, obs):
-        s = state[i]
-        legal(s, cfg, mask[i])
-        who = deciding(s, cfg)
-        seat[i] = who
-        row = obs[i]
-        row[:] = 0.0
-        encode(s, who, cfg, row)
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def deal(i, state, rng, cfg, mark, num_steps, last_scores, mask, seat, obs):
-        r = rng[i]
-        mark[i] = r[1]
-        new_game(state[i], r, cfg)
-        num_steps[i] = 0
-        opening_scores(state[i], cfg, last_scores[i])
-        refresh(i, state, cfg, mask, seat, obs)
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def restart(rows, state, rng, cfg, mark, num_steps, last_scores, mask, seat, obs):
-        for j in range(rows.shape[0]):
-            i = rows[j]
-            rng[i, 1] = 0
-            deal(i, state, rng, cfg, mark, num_steps, last_scores, mask, seat, obs)
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def transition(
-        i, a, state, rng, cfg, score_mode, max_length, illegal_reward, mark, num_steps, last_scores, mask, seat, obs,
-        rewards, terminated, truncated, illegal, fin_index, fin_obs, fin_rewards, fin_scores, fin_outcome,
-        fin_length, scratch, k,
-    ):  # fmt: skip
-        """Game ``i`` takes action ``a`` (penalised if illegal): rewards, end, and at an end the final row
-        ``k`` and a new deal; otherwise the next mask, seat and observation. Returns the next final row."""
-        players = rewards.shape[1]
-        rewards[i, :] = 0.0
-        terminated[i] = False
-        truncated[i] = False
-        illegal[i] = False
-        s = state[i]
-        r = rng[i]
-        mark[i] = -1
-        if mask[i, a] == 0:
-            rewards[i, seat[i]] = illegal_reward
-            terminated[i] = True
-            illegal[i] = True
-        else:
-            apply_action(s, a, r, cfg)
-            num_steps[i] += 1
-            if score_mode:
-                scores(s, cfg, scratch)
-                for p in range(players):
-                    rewards[i, p] = scratch[p] - last_scores[i, p]
-                    last_scores[i, p] = scratch[p]
-            if is_over(s, cfg) and undecided(s, cfg):
-                truncated[i] = True
-            elif is_over(s, cfg):
-                terminated[i] = True
-                if not score_mode:
-                    outcome(s, cfg, scratch)
-                    for p in range(players):
-                        rewards[i, p] += scratch[p]
-            elif num_steps[i] >= max_length:
-                truncated[i] = True
-        if terminated[i] or truncated[i]:
-            fin_index[k] = i
-            for p in range(players):
-                row = fin_obs[k, p]
-                row[:] = 0.0
-                encode(s, p, cfg, row)
-                fin_rewards[k, p] = rewards[i, p]
-            scores(s, cfg, fin_scores[k])
-            fin_outcome[k, :] = 0.0
-            if terminated[i] and not illegal[i]:
-                outcome(s, cfg, fin_outcome[k])
-            fin_length[k] = num_steps[i]
-            deal(i, state, rng, cfg, mark, num_steps, last_scores, mask, seat, obs)
-            return k + 1
-        refresh(i, state, cfg, mask, seat, obs)
-        return k
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def step(
-        actions, active, state, rng, cfg, score_mode, max_length, illegal_reward, mark, num_steps, last_scores,
-        mask, seat, obs, rewards, terminated, truncated, illegal, fin_index, fin_obs, fin_rewards, fin_scores,
-        fin_outcome, fin_length, scratch,
-    ):  # fmt: skip
-        n = state.shape[0]
-        k = 0
-        for i in range(n):
-            if not active[i]:
-                rewards[i, :] = 0.0
-                terminated[i] = False
-                truncated[i] = False
-                illegal[i] = False
-                continue
-            rng[i, 1] = 0
-            k = transition(
-                i, actions[i], state, rng, cfg, score_mode, max_length, illegal_reward, mark, num_steps,
-                last_scores, mask, seat, obs, rewards, terminated, truncated, illegal, fin_index, fin_obs,
-                fin_rewards, fin_scores, fin_outcome, fin_length, scratch, k,
-            )  # fmt: skip
-        return k
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def first_bad(actions, active, mask, n_actions, check_legal):
-        """The first active game whose action is outside the action space (``-2 - i``) or, with
-        ``check_legal``, illegal (``i``); ``-1`` when every action may be applied."""
-        for i in range(actions.shape[0]):
-            if active[i]:
-                a = actions[i]
-                if a < 0 or a >= n_actions:
-                    return -2 - i
-                if check_legal and mask[i, a] == 0:
-                    return i
-        return -1
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def loaded(state, cfg, num_steps, last_scores, mask, seat, obs):
-        """Every game's bookkeeping, mask, seat and observation after its state row was written."""
-        for i in range(state.shape[0]):
-            num_steps[i] = 0
-            scores(state[i], cfg, last_scores[i])
-            refresh(i, state, cfg, mask, seat, obs)
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def playout(state, rng, cfg, mask, first, max_length, out_scores, out_outcome, lengths, actions):
-        """Every game from its row to its end: ``first[i]`` (if >= 0) and then uniformly random legal
-        actions from the game's own stream; ``actions[i, t]`` records them where ``actions`` is wide enough."""
-        for i in range(state.shape[0]):
-            s = state[i]
-            r = rng[i]
-            r[1] = 0
-            m = mask[i]
-            steps = 0
-            while not is_over(s, cfg) and steps < max_length:
-                legal(s, cfg, m)
-                if steps == 0 and first[i] >= 0:
-                    a = first[i]
-                else:
-                    k = 0
-                    for b in range(m.shape[0]):
-                        if m[b]:
-                            k += 1
-                    pick = below(r, k)
-                    a = 0
-                    for b in range(m.shape[0]):
-                        if m[b]:
-                            if pick == 0:
-                                a = b
-                                break
-                            pick -= 1
-                if steps < actions.shape[1]:
-                    actions[i, steps] = a
-                apply_action(s, a, r, cfg)
-                steps += 1
-            scores(s, cfg, out_scores[i])
-            outcome(s, cfg, out_outcome[i])
-            lengths[i] = steps
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def observe(state, cfg, seats, out):
-        for i in range(state.shape[0]):
-            row = out[i]
-            row[:] = 0.0
-            encode(state[i], seats[i], cfg, row)
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def all_scores(state, cfg, out):
-        for i in range(state.shape[0]):
-            scores(state[i], cfg, out[i])
-
-    return GameKernels(
-        new_game,
-        legal,
-        apply_action,
-        deciding,
-        is_over,
-        scores,
-        outcome,
-        encode,
-        kernels.undecided,
-        kernels.opening_scores,
-        loops=_Loops(restart, step, observe, all_scores, first_bad, loaded, playout, transition),
-    )
-
-
 class CompiledEngine(BatchedEngine):
     """A batched engine whose step is one compiled loop (see the module docstring).
 
     A game's subclass sets :attr:`game`, :attr:`state_width` and :attr:`kernels` (its
-    :class:`GameKernels`, compiled lazily by :func:`build_kernels`) and implements
+    :class:`GameKernels`; its loops are compiled, or loaded from numba's cache, on first use) and implements
     :meth:`config_row` and :meth:`state_of`.
     """
 
@@ -436,8 +219,8 @@ class CompiledEngine(BatchedEngine):
     state_dtype: ClassVar[type] = np.int32
     #: The game's compiled rules (game hook).
     kernels: ClassVar[GameKernels]
-    #: Compiled loops per engine class (built on first use).
-    _built: ClassVar[dict[type, GameKernels]] = {}
+    #: The module of compiled loops per engine class (:func:`~ice_envs.core.compiled_cache.game_loops`, on first use).
+    _built: ClassVar[dict[type, Any]] = {}
     state_names = ("state",)
     #: Draws a game may log between two collections (a step, or a whole :meth:`playout`).
     log_capacity: int = LOG_CAPACITY
@@ -450,8 +233,13 @@ class CompiledEngine(BatchedEngine):
     def _setup(self) -> None:
         cls = type(self)
         if cls not in CompiledEngine._built:
-            CompiledEngine._built[cls] = build_kernels(cls.kernels)
-        self._loops = CompiledEngine._built[cls].loops
+            from ice_envs.core.compiled_players import compiled_player, compiled_player_names
+
+            players = [compiled_player(self.game, name) for name in compiled_player_names(self.game)]
+            CompiledEngine._built[cls] = compiled_cache.game_loops(
+                self.game, cls.kernels, players, inspect.getfile(cls)
+            )
+        self._loops = CompiledEngine._built[cls]
         n, p = self.num_envs, self.num_players
         self.state = np.zeros((n, self.state_width), dtype=self.state_dtype)
         self._cfg = np.ascontiguousarray(self.config_row(), dtype=np.int64)
@@ -687,5 +475,5 @@ class CompiledEngine(BatchedEngine):
 
     def scores(self) -> np.ndarray:
         out = np.zeros((self.num_envs, self.num_players), dtype=np.float64)
-        self._loops.scores(self.state, self._cfg, out)
+        self._loops.all_scores(self.state, self._cfg, out)
         return out

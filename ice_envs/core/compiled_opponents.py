@@ -22,119 +22,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numba
 import numpy as np
 
 from ice_envs.core.compiled import CompiledEngine, seed_streams
-from ice_envs.core.compiled_players import CompiledPlayer, compiled_player
+from ice_envs.core.compiled_players import compiled_player
 from ice_envs.core.errors import IllegalActionError, OptionError
 
 __all__ = ["EXTERNAL", "SeatPlayers"]
 
 #: ``seat_player`` entry of a seat played outside the engine (the learner, a snapshot).
 EXTERNAL = -1
-
-_built: dict[tuple[type, tuple[str, ...]], tuple[Any, Any]] = {}
-
-
-def _chain(prev: Any, index: int, act: Any) -> Any:
-    @numba.njit(nogil=True, error_model="numpy")
-    def dispatch(kind, s, cfg, mask, prng, memory):
-        if kind == index:
-            return act(s, cfg, mask, prng, memory)
-        return prev(kind, s, cfg, mask, prng, memory)
-
-    return dispatch
-
-
-@numba.njit(nogil=True, error_model="numpy")
-def _nobody(kind, s, cfg, mask, prng, memory):
-    return -1
-
-
-def _dispatcher(players: tuple[CompiledPlayer, ...]) -> Any:
-    """One compiled function calling player ``kind`` of ``players`` (an if-chain numba inlines)."""
-    dispatch = _nobody
-    for index, player in enumerate(players):
-        dispatch = _chain(dispatch, index, player.act)
-    return dispatch
-
-
-def _build(engine: CompiledEngine, players: tuple[CompiledPlayer, ...]) -> tuple[Any, Any]:
-    key = (type(engine), tuple(p.name for p in players))
-    if key in _built:
-        return _built[key]
-    loops = engine._loops
-    transition = loops.transition
-    kernels = type(engine).kernels
-    legal, apply_action, deciding, is_over = kernels.legal, kernels.apply, kernels.deciding, kernels.is_over
-    scores, outcome = kernels.scores, kernels.outcome
-    dispatch = _dispatcher(players)
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def advance(
-        active, seat_player, prng, memory, acc, ended, state, rng, cfg, score_mode, max_length, illegal_reward,
-        mark, num_steps, last_scores, mask, seat, obs, rewards, terminated, truncated, illegal, fin_index, fin_obs,
-        fin_rewards, fin_scores, fin_outcome, fin_length, scratch,
-    ):  # fmt: skip
-        n = state.shape[0]
-        players_n = acc.shape[1]
-        k = 0
-        for i in range(n):
-            ended[i] = -1
-            for p in range(players_n):
-                acc[i, p] = 0.0
-            if not active[i]:
-                continue
-            while True:
-                who = seat[i]
-                kind = seat_player[i, who]
-                if kind < 0:
-                    break
-                a = dispatch(kind, state[i], cfg, mask[i], prng[i, who], memory[i, who])
-                if a < 0 or a >= mask.shape[1] or mask[i, a] == 0:
-                    return -2 - i
-                rng[i, 1] = 0
-                nk = transition(
-                    i, a, state, rng, cfg, score_mode, max_length, illegal_reward, mark, num_steps, last_scores,
-                    mask, seat, obs, rewards, terminated, truncated, illegal, fin_index, fin_obs, fin_rewards,
-                    fin_scores, fin_outcome, fin_length, scratch, k,
-                )  # fmt: skip
-                for p in range(players_n):
-                    acc[i, p] += rewards[i, p]
-                if nk > k:
-                    ended[i] = k
-                    k = nk
-                    memory[i, :, :] = 0
-                    break
-        return k
-
-    @numba.njit(nogil=True, error_model="numpy")
-    def playout(state, rng, cfg, mask, seat_player, prng, memory, first, max_length, out_scores, out_outcome, lengths):
-        for i in range(state.shape[0]):
-            s = state[i]
-            r = rng[i]
-            r[1] = 0
-            m = mask[i]
-            steps = 0
-            while not is_over(s, cfg) and steps < max_length:
-                legal(s, cfg, m)
-                if steps == 0 and first[i] >= 0:
-                    a = first[i]
-                else:
-                    who = deciding(s, cfg)
-                    a = dispatch(seat_player[i, who], s, cfg, m, prng[i, who], memory[i, who])
-                    if a < 0 or a >= m.shape[0] or m[a] == 0:
-                        return i
-                apply_action(s, a, r, cfg)
-                steps += 1
-            scores(s, cfg, out_scores[i])
-            outcome(s, cfg, out_outcome[i])
-            lengths[i] = steps
-        return -1
-
-    _built[key] = (advance, playout)
-    return advance, playout
 
 
 class SeatPlayers:
@@ -166,7 +63,10 @@ class SeatPlayers:
         self.memory = np.zeros((n, p, width), dtype=np.int64)
         self._acc = np.zeros((n, p), dtype=np.float64)
         self._ended = np.zeros(n, dtype=np.int64)
-        self._advance, self._playout = _build(engine, self.players)
+        loops = engine._loops
+        #: each of :attr:`players` as its number in the engine's loops (``loops.PLAYERS``)
+        self._kinds = np.array([loops.PLAYERS.index(player.name) for player in self.players], dtype=np.int64)
+        self._advance, self._playout = loops.advance, loops.seat_playout
 
     def index(self, name: str) -> int:
         """The index of player ``name`` in :attr:`names`."""
@@ -190,10 +90,10 @@ class SeatPlayers:
         e = self.engine
         active = e._everywhere if where is None else np.asarray(where, dtype=bool)
         k = self._advance(
-            active, self.seat_player, self.prng, self.memory, self._acc, self._ended, e.state, e._rng, e._cfg,
-            e._score_mode, e.max_game_length, e.illegal_reward, e._mark, e.num_steps, e.last_scores, e.mask, e.seat,
-            e.obs, e._rewards, e._terminated, e._truncated, e._illegal, e._fin_index, e._fin_obs, e._fin_rewards,
-            e._fin_scores, e._fin_outcome, e._fin_length, e._scratch,
+            active, self.seat_player, self._kinds, self.prng, self.memory, self._acc, self._ended, e.state, e._rng,
+            e._cfg, e._score_mode, e.max_game_length, e.illegal_reward, e._mark, e.num_steps, e.last_scores, e.mask,
+            e.seat, e.obs, e._rewards, e._terminated, e._truncated, e._illegal, e._fin_index, e._fin_obs,
+            e._fin_rewards, e._fin_scores, e._fin_outcome, e._fin_length, e._scratch,
         )  # fmt: skip
         if k <= -2:
             game = -2 - k
@@ -232,7 +132,7 @@ class SeatPlayers:
         }
         limit = e.max_game_length if max_decisions is None else int(max_decisions)
         game = self._playout(
-            e.state, e._rng, e._cfg, e.mask, self.seat_player, self.prng, self.memory, first, limit,
+            e.state, e._rng, e._cfg, e.mask, self.seat_player, self._kinds, self.prng, self.memory, first, limit,
             out["scores"], out["outcome"], out["length"],
         )  # fmt: skip
         if game >= 0:
