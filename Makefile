@@ -29,7 +29,7 @@ evaluate: $(STAMP)
 
 test: $(STAMP) $(TEST_STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
-	-$(BIN)/python -m ice_envs.core.compiled_cache --jobs 2
+	-$(BIN)/python -m ice_envs.core.compiled_warmup --jobs 2
 	$(BIN)/pytest -q -n 2
 
 serve: $(STAMP)

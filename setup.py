@@ -27,8 +27,9 @@ PACKAGE_DIRS = {
 }
 
 
-#: the files a data folder ships (``[tool.setuptools.package-data]`` of ``pyproject.toml``)
-DATA_SUFFIXES = {".txt", ".json", ".yaml"}
+#: the files a data folder ships (``[tool.setuptools.package-data]`` of ``pyproject.toml``; the web app's
+#: templates and static files included)
+DATA_SUFFIXES = {".txt", ".json", ".yaml", ".html", ".css", ".js"}
 
 
 def _data_folders(folder: str, packages: list[str]) -> list[str]:

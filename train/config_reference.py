@@ -160,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     text = render()
     if args.check:
-        same = args.out.is_file() and args.out.read_text(encoding="utf-8") == text
+        from ice_envs.core.files import read_text
+
+        same = args.out.is_file() and read_text(args.out, what="config reference page") == text
         if not same:
             print(f"{args.out} differs from the schema: run python -m ice_envs.train.config_reference", file=sys.stderr)
         return 0 if same else 1

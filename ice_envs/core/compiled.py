@@ -37,7 +37,7 @@ kernels, the state width and the config row, and turns a state row back into the
 (``state_of``, for tests and inspection). Because the rules are plain Python in numba's subset,
 ``NUMBA_DISABLE_JIT=1`` runs the very same code as Python (breakpoints and tracebacks work), and a
 plug-in game can ship a compiled engine with no compiler of its own: numba (from PyPI) compiles it on
-first use and caches the machine code beside the module (``python -m ice_envs.core.compiled_cache``
+first use and caches the machine code beside the module (``python -m ice_envs.core.compiled_warmup``
 compiles every game's ahead of use).
 
 Randomness: each game has its own SplitMix64 stream (``rng[i, 0]``), seeded from the batch seed and
@@ -58,6 +58,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ice_envs.core import compiled_cache
+from ice_envs.core.compiled_streams import below, draw, read_u32, seed63, seed_streams, shuffle, uniform, write_u32
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.core.vector import STAGE_RESET, STAGE_STEP, BatchedEngine
 
@@ -81,105 +82,6 @@ njit = compiled_cache.njit
 #: Log slots per game and step (a step that plays many automatic turns, e.g. solo Icebergs on a tiny map, draws many).
 LOG_CAPACITY = 1024
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_LOW32 = np.uint64(0xFFFFFFFF)
-_TWO32 = np.uint64(1 << 32)
-
-
-@njit
-def _next64(rng: np.ndarray) -> np.uint64:
-    """SplitMix64: the next 64 random bits of the stream ``rng[0]``."""
-    s = rng[0] + _GOLDEN
-    rng[0] = s
-    z = (s ^ (s >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
-
-
-@njit
-def below(rng: np.ndarray, n: int) -> int:
-    """A uniform integer in ``[0, n)`` (``1 <= n < 2**32``; Lemire's multiply-shift, unbiased); not logged."""
-    bound = np.uint64(n)
-    m = (_next64(rng) >> np.uint64(32)) * bound
-    low = m & _LOW32
-    if low < bound:
-        threshold = (_TWO32 - bound) % bound
-        while low < threshold:
-            m = (_next64(rng) >> np.uint64(32)) * bound
-            low = m & _LOW32
-    return int(m >> np.uint64(32))
-
-
-@njit
-def draw(rng: np.ndarray, low: int, high: int) -> int:
-    """A uniform integer in ``[low, high)``, recorded in the game's draw log when it has one."""
-    value = low + below(rng, high - low)
-    if rng.shape[0] > 2:
-        at = int(rng[1])
-        if at + 2 >= rng.shape[0]:
-            raise IndexError("compiled engine: draw log full")
-        rng[2 + at] = np.uint64(value)
-        rng[1] = np.uint64(at + 1)
-    return value
-
-
-@njit
-def shuffle(rng: np.ndarray, arr: np.ndarray, n: int) -> None:
-    """Shuffle ``arr[:n]`` in place, not logged: Fisher-Yates from the end (``SplitMixRng.shuffle``)."""
-    for i in range(n - 1, 0, -1):
-        j = below(rng, i + 1)
-        t = arr[i]
-        arr[i] = arr[j]
-        arr[j] = t
-
-
-@njit
-def uniform(rng: np.ndarray) -> float:
-    """A uniform float in ``[0, 1)`` from 53 random bits, not logged (``SplitMixRng.random``)."""
-    return float(_next64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit
-def seed63(rng: np.ndarray) -> int:
-    """A uniform integer in ``[0, 2**63)``, not logged: one raw 64-bit draw shifted right
-    (``SplitMixRng.integers(0, 2**63)``, how an agent draws the seeds of its samples)."""
-    return int(_next64(rng) >> np.uint64(1))
-
-
-@njit
-def read_u32(s: np.ndarray, at: int) -> int:
-    """The unsigned 32-bit counter kept in four bytes of an ``int8`` state row from ``at`` (least significant first)."""
-    return (
-        (int(s[at]) & 0xFF)
-        | (int(s[at + 1]) & 0xFF) << 8
-        | (int(s[at + 2]) & 0xFF) << 16
-        | (int(s[at + 3]) & 0xFF) << 24
-    )
-
-
-@njit
-def write_u32(s: np.ndarray, at: int, value: int) -> None:
-    """Keep ``value`` (0 to 2**32 - 1) in four bytes of an ``int8`` state row from ``at`` (:func:`read_u32`)."""
-    for b in range(4):
-        byte = (value >> (8 * b)) & 0xFF
-        s[at + b] = byte - 256 if byte > 127 else byte
-
-
-def seed_streams(seed: int | None, num_envs: int) -> np.ndarray:
-    """``(num_envs,)`` uint64 stream states: game ``i``'s depends only on ``seed`` and ``i``."""
-    if seed is None:
-        key = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-    else:
-        key = int(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
-    index = np.arange(num_envs, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        z = np.uint64(key) ^ (index * _MIX2 + _GOLDEN)
-        z = (z ^ (z >> np.uint64(30))) * _MIX1
-        z = (z ^ (z >> np.uint64(27))) * _MIX2
-        return z ^ (z >> np.uint64(31))
-
 
 @dataclass(frozen=True)
 class GameKernels:
@@ -197,12 +99,6 @@ class GameKernels:
     undecided: Any = None
     #: optional ``opening_scores(s, cfg, out)`` (see the module docstring); ``None``: ``scores``
     opening_scores: Any = None
-
-
-@njit
-def _always_decided(s: np.ndarray, cfg: np.ndarray) -> bool:
-    """The default ``undecided`` kernel: every end of a game is decided."""
-    return False
 
 
 class CompiledEngine(BatchedEngine):

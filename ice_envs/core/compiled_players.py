@@ -36,7 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from ice_envs.core.compiled import below, njit
+from ice_envs.core.compiled_cache import njit
+from ice_envs.core.compiled_streams import below
 from ice_envs.core.errors import OptionError
 from ice_envs.core.registry import get_spec
 

@@ -44,7 +44,7 @@ Python                       here
 random fallback              ``random_act`` (``random_legal``: one ``below(k)``)
 ===========================  ===================================================================
 
-**heuristic@v2** mirrors :class:`ice_envs.tip_of_the_diceberg.heuristic_v2.DicebergHeuristicV2`: version 1 with
+**heuristic@v2** mirrors :class:`ice_envs.tip_of_the_diceberg.heuristic.DicebergHeuristicV2`: version 1 with
 its draft (:func:`_h_draft_v2`, with :func:`_solo_value` for ``solo_value``).
 
 While a meld is composed item by item, the memory row also keeps the meld chosen
@@ -125,13 +125,13 @@ from ice_envs.tip_of_the_diceberg.heuristic import (
     _PLANS_KEPT as PLANS_KEPT,
 )
 from ice_envs.tip_of_the_diceberg.heuristic import (
+    DRAFT_TOLERANCE,
     EPS,
     POWER_TURN_COST,
     REROLL_MARGIN,
     STUCK_COST,
     turn_cost_of_slots,
 )
-from ice_envs.tip_of_the_diceberg.heuristic_v2 import DRAFT_TOLERANCE
 from ice_envs.tip_of_the_diceberg.patterns import MAX_NUMBER, NUM_SUITS
 
 __all__ = ["PLAYERS", "greedy_act", "greedy_value"]
@@ -248,7 +248,7 @@ def _turn_cost_table() -> np.ndarray:
 #: The turn cost of a meld by how many clear, discard and other slots take it (exactly the Python floats).
 TURN_COST = _turn_cost_table()
 CLEAR_COST = POWER_TURN_COST["clear"]
-#: ``heuristic_v2.solo_value``'s saving by power category (clear, discard, other): 1 minus the turn cost.
+#: ``heuristic.solo_value``'s saving by power category (clear, discard, other): 1 minus the turn cost.
 SOLO_SAVING = np.array(
     [1.0 - POWER_TURN_COST["clear"], 1.0 - POWER_TURN_COST["discard"], 1.0 - POWER_TURN_COST[""]], dtype=np.float64
 )
@@ -1064,7 +1064,7 @@ def _h_reroll(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignor
 
 @njit
 def _solo_value(s: np.ndarray, cfg: np.ndarray, d: int) -> float:
-    """``heuristic_v2.solo_value``: the turn pool die ``d`` saves as a one-item meld on a clear or discard card."""
+    """``heuristic.solo_value``: the turn pool die ``d`` saves as a one-item meld on a clear or discard card."""
     xid = ITEM_DIE0 + d
     xs = ITEM_SUIT[xid]
     value = s[DIE_VAL + d]

@@ -722,5 +722,6 @@ def test_render_view_hides_the_other_hands():
         assert raw.render_view(None) != full_text and not np.array_equal(raw.render_view(None, "rgb_array"), full)
     finally:
         raw.game_state = saved
+    assert raw.render_view(0, "svg").startswith("<svg")
     with pytest.raises(OptionError, match="mode"):
-        raw.render_view(0, "svg")
+        raw.render_view(0, "png")

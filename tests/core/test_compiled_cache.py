@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from ice_envs.core import compiled_cache
+from ice_envs.core import compiled_cache, compiled_warmup
 
 # A toy game: each game's state is one counter; the score is the counter times a step plus a bonus, both from
 # another folder (the step from a third file, re-exported by the second).
@@ -182,6 +182,6 @@ def test_a_kernel_that_is_not_a_module_level_function_is_refused_by_name():
 
 
 def test_warming_an_unknown_game_is_one_line_and_exit_2(capsys):
-    assert compiled_cache.main(["nosuch"]) == 2
+    assert compiled_warmup.main(["nosuch"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "unknown game 'nosuch'" in err

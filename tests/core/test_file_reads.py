@@ -33,6 +33,12 @@ ALLOWED = {
         "resources.files('ice_envs.tip_of_the_diceberg').joinpath('data').joinpath(name).read_text(encoding='utf-8')",
     ): "a catalog shipped inside the package (importlib.resources)",
     ("benchmarks/league_kills.py", "(entry / 'stat').read_text()"): "the process table (/proc/PID/stat)",
+    ("ice_envs/core/compiled_cache.py", "path.read_bytes()"): "the package's own source files, to digest them",
+    ("ice_envs/core/compiled_cache.py", "TEMPLATE.read_text(encoding='utf-8')"): "the package's own loop template",
+    (
+        "ice_envs/core/compiled_cache.py",
+        "path.read_text(encoding='utf-8')",
+    ): "the loop module this package generated, compared before it is rewritten",
     ("agents/ppo_agent.py", "archive.open(info)"): "a member of a zip already read into memory, its size checked",
     (
         "train/checkpoints.py",

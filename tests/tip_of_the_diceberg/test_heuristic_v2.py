@@ -8,8 +8,7 @@ import ice_envs
 from ice_envs.agents.spec import load_agent
 from ice_envs.core.agent import PlayerView
 from ice_envs.tip_of_the_diceberg import heuristic, rules
-from ice_envs.tip_of_the_diceberg.heuristic import DicebergHeuristic
-from ice_envs.tip_of_the_diceberg.heuristic_v2 import DicebergHeuristicV2, solo_value
+from ice_envs.tip_of_the_diceberg.heuristic import DicebergHeuristic, DicebergHeuristicV2, solo_value
 from ice_envs.tip_of_the_diceberg.patterns import DIE_TYPE, SUITS
 
 #: 4 players; slots 0-5 are the starters S1-S6, then 6 = R1 (2 of a suit, reroll), 7 = D3 (one item showing
