@@ -48,6 +48,9 @@ def test_make_docs_builds_the_site_strictly():
     """``make docs`` (what a user runs) is the build CI checks: the same command, warnings as errors."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    done = subprocess.run(["make", "-n", "docs"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
-    assert done.stdout.strip().splitlines()[-1].endswith("python -m mkdocs build --strict"), done.stdout
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-n", "docs"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True
+    )
+    commands = [line for line in done.stdout.splitlines() if line.strip() and not line.startswith("make[")]
+    assert commands[-1].endswith("python -m mkdocs build --strict"), done.stdout
     assert '".[all,docs]"' in done.stdout or not done.stdout.count("pip install")  # no Ray or Tianshou for the docs
