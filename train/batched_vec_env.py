@@ -228,7 +228,7 @@ class BatchedVecEnv(VecEnv):
         # every game is new: what the opponents do before the learner's first decision is carried to it
         self._play_opponents(np.zeros(self.num_envs), np.ones(self.num_envs, dtype=bool), [{}] * self.num_envs)
         self._reset_seeds()
-        self._shape(None, np.ones(self.num_envs, dtype=bool), None)
+        self._shape(None, np.ones(self.num_envs, dtype=bool), np.zeros(self.num_envs, dtype=bool))
         return self._learner_obs()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -266,7 +266,7 @@ class BatchedVecEnv(VecEnv):
         self._finish(info, terminated, truncated, rewards, dones, infos, np.ones(n, dtype=bool))
         self._play_opponents(rewards, dones, infos)
         self.returns[~dones] += rewards[~dones]
-        self._shape(rewards, dones, infos)
+        self._shape(rewards, dones, ~legal)
         return self._learner_obs(), rewards.astype(np.float32), dones, infos
 
     def action_masks(self) -> np.ndarray:
@@ -362,10 +362,10 @@ class BatchedVecEnv(VecEnv):
     _GAME_ARRAYS = ("seat", "kind", "carry", "returns", "lengths", "_actions")
 
     # ---------------------------------------------------------------- internals
-    def _shape(self, rewards: np.ndarray | None, dones: np.ndarray, infos: list[dict[str, Any]] | None) -> None:
+    def _shape(self, rewards: np.ndarray | None, dones: np.ndarray, illegal: np.ndarray) -> None:
         """Reward shaping's hook, called once every game waits on the learner: add the shaping bonus to
-        ``rewards`` (after ``returns`` took the game's own reward). ``rewards is None``: every game is
-        new (``reset``). This engine has no shaping."""
+        ``rewards`` (after ``returns`` took the game's own reward; none for the games ended by an ``illegal``
+        learner action). ``rewards is None``: every game is new (``reset``). This engine has no shaping."""
 
     def _learner_obs(self) -> np.ndarray:
         return self.engine.obs.copy()

@@ -313,7 +313,7 @@ class CompiledVecEnv(BatchedVecEnv):
             info["opponents"] = self.labels[i]
         return info
 
-    def _shape(self, rewards: np.ndarray | None, dones: np.ndarray, infos: list[dict[str, Any]] | None) -> None:
+    def _shape(self, rewards: np.ndarray | None, dones: np.ndarray, illegal: np.ndarray) -> None:
         if self._potential is None:
             return
         _, scale, gamma = self.shaping
@@ -321,9 +321,7 @@ class CompiledVecEnv(BatchedVecEnv):
         if rewards is not None:
             after = np.where(dones, 0.0, now)
             bonus = scale * (gamma * after - self.phi_last)
-            if infos is not None:
-                illegal = np.fromiter((bool(info.get("illegal_action")) for info in infos), bool, len(infos))
-                bonus[illegal] = 0.0
+            bonus[illegal] = 0.0
             rewards += bonus
         self.phi_last[:] = now  # a finished game's row is already the next game's first decision
 

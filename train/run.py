@@ -273,6 +273,7 @@ def make_batched_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
     if compiled_available() and get_spec(cfg.game.name).compiled is not None:
         from ice_envs.train.compiled_vec_env import CompiledVecEnv
 
+        factory = env_factory(cfg, pool_paths)  # the scalar path's league table and shaping, read once
         return CompiledVecEnv(
             cfg.game.name,
             cfg.n_envs,
@@ -285,12 +286,8 @@ def make_batched_env(cfg: TrainConfig, pool_paths: list[str]) -> Any:
             latest_share=sp.latest_share,
             snapshot_deterministic=sp.deterministic,
             per_seat=cfg.opponents.per_seat,
-            league=env_factory(cfg, pool_paths).league,
-            shaping=(
-                (cfg.reward_shaping.potential, cfg.reward_shaping.scale, cfg.ppo.gamma)
-                if cfg.reward_shaping.potential
-                else None
-            ),
+            league=factory.league,
+            shaping=factory.shaping,
         )
     from ice_envs.train.batched_vec_env import make_batched_vec_env
 
