@@ -40,6 +40,7 @@ import os
 import re
 import stat
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -106,13 +107,7 @@ class PolicyNet:
 
     def probabilities(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The masked policy distribution (illegal actions get exactly 0)."""
-        logits = self.logits(obs).astype(np.float64)
-        legal = np.asarray(mask).astype(bool)
-        if not legal.any():
-            raise ValueError("the action mask has no legal action")
-        z = np.where(legal, logits, -np.inf)
-        z = np.exp(z - z.max())
-        return z / z.sum()
+        return masked_distribution(self.logits(obs), mask)
 
     # -------------------------------------------------------------- conversions
     @classmethod
@@ -385,6 +380,30 @@ def _relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0.0)
 
 
+def _legal(mask: np.ndarray) -> np.ndarray:
+    legal = np.asarray(mask).astype(bool)
+    if not legal.any():
+        raise ValueError("the action mask has no legal action")
+    return legal
+
+
+def masked_distribution(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The softmax of one observation's ``logits`` over the legal actions of ``mask`` (illegal: exactly 0)."""
+    z = np.where(_legal(mask), np.asarray(logits).astype(np.float64), -np.inf)
+    z = np.exp(z - z.max())
+    return z / z.sum()
+
+
+def quantized_argmax(logits: np.ndarray, mask: np.ndarray) -> int:
+    """The legal action of highest logit, the logits rounded to multiples of :data:`LOGIT_QUANTUM` first.
+
+    The logits' last bits depend on the BLAS and SIMD path that computed them (and on how many
+    observations one product held), so they are compared on that grid; a tie goes to the lowest action id.
+    """
+    rounded = np.rint(np.asarray(logits).astype(np.float64) / LOGIT_QUANTUM)
+    return int(np.argmax(np.where(_legal(mask), rounded, -np.inf)))
+
+
 def sample_index(rng: np.random.Generator, probs: np.ndarray) -> int:
     """An index drawn with probabilities ``probs``: exactly ``rng.choice(probs.size, p=probs)``.
 
@@ -497,17 +516,35 @@ class PPOAgent(SeededAgent):
         return sample_index(self.rng, self.action_probabilities(observation))
 
     def greedy_action(self, observation: dict[str, np.ndarray]) -> int:
-        """The most probable legal action, the same on every CPU.
+        """The most probable legal action, the same on every CPU (:func:`quantized_argmax`)."""
+        return quantized_argmax(self.net.logits(self.network_input(observation)), observation["action_mask"])
 
-        The logits' last bits depend on the BLAS and SIMD path that computed them, so they are
-        rounded to multiples of :data:`LOGIT_QUANTUM` before the comparison; a tie goes to the
-        lowest action id.
+    def batch_key(self) -> tuple[Any, ...]:
+        """Agents with equal keys can decide together, in one forward pass (:meth:`act_batch`)."""
+        indices = None if self.observation_indices is None else self.observation_indices.tobytes()
+        return (PPOAgent, id(self.net), self.deterministic, indices)
+
+    @staticmethod
+    def act_batch(agents: Sequence[PPOAgent], observations: np.ndarray, masks: np.ndarray) -> list[int]:
+        """What ``agents[i].act`` plays on observation row ``i`` with mask row ``i``, for agents of one
+        :meth:`batch_key` (e.g. one checkpoint at many tables): one forward pass for the whole batch.
+
+        Each agent samples from its own generator, as :meth:`act` does; deterministic play compares the
+        logits on the :data:`LOGIT_QUANTUM` grid, so a row's decision does not depend on the batch it was in.
         """
-        legal = np.asarray(observation["action_mask"]).astype(bool)
-        if not legal.any():
-            raise ValueError("the action mask has no legal action")
-        logits = np.rint(self.net.logits(self.network_input(observation)).astype(np.float64) / LOGIT_QUANTUM)
-        return int(np.argmax(np.where(legal, logits, -np.inf)))
+        if not agents:
+            return []
+        first = agents[0]
+        inputs = np.asarray(observations)
+        if first.observation_indices is not None:
+            inputs = inputs[:, first.observation_indices]
+        logits = first.net.logits(inputs)
+        if first.deterministic:
+            return [quantized_argmax(row, mask) for row, mask in zip(logits, masks, strict=True)]
+        return [
+            sample_index(agent.rng, masked_distribution(row, mask))
+            for agent, row, mask in zip(agents, logits, masks, strict=True)
+        ]
 
 
 def _check_compatible(

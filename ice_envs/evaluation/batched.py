@@ -18,7 +18,9 @@ from the dealt state (:func:`start_dealt`); this module plays the same games in 
   :class:`~ice_envs.core.compiled_opponents.SeatPlayers`, on the stream its Python agent would draw from;
 * every other agent (``ppo``, ``mcts``, ``python:``, an Agent object) is called from Python for its game,
   with the engine's observation and mask and, if it wants one, a view re-dealt from the engine's state;
-  the engine then steps the games whose Python seats decided.
+  the engine then steps the games whose Python seats decided. Agents that decide in batches
+  (:func:`batch_key`: the ``ppo`` agents of one checkpoint) decide for every waiting game in one call,
+  one forward pass per checkpoint and step, over waves of :data:`BATCH_WAVE` games.
 
 A batch whose every seat plays inside the engine advances from deal to end in one compiled call.
 Score rewards (``reward_mode="score"``) are left to the scalar path
@@ -62,11 +64,14 @@ from ice_envs.evaluation.matches import (
     seat_of,
 )
 
-__all__ = ["compiled_engine", "compiled_twin", "deal_rows", "play_games_batched", "prepare", "start_dealt"]
+__all__ = ["batch_key", "compiled_engine", "compiled_twin", "deal_rows", "play_games_batched", "prepare", "start_dealt"]
 
 #: Games played at once when some seats are played from Python: few, so that the agents' caches of
 #: positions (e.g. Cardiceo's heuristic's lattices) serve a few games rather than thrash among hundreds.
 PYTHON_WAVE = 8
+#: Games played at once when every Python-side seat decides in batches (:func:`batch_key`, e.g. PPO
+#: checkpoints): one forward pass per checkpoint and step serves them all.
+BATCH_WAVE = 256
 #: One single-game engine per configuration and process, for the scalar path's deals.
 _DEALERS: dict[str, CompiledEngine] = {}
 
@@ -137,6 +142,19 @@ def prepare(match: Match) -> None:
     engine.step(np.array([int(np.flatnonzero(engine.mask[0])[0])]))  # and one step from outside
 
 
+def batch_key(agent: Any) -> Any:
+    """The key under which ``agent`` decides together with others (its class's ``act_batch``), or ``None``.
+
+    An agent that reads only its observation and mask and has ``batch_key()`` and a static
+    ``act_batch(agents, observations, masks)`` (as :class:`~ice_envs.agents.ppo_agent.PPOAgent` has)
+    decides, with every agent of its key waiting at the same step, in one call.
+    """
+    if getattr(agent, "needs_view", True) or not callable(getattr(agent, "act_batch", None)):
+        return None
+    key = getattr(agent, "batch_key", None)
+    return key() if callable(key) else None
+
+
 class _Table:
     """The games of one batch of a table: the engine, its in-engine seats and the Python-side agents."""
 
@@ -180,13 +198,28 @@ class _Table:
             waiting = self.live.copy()
             if not waiting.any():
                 break
-            for row in np.flatnonzero(waiting).tolist():
-                actions[row] = self._python_action(row)
+            self._python_actions(np.flatnonzero(waiting).tolist(), actions)
             _, _, _, rewards, _, truncated, info = engine.step(actions, where=waiting)
             self.totals[waiting] += rewards[waiting]
             for k, row in enumerate(info["final_index"].tolist()):
                 self._finish(row, info, k, bool(truncated[row]))
         return [r for r in self.results if r is not None]
+
+    def _python_actions(self, rows: list[int], actions: np.ndarray) -> None:
+        """Write the actions of games ``rows``' deciding seats (agents played from Python) into ``actions``:
+        agents of one :func:`batch_key` in one call, every other one game by game."""
+        engine = self.engine
+        groups: dict[Any, list[int]] = {}
+        for row in rows:
+            key = batch_key(self.python[row][int(engine.seat[row])])
+            if key is None:
+                actions[row] = self._python_action(row)
+            else:
+                groups.setdefault(key, []).append(row)
+        for members in groups.values():
+            agents = [self.python[row][int(engine.seat[row])] for row in members]
+            chosen = type(agents[0]).act_batch(agents, engine.obs[members], engine.mask[members])
+            actions[members] = np.asarray(chosen, dtype=np.int64)
 
     def _python_action(self, row: int) -> int:
         """The action of game ``row``'s deciding seat, an agent played from Python."""
@@ -252,8 +285,11 @@ def play_games_batched(match: Match, indices: Sequence[int], agents: list[Any] |
             agents = [load_agent(spec, match.game, num_players=match.num_players) for spec in match.agents]
         if all(compiled_twin(entry, match.game) is not None for entry in match.agents):
             return _Table(match, indices, agents).play()
-        # Python-side agents decide game after game as on the scalar path (their caches stay warm)
+        # Python-side agents decide game after game as on the scalar path (their caches stay warm), or
+        # in large waves where every one of them decides in batches
+        python_side = [a for entry, a in zip(match.agents, agents) if compiled_twin(entry, match.game) is None]
+        wave = BATCH_WAVE if all(batch_key(a) is not None for a in python_side) else PYTHON_WAVE
         results: list[dict[str, Any]] = []
-        for start in range(0, len(indices), PYTHON_WAVE):
-            results += _Table(match, indices[start : start + PYTHON_WAVE], agents).play()
+        for start in range(0, len(indices), wave):
+            results += _Table(match, indices[start : start + wave], agents).play()
         return results

@@ -13,6 +13,7 @@ The compiled loops are built once per process (tens of seconds per game on a loa
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -20,11 +21,12 @@ from typing import Any
 
 import pytest
 
+from ice_envs.agents.ppo_agent import PPOAgent
 from ice_envs.agents.spec import load_agent
 from ice_envs.core.compiled_players import compiled_player_names
 from ice_envs.core.errors import AgentSpecError, OptionError
 from ice_envs.evaluation import league
-from ice_envs.evaluation.batched import compiled_twin, play_games_batched
+from ice_envs.evaluation.batched import batch_key, compiled_twin, play_games_batched
 from ice_envs.evaluation.tournament import Match, agent_entries, batched_plays, evaluate, run_games
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,6 +111,29 @@ def test_compiled_heuristic_and_greedy_seats(game: str) -> None:
         # the compiled player inside the engine, a heuristic object from Python beside it
         python_heuristic = load_agent("heuristic", game, num_players=players)
         both_ways(game, [name, python_heuristic] + ["random"] * (players - 2), games=2 * players)
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_ppo_seats_decide_in_one_forward_pass_and_play_the_scalar_games(deterministic: bool) -> None:
+    """Two seats of one checkpoint (greedy or sampling) decide together; the games are the scalar path's."""
+    game = "cardiceo"
+    players = TABLES[game][0]
+    path = ROOT / "checkpoints" / f"{game}_ppo" / "final.npz"
+    agents = [PPOAgent.load(path, game=game, num_players=players, check_meta=False, deterministic=deterministic)]
+    agents.append(copy.deepcopy(agents[0]))
+    assert batch_key(agents[0]) == batch_key(agents[1]) is not None
+    calls: list[int] = []
+    real = PPOAgent.act_batch
+
+    def counted(batch: Any, observations: Any, masks: Any) -> list[int]:
+        calls.append(len(batch))
+        return real(batch, observations, masks)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(PPOAgent, "act_batch", staticmethod(counted))
+        results = both_ways(game, [*agents, "random"], games=2 * GAMES)
+    assert max(calls) > 1  # several games' seats in one call
+    assert any(r["decisions"] > 0 for r in results)
 
 
 def test_score_rewards_are_the_scalar_totals() -> None:
