@@ -53,6 +53,7 @@ from ice_envs.tip_of_the_diceberg.env import (
 from ice_envs.tip_of_the_diceberg.patterns import (
     CARD_NUMBER,
     CARD_SUIT,
+    DICE_PER_TYPE,
     DIE_TYPE,
     ITEM_DIE0,
     MAX_MELD,
@@ -357,11 +358,11 @@ def _fits(cfg: np.ndarray, pat: int, cnt: int, total: int, v0: int, s0: int, sma
 
 #: Rows of the one scratch table of :func:`_slot_options` (indexed in place: no row views, whose reference counts
 #: would cost more than the search). The held items: item id, suit, number, is a die, the previous identical held
-#: die (-1: none), its index among the current slot's candidates; and the slots in search order.
-H_ID, H_SUIT, H_NUM, H_DIE, H_PREV, H_AT, H_ORDER = range(7)
+#: die (-1: none), its index among the current slot's candidates.
+H_ID, H_SUIT, H_NUM, H_DIE, H_PREV, H_AT = range(6)
 #: The candidates of one slot: item id, number, suit, is a die, the previous identical die (-1: none), chosen, the
 #: largest number from here on, dice from here on, its index among the held items.
-K_ID, K_NUM, K_SUIT, K_DIE, K_PREV, K_CHOSEN, K_SUF_MAX, K_SUF_DICE, K_HELD = range(7, 16)
+K_ID, K_NUM, K_SUIT, K_DIE, K_PREV, K_CHOSEN, K_SUF_MAX, K_SUF_DICE, K_HELD = range(6, 15)
 K_ROWS = 9
 #: The row of depth 0 of the search of :func:`_completable` (depth ``k`` at ``WORK + k``), and its columns.
 WORK = K_ID + K_ROWS
@@ -488,18 +489,8 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
         if b[H_ID, j] > sel_last:
             open_bits |= 1 << j
     any_meld = False
-    # the slots by their smallest meld (the mask is a union: slots that make many items legal at once go first,
-    # and the later searches skip those items)
-    nslots = cfg[C_NSLOTS]
-    for a in range(nslots):
-        key = cfg[C_PATTERN + NF * s[SLOT_CARD + a] + F_CMIN]
-        r = a
-        while r > 0 and cfg[C_PATTERN + NF * s[SLOT_CARD + b[H_ORDER, r - 1]] + F_CMIN] > key:
-            b[H_ORDER, r] = b[H_ORDER, r - 1]
-            r -= 1
-        b[H_ORDER, r] = a
-    for r in range(nslots):
-        k = b[H_ORDER, r]
+    # the slots in their order (the mask is a union: any order gives it; sorting them cost more than it saved)
+    for k in range(cfg[C_NSLOTS]):
         if open_only and s[SLOT_PLAYER + k] >= 0:
             continue
         if not sel_len and not open_bits and not probe:
@@ -685,22 +676,17 @@ def new_game(s: np.ndarray, rng: np.ndarray, cfg: np.ndarray) -> None:
 # ============================================================================ legal actions
 @njit
 def _distinct_pool(s: np.ndarray, mask: np.ndarray, base: int) -> None:
-    """``rules._distinct_pool``: the lowest-slot pool die of each (type, value), at ``base + die``."""
-    seen_low = 0
-    seen_high = 0
-    for d in range(ND):
-        if s[DIE_LOC + d] == POOL:
-            key = ITEM_SUIT[ITEM_DIE0 + d] * (MAX_NUMBER + 1) + s[DIE_VAL + d]
-            if key < 64:
-                bit = 1 << key
-                if not seen_low & bit:
-                    seen_low |= bit
-                    mask[base + d] = 1
-            else:
-                bit = 1 << (key - 64)
-                if not seen_high & bit:
-                    seen_high |= bit
-                    mask[base + d] = 1
+    """``rules._distinct_pool``: the lowest-slot pool die of each (type, value), at ``base + die``.
+
+    Identical dice share a type, and a type's dice are three consecutive slots: each die is compared with the
+    lower slots of its type, without branches (the pool changes every trick: branches would mispredict)."""
+    for t in range(ND // DICE_PER_TYPE):
+        d = DICE_PER_TYPE * t
+        in0, in1, in2 = s[DIE_LOC + d] == POOL, s[DIE_LOC + d + 1] == POOL, s[DIE_LOC + d + 2] == POOL
+        v0, v1, v2 = s[DIE_VAL + d], s[DIE_VAL + d + 1], s[DIE_VAL + d + 2]
+        mask[base + d] = in0
+        mask[base + d + 1] = in1 & (not (in0 & (v0 == v1)))
+        mask[base + d + 2] = in2 & (not (in0 & (v0 == v2))) & (not (in1 & (v1 == v2)))
 
 
 @njit
@@ -988,6 +974,13 @@ def outcome(s: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
 
 
 # ============================================================================ observation
+@inline
+def _rel(p: int, seat: int, n: int) -> int:
+    """``(p - seat) % n`` for seats ``p`` and ``seat`` (a compare instead of an integer division)."""
+    r = p - seat
+    return r + n if r < 0 else r
+
+
 @njit
 def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
     """The env's observation of ``seat`` (``env._encode_fresh``; the caller zeroes ``obs``)."""
@@ -1008,42 +1001,35 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
         taker = s[SLOT_PLAYER + k]
         if taker >= 0:
             obs[row + 1] = 1.0
-            obs[row + 2 + (taker - seat) % n] = 1.0
+            obs[row + 2 + _rel(taker, seat, n)] = 1.0
     for q in range(n):
         obs[O_SEATS + SEAT_SIZE * q] = 1.0
-    # dice
+    # dice: each die's value and location columns, without a branch per die
     held = 0  # dice per seat and in the pool: 6 bits each (seat p at bit 6p, the pool at bit 30)
     for d in range(ND):
         loc = s[DIE_LOC + d]
-        if loc != UNUSED:
-            obs[O_VALUES + MAX_NUMBER * d + s[DIE_VAL + d] - 1] = 1.0
-        if loc >= 0:
-            code = 0 if loc == seat else (2 + loc - seat if loc > seat else 2 + loc - seat + n)
-            held += 1 << (6 * loc)
-        elif loc == POOL:
-            code = 1
-            held += 1 << (6 * MAXP)
-        elif loc == UNUSED:
-            code = 7
-        else:
-            code = 2
-            k = ON_SLOT - loc
-            obs[O_SLOT_MELDS + MELD_WIDTH * k + ITEM_DIE0 + d] = 1.0
+        obs[O_VALUES + MAX_NUMBER * d + s[DIE_VAL + d] - 1] = loc != UNUSED
+        at_seat = 0 if loc == seat else 2 + _rel(loc, seat, n)
+        code = at_seat if loc >= 0 else (1 if loc == POOL else (7 if loc == UNUSED else 2))
         obs[O_LOCS + DIE_LOC_SIZE * d + code] = 1.0
-    # cards
+        held += np.int64(loc >= 0) << (6 * max(loc, 0))
+        held += np.int64(loc == POOL) << (6 * MAXP)
+    for d in range(ND):
+        loc = s[DIE_LOC + d]
+        if loc <= ON_SLOT:
+            obs[O_SLOT_MELDS + MELD_WIDTH * (ON_SLOT - loc) + ITEM_DIE0 + d] = 1.0
+    # cards: the hand, table and removed entries written for every card (zeros included: no branch per card)
     cards = 0  # cards per seat: 6 bits each
     for c in range(NC):
         loc = s[CARD_LOC + c]
-        if loc >= 0:
-            cards += 1 << (6 * loc)
-            if loc == seat:
-                obs[O_HAND + c] = 1.0
-        elif loc == REMOVED:
-            obs[O_REMOVED + c] = 1.0
-        elif loc <= ON_SLOT:
-            k = ON_SLOT - loc
-            obs[O_SLOT_MELDS + MELD_WIDTH * k + c] = 1.0
-            obs[O_TABLE + c] = 1.0
+        obs[O_HAND + c] = loc == seat
+        obs[O_REMOVED + c] = loc == REMOVED
+        obs[O_TABLE + c] = loc <= ON_SLOT
+        cards += np.int64(loc >= 0) << (6 * max(loc, 0))
+    for c in range(NC):
+        loc = s[CARD_LOC + c]
+        if loc <= ON_SLOT:
+            obs[O_SLOT_MELDS + MELD_WIDTH * (ON_SLOT - loc) + c] = 1.0
     # past rounds (latest first)
     r_now = s[ROUND] + (1 if over else 0)
     for r in range(min(PAST_ROUNDS, r_now)):
@@ -1055,11 +1041,11 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
             for j in range(length):
                 if (packed >> (2 + 3 * j)) & 7 == p:
                     place = j
-            obs[row + ((p - seat) % n) * PAST_PLACES + place] = 1.0
+            obs[row + _rel(p, seat, n) * PAST_PLACES + place] = 1.0
     # seats
     top = 3.0 * cfg[C_ROUNDS]
     for p in range(n):
-        row = O_SEATS + SEAT_SIZE * ((p - seat) % n)
+        row = O_SEATS + SEAT_SIZE * _rel(p, seat, n)
         r = s[OUT_RANK + p]
         if r:
             obs[row + 4] = 1.0
@@ -1069,18 +1055,18 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
         obs[row + 2] = ((held >> (6 * p)) & 63) / ND
         obs[row + 3] = min(1.0, s[POINTS + p] / top)
     if not over:
-        obs[O_SEATS + SEAT_SIZE * ((s[CURRENT] - seat) % n) + 8] = 1.0
+        obs[O_SEATS + SEAT_SIZE * _rel(s[CURRENT], seat, n) + 8] = 1.0
     if s[LAST] >= 0:
-        obs[O_SEATS + SEAT_SIZE * ((s[LAST] - seat) % n) + 9] = 1.0
+        obs[O_SEATS + SEAT_SIZE * _rel(s[LAST], seat, n) + 9] = 1.0
     passes = s[PASSES]
     if passes and phase == PLAY:
         cur = s[CURRENT]
         p = cur
         got = 0
         while got < passes:
-            p = (p - 1) % n
+            p = p - 1 if p else n - 1
             if s[OUT_RANK + p] == 0:
-                row = O_SEATS + SEAT_SIZE * ((p - seat) % n) + 10
+                row = O_SEATS + SEAT_SIZE * _rel(p, seat, n) + 10
                 if obs[row] == 0.0:
                     obs[row] = 1.0
                     got += 1
@@ -1097,8 +1083,7 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
             if s[SEL_LEN] and seat == s[CURRENT]:
                 obs[O_PHASE + 3] = 1.0
                 for it in range(NI):
-                    if s[SEL + it]:
-                        obs[O_SELECTION + it] = 1.0
+                    obs[O_SELECTION + it] = s[SEL + it] != 0
             else:
                 obs[O_PHASE + (1 if s[LAST] < 0 else 2)] = 1.0
         elif phase == DRAFT:
