@@ -357,24 +357,26 @@ def _fits(cfg: np.ndarray, pat: int, cnt: int, total: int, v0: int, s0: int, sma
 
 
 #: Rows of the one scratch table of :func:`_slot_options` (indexed in place: no row views, whose reference counts
-#: would cost more than the search). The held items: item id, suit, number, is a die, the previous identical held
-#: die (-1: none), its index among the current slot's candidates.
-H_ID, H_SUIT, H_NUM, H_DIE, H_PREV, H_AT = range(6)
-#: The candidates of one slot: item id, number, suit, is a die, the previous identical die (-1: none), chosen, the
-#: largest number from here on, dice from here on, its index among the held items.
-K_ID, K_NUM, K_SUIT, K_DIE, K_PREV, K_CHOSEN, K_SUF_MAX, K_SUF_DICE, K_HELD = range(6, 15)
-K_ROWS = 9
-#: The row of depth 0 of the search of :func:`_completable` (depth ``k`` at ``WORK + k``), and its columns.
-WORK = K_ID + K_ROWS
-W_CNT, W_TOTAL, W_V0, W_S0, W_SMASK, W_NMASK, W_LO, W_HI, W_ND, W_POS, W_TOOK = range(11)
+#: would cost more than the search). The held items, by their index ``j`` in item id order: item id, suit, number,
+#: is a die, the index of the previous identical held die (-1: none). Identical dice are allowed by the same
+#: patterns, so a slot's candidates are the held items its pattern allows: one bitmask over ``j``, no copy.
+H_ID, H_SUIT, H_NUM, H_DIE, H_PREV = range(5)
+#: For the current slot, from held index ``j`` on: the candidates left, their largest number, their dice.
+S_LEFT, S_MAX, S_DICE = range(5, 8)
+#: The row of depth 0 of the search of :func:`_completable` (depth ``k`` at ``WORK + k``), and its columns: the
+#: partial meld (count, total, first number and suit, suits and numbers seen as bitmasks, lowest and highest
+#: number, dice), the next held index to try and the held items chosen (a bitmask).
+WORK = S_DICE + 1
+W_CNT, W_TOTAL, W_V0, W_S0, W_SMASK, W_NMASK, W_LO, W_HI, W_ND, W_POS, W_CHOSEN = range(11)
 TABLE_ROWS = WORK + MAX_MELD + 1
 
 
 @inline
-def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, m: int, start: int, cnt: int, total: int, v0: int,
-                 s0: int, smask: int, nmask: int, lo: int, hi: int, nd: int) -> bool:  # fmt: skip
-    """Whether a partial meld (the candidates of table ``b`` marked chosen) can be completed with candidates from
-    ``start`` on: a depth-first search for one meld, identical dice in slot order, pruned as ``enumerate_melds``."""
+def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, n: int, allowed: int, start: int, chosen: int, cnt: int,
+                 total: int, v0: int, s0: int, smask: int, nmask: int, lo: int, hi: int, nd: int) -> bool:  # fmt: skip
+    """Whether a partial meld (the held items ``chosen``) can be completed with the candidates ``allowed`` from
+    held index ``start`` on: a depth-first search for one meld, identical dice in held order, pruned as
+    ``enumerate_melds`` (the rows ``S_*`` of table ``b`` hold the current slot's bounds)."""
     if _complete(cfg, pat, cnt, total, lo, hi, nd):
         return True
     cmin, cmax, smin, dmin = cfg[pat + F_CMIN], cfg[pat + F_CMAX], cfg[pat + F_SMIN], cfg[pat + F_DMIN]
@@ -382,27 +384,27 @@ def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, m: int, start: int, c
         return False
     w = WORK
     b[w, W_CNT], b[w, W_TOTAL], b[w, W_V0], b[w, W_S0], b[w, W_SMASK] = cnt, total, v0, s0, smask
-    b[w, W_NMASK], b[w, W_LO], b[w, W_HI], b[w, W_ND], b[w, W_POS] = nmask, lo, hi, nd, start
-    found = False
+    b[w, W_NMASK], b[w, W_LO], b[w, W_HI], b[w, W_ND], b[w, W_POS], b[w, W_CHOSEN] = nmask, lo, hi, nd, start, chosen
     while w >= WORK:
         i = b[w, W_POS]
         c, tot, nd_ = b[w, W_CNT], b[w, W_TOTAL], b[w, W_ND]
         room = cmax - c
         if (
-            i >= m
-            or m - i < cmin - c
-            or (smin and tot + room * b[K_SUF_MAX, i] < smin)
-            or (dmin and nd_ + min(room, b[K_SUF_DICE, i]) < dmin)
+            i >= n
+            or b[S_LEFT, i] < cmin - c
+            or (smin and tot + room * b[S_MAX, i] < smin)
+            or (dmin and nd_ + min(room, b[S_DICE, i]) < dmin)
         ):
             w -= 1
-            if w >= WORK:
-                b[K_CHOSEN, b[w, W_TOOK]] = 0
             continue
         b[w, W_POS] = i + 1
-        prev = b[K_PREV, i]
-        if prev >= 0 and not b[K_CHOSEN, prev]:
+        if not (allowed >> i) & 1:
             continue
-        v, t, d = b[K_NUM, i], b[K_SUIT, i], b[K_DIE, i]
+        took = b[w, W_CHOSEN]
+        prev = b[H_PREV, i]
+        if prev >= 0 and not (took >> prev) & 1:
+            continue
+        v, t, d = b[H_NUM, i], b[H_SUIT, i], b[H_DIE, i]
         lo_, hi_ = b[w, W_LO], b[w, W_HI]
         if not _fits(cfg, pat, c, tot, b[w, W_V0], b[w, W_S0], b[w, W_SMASK], b[w, W_NMASK], lo_, hi_, nd_, v, t, d):
             continue
@@ -410,25 +412,18 @@ def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, m: int, start: int, c
         lo2 = lo_ if (c and lo_ <= v) else v
         hi2 = hi_ if (c and hi_ >= v) else v
         if _complete(cfg, pat, c2, t2, lo2, hi2, nd2):
-            found = True
-            break
+            return True
         if c2 >= cmax:
             continue
-        b[K_CHOSEN, i] = 1
-        b[w, W_TOOK] = i
         x = w + 1
         b[x, W_CNT], b[x, W_TOTAL] = c2, t2
         b[x, W_V0] = b[w, W_V0] if c else v
         b[x, W_S0] = b[w, W_S0] if c else t
         b[x, W_SMASK] = b[w, W_SMASK] | (1 << t)
         b[x, W_NMASK] = b[w, W_NMASK] | (1 << v)
-        b[x, W_LO], b[x, W_HI], b[x, W_ND], b[x, W_POS] = lo2, hi2, nd2, i + 1
+        b[x, W_LO], b[x, W_HI], b[x, W_ND], b[x, W_POS], b[x, W_CHOSEN] = lo2, hi2, nd2, i + 1, took | (1 << i)
         w = x
-    # unmark the items of the path (the caller's chosen items stay)
-    if found:
-        for k in range(WORK, w):
-            b[K_CHOSEN, b[k, W_TOOK]] = 0
-    return found
+    return False
 
 
 @njit
@@ -478,7 +473,7 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                   open_only: bool) -> bool:  # fmt: skip
     """``rules.compose_options`` into ``mask`` (items at their action ids, completed slots at ``COMMIT + k``);
     with ``mask`` of length 0, only whether some slot has some meld of ``seat``'s items (``rules.deadlocked``)."""
-    b = np.empty((TABLE_ROWS, MAX_HELD + 1), dtype=np.int64)  # one allocation: held items, candidates, search
+    b = np.empty((TABLE_ROWS, MAX_HELD + 1), dtype=np.int64)  # one allocation: held items, bounds, search
     n = _held_table(s, seat, b)
     probe = mask.shape[0] == 0
     sel_len = s[SEL_LEN] if use_selection else 0
@@ -488,6 +483,12 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
     for j in range(n):
         if b[H_ID, j] > sel_last:
             open_bits |= 1 << j
+    # the held items of the selection, one bit each
+    sel_bits = 0
+    if sel_len:
+        for j in range(n):
+            if s[SEL + b[H_ID, j]]:
+                sel_bits |= 1 << j
     any_meld = False
     # the slots in their order (the mask is a union: any order gives it; sorting them cost more than it saved)
     for k in range(cfg[C_NSLOTS]):
@@ -497,25 +498,23 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
             break  # every item is legal already and no selection completes a slot
         card = s[SLOT_CARD + k]
         pat = C_PATTERN + NF * card
-        # the held items this pattern allows, one bit each; the slot is searched only if one may turn legal
+        # the candidates: the held items this pattern allows, one bit each; searched only if one may turn legal
         allowed = 0
         m = 0
         for j in range(n):
             if _allowed(cfg, card, b[H_SUIT, j], b[H_NUM, j]):
                 allowed |= 1 << j
                 m += 1
-        if m < cfg[pat + F_CMIN] or not (allowed & open_bits or sel_len):
+        if m < cfg[pat + F_CMIN] or not (allowed & open_bits or sel_len) or sel_bits & ~allowed:
             continue
         # the selection as a partial meld of this slot
         cnt = total = v0 = s0 = smask = nmask = lo = hi = nd = 0
         if sel_len:
             ok = True
             for j in range(n):
-                if s[SEL + b[H_ID, j]]:
+                if (sel_bits >> j) & 1:
                     v, t, d = b[H_NUM, j], b[H_SUIT, j], b[H_DIE, j]
-                    if not (allowed >> j) & 1 or not _fits(
-                        cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d
-                    ):
+                    if not _fits(cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d):
                         ok = False
                         break
                     if cnt == 0:
@@ -534,44 +533,34 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                 mask[A_COMMIT + k] = 1
         if not allowed & open_bits:
             continue  # nothing left to add here: only whether the selection completes the slot
-        # the candidates: the held items this pattern allows, each die with its previous identical die
-        m = 0
-        first = -1  # the first candidate that may be added (after the selection, not found legal yet)
-        for j in range(n):
-            if (allowed >> j) & 1:
-                if first < 0 and (open_bits >> j) & 1:
-                    first = m
-                b[K_ID, m], b[K_NUM, m], b[K_SUIT, m], b[K_DIE, m] = b[H_ID, j], b[H_NUM, j], b[H_SUIT, j], b[H_DIE, j]
-                b[K_CHOSEN, m] = 1 if sel_len and s[SEL + b[H_ID, j]] else 0
-                b[K_PREV, m] = b[H_AT, b[H_PREV, j]] if b[H_PREV, j] >= 0 else -1
-                b[H_AT, j] = m
-                b[K_HELD, m] = j
-                m += 1
-        if cfg[pat + F_SMIN] or cfg[pat + F_DMIN]:  # the search's bounds read these only then
-            b[K_SUF_MAX, m] = b[K_SUF_DICE, m] = 0
-            for q in range(m - 1, -1, -1):
-                b[K_SUF_MAX, q] = max(b[K_SUF_MAX, q + 1], b[K_NUM, q])
-                b[K_SUF_DICE, q] = b[K_SUF_DICE, q + 1] + b[K_DIE, q]
-        for q in range(first, m):
-            it = b[K_ID, q]
-            j = b[K_HELD, q]
-            if not (open_bits >> j) & 1:
+        # the search's bounds from each held index on: candidates left, and (read only then) largest number, dice
+        b[S_LEFT, n] = b[S_MAX, n] = b[S_DICE, n] = 0
+        bounds = cfg[pat + F_SMIN] or cfg[pat + F_DMIN]
+        for q in range(n - 1, -1, -1):
+            here = (allowed >> q) & 1
+            b[S_LEFT, q] = b[S_LEFT, q + 1] + here
+            if bounds:
+                b[S_MAX, q] = max(b[S_MAX, q + 1], b[H_NUM, q]) if here else b[S_MAX, q + 1]
+                b[S_DICE, q] = b[S_DICE, q + 1] + (b[H_DIE, q] if here else 0)
+        for q in range(n):
+            if not ((allowed & open_bits) >> q) & 1:
                 continue
-            prev = b[K_PREV, q]
-            if prev >= 0 and not b[K_CHOSEN, prev]:
+            prev = b[H_PREV, q]
+            if prev >= 0 and not (sel_bits >> prev) & 1:
                 continue
-            v, t, d = b[K_NUM, q], b[K_SUIT, q], b[K_DIE, q]
+            v, t, d = b[H_NUM, q], b[H_SUIT, q], b[H_DIE, q]
             if not _fits(cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d):
                 continue
             nlo = v if (cnt == 0 or v < lo) else lo
             nhi = v if (cnt == 0 or v > hi) else hi
-            b[K_CHOSEN, q] = 1
             good = _completable(
                 cfg,
                 pat,
                 b,
-                m,
+                n,
+                allowed,
                 q + 1,
+                sel_bits | (1 << q),
                 cnt + 1,
                 total + v,
                 v0 if cnt else v,
@@ -582,13 +571,12 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                 nhi,
                 nd + d,
             )
-            b[K_CHOSEN, q] = 0
             if good:
                 if probe:
                     return True
-                mask[it] = 1
+                mask[b[H_ID, q]] = 1
                 any_meld = True
-                open_bits &= ~(1 << j)
+                open_bits &= ~(1 << q)
     return any_meld
 
 
