@@ -53,6 +53,7 @@ from ice_envs.tip_of_the_diceberg.env import (
 from ice_envs.tip_of_the_diceberg.patterns import (
     CARD_NUMBER,
     CARD_SUIT,
+    DICE_PER_TYPE,
     DIE_TYPE,
     ITEM_DIE0,
     MAX_MELD,
@@ -356,24 +357,26 @@ def _fits(cfg: np.ndarray, pat: int, cnt: int, total: int, v0: int, s0: int, sma
 
 
 #: Rows of the one scratch table of :func:`_slot_options` (indexed in place: no row views, whose reference counts
-#: would cost more than the search). The held items: item id, suit, number, is a die, the previous identical held
-#: die (-1: none), its index among the current slot's candidates; and the slots in search order.
-H_ID, H_SUIT, H_NUM, H_DIE, H_PREV, H_AT, H_ORDER = range(7)
-#: The candidates of one slot: item id, number, suit, is a die, the previous identical die (-1: none), chosen, the
-#: largest number from here on, dice from here on, its index among the held items.
-K_ID, K_NUM, K_SUIT, K_DIE, K_PREV, K_CHOSEN, K_SUF_MAX, K_SUF_DICE, K_HELD = range(7, 16)
-K_ROWS = 9
-#: The row of depth 0 of the search of :func:`_completable` (depth ``k`` at ``WORK + k``), and its columns.
-WORK = K_ID + K_ROWS
-W_CNT, W_TOTAL, W_V0, W_S0, W_SMASK, W_NMASK, W_LO, W_HI, W_ND, W_POS, W_TOOK = range(11)
+#: would cost more than the search). The held items, by their index ``j`` in item id order: item id, suit, number,
+#: is a die, the index of the previous identical held die (-1: none). Identical dice are allowed by the same
+#: patterns, so a slot's candidates are the held items its pattern allows: one bitmask over ``j``, no copy.
+H_ID, H_SUIT, H_NUM, H_DIE, H_PREV = range(5)
+#: For the current slot, from held index ``j`` on: the candidates left, their largest number, their dice.
+S_LEFT, S_MAX, S_DICE = range(5, 8)
+#: The row of depth 0 of the search of :func:`_completable` (depth ``k`` at ``WORK + k``), and its columns: the
+#: partial meld (count, total, first number and suit, suits and numbers seen as bitmasks, lowest and highest
+#: number, dice), the next held index to try and the held items chosen (a bitmask).
+WORK = S_DICE + 1
+W_CNT, W_TOTAL, W_V0, W_S0, W_SMASK, W_NMASK, W_LO, W_HI, W_ND, W_POS, W_CHOSEN = range(11)
 TABLE_ROWS = WORK + MAX_MELD + 1
 
 
 @inline
-def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, m: int, start: int, cnt: int, total: int, v0: int,
-                 s0: int, smask: int, nmask: int, lo: int, hi: int, nd: int) -> bool:  # fmt: skip
-    """Whether a partial meld (the candidates of table ``b`` marked chosen) can be completed with candidates from
-    ``start`` on: a depth-first search for one meld, identical dice in slot order, pruned as ``enumerate_melds``."""
+def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, n: int, allowed: int, start: int, chosen: int, cnt: int,
+                 total: int, v0: int, s0: int, smask: int, nmask: int, lo: int, hi: int, nd: int) -> bool:  # fmt: skip
+    """Whether a partial meld (the held items ``chosen``) can be completed with the candidates ``allowed`` from
+    held index ``start`` on: a depth-first search for one meld, identical dice in held order, pruned as
+    ``enumerate_melds`` (the rows ``S_*`` of table ``b`` hold the current slot's bounds)."""
     if _complete(cfg, pat, cnt, total, lo, hi, nd):
         return True
     cmin, cmax, smin, dmin = cfg[pat + F_CMIN], cfg[pat + F_CMAX], cfg[pat + F_SMIN], cfg[pat + F_DMIN]
@@ -381,27 +384,27 @@ def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, m: int, start: int, c
         return False
     w = WORK
     b[w, W_CNT], b[w, W_TOTAL], b[w, W_V0], b[w, W_S0], b[w, W_SMASK] = cnt, total, v0, s0, smask
-    b[w, W_NMASK], b[w, W_LO], b[w, W_HI], b[w, W_ND], b[w, W_POS] = nmask, lo, hi, nd, start
-    found = False
+    b[w, W_NMASK], b[w, W_LO], b[w, W_HI], b[w, W_ND], b[w, W_POS], b[w, W_CHOSEN] = nmask, lo, hi, nd, start, chosen
     while w >= WORK:
         i = b[w, W_POS]
         c, tot, nd_ = b[w, W_CNT], b[w, W_TOTAL], b[w, W_ND]
         room = cmax - c
         if (
-            i >= m
-            or m - i < cmin - c
-            or (smin and tot + room * b[K_SUF_MAX, i] < smin)
-            or (dmin and nd_ + min(room, b[K_SUF_DICE, i]) < dmin)
+            i >= n
+            or b[S_LEFT, i] < cmin - c
+            or (smin and tot + room * b[S_MAX, i] < smin)
+            or (dmin and nd_ + min(room, b[S_DICE, i]) < dmin)
         ):
             w -= 1
-            if w >= WORK:
-                b[K_CHOSEN, b[w, W_TOOK]] = 0
             continue
         b[w, W_POS] = i + 1
-        prev = b[K_PREV, i]
-        if prev >= 0 and not b[K_CHOSEN, prev]:
+        if not (allowed >> i) & 1:
             continue
-        v, t, d = b[K_NUM, i], b[K_SUIT, i], b[K_DIE, i]
+        took = b[w, W_CHOSEN]
+        prev = b[H_PREV, i]
+        if prev >= 0 and not (took >> prev) & 1:
+            continue
+        v, t, d = b[H_NUM, i], b[H_SUIT, i], b[H_DIE, i]
         lo_, hi_ = b[w, W_LO], b[w, W_HI]
         if not _fits(cfg, pat, c, tot, b[w, W_V0], b[w, W_S0], b[w, W_SMASK], b[w, W_NMASK], lo_, hi_, nd_, v, t, d):
             continue
@@ -409,25 +412,18 @@ def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, m: int, start: int, c
         lo2 = lo_ if (c and lo_ <= v) else v
         hi2 = hi_ if (c and hi_ >= v) else v
         if _complete(cfg, pat, c2, t2, lo2, hi2, nd2):
-            found = True
-            break
+            return True
         if c2 >= cmax:
             continue
-        b[K_CHOSEN, i] = 1
-        b[w, W_TOOK] = i
         x = w + 1
         b[x, W_CNT], b[x, W_TOTAL] = c2, t2
         b[x, W_V0] = b[w, W_V0] if c else v
         b[x, W_S0] = b[w, W_S0] if c else t
         b[x, W_SMASK] = b[w, W_SMASK] | (1 << t)
         b[x, W_NMASK] = b[w, W_NMASK] | (1 << v)
-        b[x, W_LO], b[x, W_HI], b[x, W_ND], b[x, W_POS] = lo2, hi2, nd2, i + 1
+        b[x, W_LO], b[x, W_HI], b[x, W_ND], b[x, W_POS], b[x, W_CHOSEN] = lo2, hi2, nd2, i + 1, took | (1 << i)
         w = x
-    # unmark the items of the path (the caller's chosen items stay)
-    if found:
-        for k in range(WORK, w):
-            b[K_CHOSEN, b[k, W_TOOK]] = 0
-    return found
+    return False
 
 
 @njit
@@ -477,7 +473,7 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                   open_only: bool) -> bool:  # fmt: skip
     """``rules.compose_options`` into ``mask`` (items at their action ids, completed slots at ``COMMIT + k``);
     with ``mask`` of length 0, only whether some slot has some meld of ``seat``'s items (``rules.deadlocked``)."""
-    b = np.empty((TABLE_ROWS, MAX_HELD + 1), dtype=np.int64)  # one allocation: held items, candidates, search
+    b = np.empty((TABLE_ROWS, MAX_HELD + 1), dtype=np.int64)  # one allocation: held items, bounds, search
     n = _held_table(s, seat, b)
     probe = mask.shape[0] == 0
     sel_len = s[SEL_LEN] if use_selection else 0
@@ -487,44 +483,38 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
     for j in range(n):
         if b[H_ID, j] > sel_last:
             open_bits |= 1 << j
+    # the held items of the selection, one bit each
+    sel_bits = 0
+    if sel_len:
+        for j in range(n):
+            if s[SEL + b[H_ID, j]]:
+                sel_bits |= 1 << j
     any_meld = False
-    # the slots by their smallest meld (the mask is a union: slots that make many items legal at once go first,
-    # and the later searches skip those items)
-    nslots = cfg[C_NSLOTS]
-    for a in range(nslots):
-        key = cfg[C_PATTERN + NF * s[SLOT_CARD + a] + F_CMIN]
-        r = a
-        while r > 0 and cfg[C_PATTERN + NF * s[SLOT_CARD + b[H_ORDER, r - 1]] + F_CMIN] > key:
-            b[H_ORDER, r] = b[H_ORDER, r - 1]
-            r -= 1
-        b[H_ORDER, r] = a
-    for r in range(nslots):
-        k = b[H_ORDER, r]
+    # the slots in their order (the mask is a union: any order gives it; sorting them cost more than it saved)
+    for k in range(cfg[C_NSLOTS]):
         if open_only and s[SLOT_PLAYER + k] >= 0:
             continue
         if not sel_len and not open_bits and not probe:
             break  # every item is legal already and no selection completes a slot
         card = s[SLOT_CARD + k]
         pat = C_PATTERN + NF * card
-        # the held items this pattern allows, one bit each; the slot is searched only if one may turn legal
+        # the candidates: the held items this pattern allows, one bit each; searched only if one may turn legal
         allowed = 0
         m = 0
         for j in range(n):
             if _allowed(cfg, card, b[H_SUIT, j], b[H_NUM, j]):
                 allowed |= 1 << j
                 m += 1
-        if m < cfg[pat + F_CMIN] or not (allowed & open_bits or sel_len):
+        if m < cfg[pat + F_CMIN] or not (allowed & open_bits or sel_len) or sel_bits & ~allowed:
             continue
         # the selection as a partial meld of this slot
         cnt = total = v0 = s0 = smask = nmask = lo = hi = nd = 0
         if sel_len:
             ok = True
             for j in range(n):
-                if s[SEL + b[H_ID, j]]:
+                if (sel_bits >> j) & 1:
                     v, t, d = b[H_NUM, j], b[H_SUIT, j], b[H_DIE, j]
-                    if not (allowed >> j) & 1 or not _fits(
-                        cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d
-                    ):
+                    if not _fits(cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d):
                         ok = False
                         break
                     if cnt == 0:
@@ -543,44 +533,34 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                 mask[A_COMMIT + k] = 1
         if not allowed & open_bits:
             continue  # nothing left to add here: only whether the selection completes the slot
-        # the candidates: the held items this pattern allows, each die with its previous identical die
-        m = 0
-        first = -1  # the first candidate that may be added (after the selection, not found legal yet)
-        for j in range(n):
-            if (allowed >> j) & 1:
-                if first < 0 and (open_bits >> j) & 1:
-                    first = m
-                b[K_ID, m], b[K_NUM, m], b[K_SUIT, m], b[K_DIE, m] = b[H_ID, j], b[H_NUM, j], b[H_SUIT, j], b[H_DIE, j]
-                b[K_CHOSEN, m] = 1 if sel_len and s[SEL + b[H_ID, j]] else 0
-                b[K_PREV, m] = b[H_AT, b[H_PREV, j]] if b[H_PREV, j] >= 0 else -1
-                b[H_AT, j] = m
-                b[K_HELD, m] = j
-                m += 1
-        if cfg[pat + F_SMIN] or cfg[pat + F_DMIN]:  # the search's bounds read these only then
-            b[K_SUF_MAX, m] = b[K_SUF_DICE, m] = 0
-            for q in range(m - 1, -1, -1):
-                b[K_SUF_MAX, q] = max(b[K_SUF_MAX, q + 1], b[K_NUM, q])
-                b[K_SUF_DICE, q] = b[K_SUF_DICE, q + 1] + b[K_DIE, q]
-        for q in range(first, m):
-            it = b[K_ID, q]
-            j = b[K_HELD, q]
-            if not (open_bits >> j) & 1:
+        # the search's bounds from each held index on: candidates left, and (read only then) largest number, dice
+        b[S_LEFT, n] = b[S_MAX, n] = b[S_DICE, n] = 0
+        bounds = cfg[pat + F_SMIN] or cfg[pat + F_DMIN]
+        for q in range(n - 1, -1, -1):
+            here = (allowed >> q) & 1
+            b[S_LEFT, q] = b[S_LEFT, q + 1] + here
+            if bounds:
+                b[S_MAX, q] = max(b[S_MAX, q + 1], b[H_NUM, q]) if here else b[S_MAX, q + 1]
+                b[S_DICE, q] = b[S_DICE, q + 1] + (b[H_DIE, q] if here else 0)
+        for q in range(n):
+            if not ((allowed & open_bits) >> q) & 1:
                 continue
-            prev = b[K_PREV, q]
-            if prev >= 0 and not b[K_CHOSEN, prev]:
+            prev = b[H_PREV, q]
+            if prev >= 0 and not (sel_bits >> prev) & 1:
                 continue
-            v, t, d = b[K_NUM, q], b[K_SUIT, q], b[K_DIE, q]
+            v, t, d = b[H_NUM, q], b[H_SUIT, q], b[H_DIE, q]
             if not _fits(cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d):
                 continue
             nlo = v if (cnt == 0 or v < lo) else lo
             nhi = v if (cnt == 0 or v > hi) else hi
-            b[K_CHOSEN, q] = 1
             good = _completable(
                 cfg,
                 pat,
                 b,
-                m,
+                n,
+                allowed,
                 q + 1,
+                sel_bits | (1 << q),
                 cnt + 1,
                 total + v,
                 v0 if cnt else v,
@@ -591,13 +571,12 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                 nhi,
                 nd + d,
             )
-            b[K_CHOSEN, q] = 0
             if good:
                 if probe:
                     return True
-                mask[it] = 1
+                mask[b[H_ID, q]] = 1
                 any_meld = True
-                open_bits &= ~(1 << j)
+                open_bits &= ~(1 << q)
     return any_meld
 
 
@@ -685,22 +664,17 @@ def new_game(s: np.ndarray, rng: np.ndarray, cfg: np.ndarray) -> None:
 # ============================================================================ legal actions
 @njit
 def _distinct_pool(s: np.ndarray, mask: np.ndarray, base: int) -> None:
-    """``rules._distinct_pool``: the lowest-slot pool die of each (type, value), at ``base + die``."""
-    seen_low = 0
-    seen_high = 0
-    for d in range(ND):
-        if s[DIE_LOC + d] == POOL:
-            key = ITEM_SUIT[ITEM_DIE0 + d] * (MAX_NUMBER + 1) + s[DIE_VAL + d]
-            if key < 64:
-                bit = 1 << key
-                if not seen_low & bit:
-                    seen_low |= bit
-                    mask[base + d] = 1
-            else:
-                bit = 1 << (key - 64)
-                if not seen_high & bit:
-                    seen_high |= bit
-                    mask[base + d] = 1
+    """``rules._distinct_pool``: the lowest-slot pool die of each (type, value), at ``base + die``.
+
+    Identical dice share a type, and a type's dice are three consecutive slots: each die is compared with the
+    lower slots of its type, without branches (the pool changes every trick: branches would mispredict)."""
+    for t in range(ND // DICE_PER_TYPE):
+        d = DICE_PER_TYPE * t
+        in0, in1, in2 = s[DIE_LOC + d] == POOL, s[DIE_LOC + d + 1] == POOL, s[DIE_LOC + d + 2] == POOL
+        v0, v1, v2 = s[DIE_VAL + d], s[DIE_VAL + d + 1], s[DIE_VAL + d + 2]
+        mask[base + d] = in0
+        mask[base + d + 1] = in1 & (not (in0 & (v0 == v1)))
+        mask[base + d + 2] = in2 & (not (in0 & (v0 == v2))) & (not (in1 & (v1 == v2)))
 
 
 @njit
@@ -988,6 +962,13 @@ def outcome(s: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
 
 
 # ============================================================================ observation
+@inline
+def _rel(p: int, seat: int, n: int) -> int:
+    """``(p - seat) % n`` for seats ``p`` and ``seat`` (a compare instead of an integer division)."""
+    r = p - seat
+    return r + n if r < 0 else r
+
+
 @njit
 def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
     """The env's observation of ``seat`` (``env._encode_fresh``; the caller zeroes ``obs``)."""
@@ -1008,42 +989,35 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
         taker = s[SLOT_PLAYER + k]
         if taker >= 0:
             obs[row + 1] = 1.0
-            obs[row + 2 + (taker - seat) % n] = 1.0
+            obs[row + 2 + _rel(taker, seat, n)] = 1.0
     for q in range(n):
         obs[O_SEATS + SEAT_SIZE * q] = 1.0
-    # dice
+    # dice: each die's value and location columns, without a branch per die
     held = 0  # dice per seat and in the pool: 6 bits each (seat p at bit 6p, the pool at bit 30)
     for d in range(ND):
         loc = s[DIE_LOC + d]
-        if loc != UNUSED:
-            obs[O_VALUES + MAX_NUMBER * d + s[DIE_VAL + d] - 1] = 1.0
-        if loc >= 0:
-            code = 0 if loc == seat else (2 + loc - seat if loc > seat else 2 + loc - seat + n)
-            held += 1 << (6 * loc)
-        elif loc == POOL:
-            code = 1
-            held += 1 << (6 * MAXP)
-        elif loc == UNUSED:
-            code = 7
-        else:
-            code = 2
-            k = ON_SLOT - loc
-            obs[O_SLOT_MELDS + MELD_WIDTH * k + ITEM_DIE0 + d] = 1.0
+        obs[O_VALUES + MAX_NUMBER * d + s[DIE_VAL + d] - 1] = loc != UNUSED
+        at_seat = 0 if loc == seat else 2 + _rel(loc, seat, n)
+        code = at_seat if loc >= 0 else (1 if loc == POOL else (7 if loc == UNUSED else 2))
         obs[O_LOCS + DIE_LOC_SIZE * d + code] = 1.0
-    # cards
+        held += np.int64(loc >= 0) << (6 * max(loc, 0))
+        held += np.int64(loc == POOL) << (6 * MAXP)
+    for d in range(ND):
+        loc = s[DIE_LOC + d]
+        if loc <= ON_SLOT:
+            obs[O_SLOT_MELDS + MELD_WIDTH * (ON_SLOT - loc) + ITEM_DIE0 + d] = 1.0
+    # cards: the hand, table and removed entries written for every card (zeros included: no branch per card)
     cards = 0  # cards per seat: 6 bits each
     for c in range(NC):
         loc = s[CARD_LOC + c]
-        if loc >= 0:
-            cards += 1 << (6 * loc)
-            if loc == seat:
-                obs[O_HAND + c] = 1.0
-        elif loc == REMOVED:
-            obs[O_REMOVED + c] = 1.0
-        elif loc <= ON_SLOT:
-            k = ON_SLOT - loc
-            obs[O_SLOT_MELDS + MELD_WIDTH * k + c] = 1.0
-            obs[O_TABLE + c] = 1.0
+        obs[O_HAND + c] = loc == seat
+        obs[O_REMOVED + c] = loc == REMOVED
+        obs[O_TABLE + c] = loc <= ON_SLOT
+        cards += np.int64(loc >= 0) << (6 * max(loc, 0))
+    for c in range(NC):
+        loc = s[CARD_LOC + c]
+        if loc <= ON_SLOT:
+            obs[O_SLOT_MELDS + MELD_WIDTH * (ON_SLOT - loc) + c] = 1.0
     # past rounds (latest first)
     r_now = s[ROUND] + (1 if over else 0)
     for r in range(min(PAST_ROUNDS, r_now)):
@@ -1055,11 +1029,11 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
             for j in range(length):
                 if (packed >> (2 + 3 * j)) & 7 == p:
                     place = j
-            obs[row + ((p - seat) % n) * PAST_PLACES + place] = 1.0
+            obs[row + _rel(p, seat, n) * PAST_PLACES + place] = 1.0
     # seats
     top = 3.0 * cfg[C_ROUNDS]
     for p in range(n):
-        row = O_SEATS + SEAT_SIZE * ((p - seat) % n)
+        row = O_SEATS + SEAT_SIZE * _rel(p, seat, n)
         r = s[OUT_RANK + p]
         if r:
             obs[row + 4] = 1.0
@@ -1069,18 +1043,18 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
         obs[row + 2] = ((held >> (6 * p)) & 63) / ND
         obs[row + 3] = min(1.0, s[POINTS + p] / top)
     if not over:
-        obs[O_SEATS + SEAT_SIZE * ((s[CURRENT] - seat) % n) + 8] = 1.0
+        obs[O_SEATS + SEAT_SIZE * _rel(s[CURRENT], seat, n) + 8] = 1.0
     if s[LAST] >= 0:
-        obs[O_SEATS + SEAT_SIZE * ((s[LAST] - seat) % n) + 9] = 1.0
+        obs[O_SEATS + SEAT_SIZE * _rel(s[LAST], seat, n) + 9] = 1.0
     passes = s[PASSES]
     if passes and phase == PLAY:
         cur = s[CURRENT]
         p = cur
         got = 0
         while got < passes:
-            p = (p - 1) % n
+            p = p - 1 if p else n - 1
             if s[OUT_RANK + p] == 0:
-                row = O_SEATS + SEAT_SIZE * ((p - seat) % n) + 10
+                row = O_SEATS + SEAT_SIZE * _rel(p, seat, n) + 10
                 if obs[row] == 0.0:
                     obs[row] = 1.0
                     got += 1
@@ -1097,8 +1071,7 @@ def encode(s: np.ndarray, seat: int, cfg: np.ndarray, obs: np.ndarray) -> None:
             if s[SEL_LEN] and seat == s[CURRENT]:
                 obs[O_PHASE + 3] = 1.0
                 for it in range(NI):
-                    if s[SEL + it]:
-                        obs[O_SELECTION + it] = 1.0
+                    obs[O_SELECTION + it] = s[SEL + it] != 0
             else:
                 obs[O_PHASE + (1 if s[LAST] < 0 else 2)] = 1.0
         elif phase == DRAFT:
