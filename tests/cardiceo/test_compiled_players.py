@@ -10,8 +10,8 @@ import pytest
 
 from ice_envs.agents.greedy import DEFAULT_SAMPLES
 from ice_envs.agents.spec import load_agent
+from ice_envs.cardiceo import compiled_lattice, heuristic, rules, solitaire
 from ice_envs.cardiceo import compiled_players as cp
-from ice_envs.cardiceo import heuristic, rules, solitaire
 from ice_envs.cardiceo.spec import SPEC
 from ice_envs.core import vector
 from ice_envs.core.player_parity import run_player_parity
@@ -63,8 +63,8 @@ def test_lattice_is_bit_identical() -> None:
     for hand in hands:
         python = solitaire.Lattice(hand).turns
         turns = np.zeros(python.size, dtype=np.int64)
-        cp._solve_lattice(hand, turns)
-        expected = np.where(np.isfinite(python), python * cp.GRID, -1).astype(np.int64)
+        compiled_lattice.solve_lattice(hand, turns)
+        expected = np.where(np.isfinite(python), python * compiled_lattice.GRID, -1).astype(np.int64)
         assert np.array_equal(turns, expected), hand
 
 
@@ -119,11 +119,11 @@ def test_kept_lattice_covers_smaller_hands_only() -> None:
     assert np.array_equal(memory[cp.MEM_TOP : cp.MEM_TOP + rules.NUM_VALUES], big)
     strides, turns = cp._lattice(memory, small)  # covered: read from the kept lattice
     assert np.array_equal(memory[cp.MEM_TOP : cp.MEM_TOP + rules.NUM_VALUES], big)
-    assert turns[cp._index(small, strides)] == solitaire.Lattice(small).expected_turns(small) * cp.GRID
+    assert turns[cp._index(small, strides)] == solitaire.Lattice(small).expected_turns(small) * compiled_lattice.GRID
     other = np.roll(big, 1)  # not covered: solved again and kept instead
     strides, turns = cp._lattice(memory, other)
     assert np.array_equal(memory[cp.MEM_TOP : cp.MEM_TOP + rules.NUM_VALUES], other)
-    assert turns[cp._index(other, strides)] == solitaire.Lattice(other).expected_turns(other) * cp.GRID
+    assert turns[cp._index(other, strides)] == solitaire.Lattice(other).expected_turns(other) * compiled_lattice.GRID
 
 
 @pytest.mark.parametrize("players", [3, 6])
