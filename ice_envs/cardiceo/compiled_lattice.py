@@ -40,6 +40,7 @@ from ice_envs.core.compiled import njit
 __all__ = ["GRID", "INF", "NUM_MOVES", "solve_lattice", "strides_of"]
 
 NV = rules.NUM_VALUES
+COPIES = rules.COPIES_PER_VALUE
 NUM_ROLLS = len(solitaire.ROLLS)
 #: One turn on ``E``'s grid.
 GRID = 1 << solitaire.GRID_BITS
@@ -103,6 +104,15 @@ MOVE_VALUES, MOVE_COUNTS, MOVE_SIZE = _move_table(_IDS)
 NODE_MOVE, NODE_PARENT, NODE_WEIGHT = _trie(_ROLL_MOVES)
 NUM_MOVES = MOVE_SIZE.size
 NUM_NODES = NODE_MOVE.size
+#: ``MOVE_OF[a, b, c]``: the move that sheds values ``a + 1 <= b + 1 <= c + 1`` (15: no card), -1 if none.
+MOVE_OF = np.full((NV + 1, NV + 1, NV + 1), -1, dtype=np.int64)
+for _need, _m in _IDS.items():
+    _cards = sorted(v for v, c in enumerate(_need) for _ in range(c)) + [NV, NV]
+    MOVE_OF[_cards[0], _cards[1], _cards[2]] = _m
+#: ``NODE_DEPTH[k]``: how many nodes lie above node ``k`` (0: a child of the root).
+NODE_DEPTH = np.zeros(NUM_NODES, dtype=np.int64)
+for _k in range(NUM_NODES):
+    NODE_DEPTH[_k] = NODE_DEPTH[NODE_PARENT[_k]] + 1 if NODE_PARENT[_k] >= 0 else 0
 #: ``ROLL_MOVES[ROLL_START[r]:ROLL_START[r + 1]]``: the moves of roll ``r``'s plans.
 ROLL_START = np.concatenate([[0], np.cumsum([len(m) for m in _ROLL_MOVES])]).astype(np.int64)
 ROLL_MOVES = np.array([m for moves in _ROLL_MOVES for m in sorted(moves)], dtype=np.int64)
@@ -147,7 +157,9 @@ def _rank_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 #: Hands of at most this many cards have their ``E`` in :data:`SMALL_TURNS`, computed once at import.
-SMALL_CARDS = 5
+SMALL_CARDS = 6
+#: Hands :func:`_solve_small` solves at once.
+SMALL_BLOCK = 256
 RANK_STEP, SMALL_START = _rank_tables()
 
 
@@ -165,63 +177,99 @@ def small_rank(hand: np.ndarray, cards: int) -> int:
     return rank
 
 
+@njit
 def _small_hands() -> np.ndarray:
-    """Every hand of at most :data:`SMALL_CARDS` cards (at most 4 of each value), fewest cards first."""
-    found: list[tuple[int, ...]] = []
-
-    def grow(prefix: list[int], left: int) -> None:
-        if len(prefix) == NV:
-            found.append(tuple(prefix))
-            return
-        for c in range(min(rules.COPIES_PER_VALUE, left) + 1):
-            grow([*prefix, c], left - c)
-
-    grow([], SMALL_CARDS)
-    found.sort(key=sum)
-    return np.array(found, dtype=np.int64)
+    """Every hand of at most :data:`SMALL_CARDS` cards (at most 4 of each value) in rank order
+    (:func:`small_rank`): by number of cards, then lexicographically (value 1's count first)."""
+    hands = np.zeros((SMALL_START[SMALL_CARDS + 1], NV), dtype=np.int64)
+    at = 1  # row 0: the empty hand
+    for cards in range(1, SMALL_CARDS + 1):
+        hand = np.zeros(NV, dtype=np.int64)
+        left = cards  # the least such hand: the cards on the highest values
+        for v in range(NV - 1, -1, -1):
+            hand[v] = min(COPIES, left)
+            left -= hand[v]
+        while True:
+            hands[at] = hand
+            at += 1
+            # the next hand: raise the last count that can be raised with cards after it, and put the rest of
+            # those cards on the highest values
+            suffix = hand[NV - 1]
+            i = NV - 2
+            while i >= 0 and (hand[i] == COPIES or suffix == 0):
+                suffix += hand[i]
+                i -= 1
+            if i < 0:
+                break
+            hand[i] += 1
+            left = suffix - 1
+            for v in range(NV - 1, i, -1):
+                hand[v] = min(COPIES, left)
+                left -= hand[v]
+    return hands
 
 
 @njit
 def _solve_small(hands: np.ndarray) -> np.ndarray:
-    """``E`` of each of ``hands`` (fewest cards first), by the trie one hand at a time: the same sums, the same
-    division and rounding as :func:`solve_lattice`, so the same values."""
-    turns = np.zeros(hands.shape[0], dtype=np.int64)
-    value = np.empty(NUM_MOVES, dtype=np.int64)
-    node = np.empty(NUM_NODES, dtype=np.int64)
-    for i in range(hands.shape[0]):
-        hand = hands[i].copy()
-        cards = 0
-        for v in range(NV):
-            cards += hand[v]
-        if cards == 0:
-            continue
-        for m in range(NUM_MOVES):  # E of the hand less each move it affords
-            fits = True
-            shed = 0
-            for t in range(MOVE_SIZE[m]):
-                c = MOVE_COUNTS[m, t]
-                fits = fits and hand[MOVE_VALUES[m, t]] >= c
-                shed += c
-            if fits:
-                for t in range(MOVE_SIZE[m]):
-                    hand[MOVE_VALUES[m, t]] -= MOVE_COUNTS[m, t]
-                value[m] = turns[small_rank(hand, cards - shed)]
-                for t in range(MOVE_SIZE[m]):
-                    hand[MOVE_VALUES[m, t]] += MOVE_COUNTS[m, t]
-            else:
-                value[m] = INF
-        total = 0
-        rolls = 0
-        for k in range(NUM_NODES):
-            parent = NODE_PARENT[k]
-            best = value[NODE_MOVE[k]]
-            if parent >= 0 and node[parent] < best:
-                best = node[parent]
-            node[k] = best
-            if NODE_WEIGHT[k] and best < INF:
-                total += NODE_WEIGHT[k] * best
-                rolls += NODE_WEIGHT[k]
-        turns[small_rank(hand, cards)] = _round_half_even(float(NUM_ROLLS * GRID + total) / float(rolls)) if rolls else INF
+    """``E`` of each of ``hands`` (:func:`_small_hands`: row ``i`` is the hand of rank ``i``), by the same trie
+    pass as :func:`solve_lattice` (the same sums, division and rounding, so the same values) over a block of
+    hands of one number of cards at a time, each hand less a move found by its rank."""
+    count = hands.shape[0]
+    turns = np.zeros(count, dtype=np.int64)
+    depth = 0
+    for k in range(NUM_NODES):
+        depth = max(depth, NODE_DEPTH[k] + 1)
+    child = np.empty((NUM_MOVES, SMALL_BLOCK), dtype=np.int64)
+    stack = np.empty((depth + 1, SMALL_BLOCK), dtype=np.int64)
+    stack[0, :] = INF
+    total = np.empty(SMALL_BLOCK, dtype=np.int64)
+    hand = np.empty(NV, dtype=np.int64)
+    held = np.empty(NV, dtype=np.int64)
+    for cards in range(1, SMALL_CARDS + 1):
+        for lo in range(SMALL_START[cards], SMALL_START[cards + 1], SMALL_BLOCK):
+            width = min(SMALL_BLOCK, SMALL_START[cards + 1] - lo)
+            child[:, :] = INF
+            for lane in range(width):
+                hand[:] = hands[lo + lane]
+                n = 0
+                for v in range(NV):
+                    if hand[v]:
+                        held[n] = v
+                        n += 1
+                for i in range(n):  # the moves: the hand's sub-hands of 1 to 3 cards that some plan sheds
+                    for j in range(i, n + 1):
+                        for k in range(j, n + 1):
+                            a, b = held[i], held[j] if j < n else NV
+                            c = held[k] if k < n else NV
+                            if (
+                                (j == n and k < n)
+                                or (b == a and hand[a] < 2 + (c == a))
+                                or (c == b < NV and hand[b] < 2)
+                            ):
+                                continue
+                            m = MOVE_OF[a, b, c]
+                            if m < 0:
+                                continue
+                            shed = 0
+                            for t in range(MOVE_SIZE[m]):
+                                hand[MOVE_VALUES[m, t]] -= MOVE_COUNTS[m, t]
+                                shed += MOVE_COUNTS[m, t]
+                            child[m, lane] = turns[small_rank(hand, cards - shed)]
+                            for t in range(MOVE_SIZE[m]):
+                                hand[MOVE_VALUES[m, t]] += MOVE_COUNTS[m, t]
+            total[:] = 0
+            for k in range(NUM_NODES):
+                m, d, w = NODE_MOVE[k], NODE_DEPTH[k], NODE_WEIGHT[k]
+                for h in range(SMALL_BLOCK):
+                    x, y = stack[d, h], child[m, h]
+                    stack[d + 1, h] = x if x < y else y
+                if w:
+                    for h in range(SMALL_BLOCK):
+                        total[h] += w * stack[d + 1, h]
+            for lane in range(width):
+                rolls = NUM_ROLLS - (total[lane] >> INF_BITS)
+                summed = NUM_ROLLS * GRID + (total[lane] & FINITE_MASK)
+                turns[lo + lane] = _round_half_even(float(summed) / float(rolls)) if rolls > 0 else INF
     return turns
 
 
@@ -320,6 +368,22 @@ def solve_lattice(top: np.ndarray, turns: np.ndarray) -> None:
     for i in range(size):
         order[fill[cards[i]]] = i
         fill[cards[i]] += 1
+    # the sub-hands of at most SMALL_CARDS cards: E from the table, by their ranks (small_rank, a value at a
+    # time over all sub-hands: contiguous passes)
+    rank = np.empty(size, dtype=np.int64)
+    left = np.empty(size, dtype=np.int64)
+    for i in range(size):
+        left[i] = min(cards[i], SMALL_CARDS)  # clipped: the larger sub-hands' ranks are never read
+        rank[i] = SMALL_START[left[i]]
+    for v in range(NV):
+        if top[v]:
+            for i in range(size):
+                d = digits[v, i]
+                rank[i] += RANK_STEP[v, left[i], d]
+                left[i] = max(left[i] - d, 0)
+    for i in range(size):
+        if cards[i] <= SMALL_CARDS:
+            turns[i] = SMALL_TURNS[rank[i]]
     lanes = (widest + LANES - 1) // LANES * LANES  # a level's loops run over whole vectors (no scalar tail)
     child = np.empty((max(n_cols, 1), lanes), dtype=np.int64)
     stack = np.empty((depth + 1, lanes), dtype=np.int64)  # stack[d + 1]: the value of the node at depth d
@@ -330,17 +394,7 @@ def solve_lattice(top: np.ndarray, turns: np.ndarray) -> None:
     turns[0] = 0
     for k in range(1, levels):
         count = level_start[k + 1] - level_start[k]
-        if k <= SMALL_CARDS:  # small hands: E from the table
-            for i in range(level_start[k], level_start[k + 1]):
-                idx = order[i]
-                rank = SMALL_START[k]
-                left = k
-                for v in range(NV):
-                    d = digits[v, idx]
-                    if d:
-                        rank += RANK_STEP[v, left, d]
-                        left -= d
-                turns[idx] = SMALL_TURNS[rank]
+        if k <= SMALL_CARDS:  # small hands: E from the table (filled above)
             continue
         width = (count + LANES - 1) // LANES * LANES
         level[:count] = order[level_start[k] : level_start[k + 1]]
@@ -375,7 +429,9 @@ def solve_lattice(top: np.ndarray, turns: np.ndarray) -> None:
 
 
 @njit
-def best_after_each_roll(hand: np.ndarray, hand_idx: int, strides: np.ndarray, turns: np.ndarray, out: np.ndarray) -> None:
+def best_after_each_roll(
+    hand: np.ndarray, hand_idx: int, strides: np.ndarray, turns: np.ndarray, out: np.ndarray
+) -> None:
     """``Lattice.best_after`` of every fresh roll with every die free into ``out[r]``: the least ``E`` of the hands
     roll ``r``'s plans leave, ``E(hand)`` among them whenever one of its 14 plans does not fit (a total over 15
     or cards the hand lacks). ``hand`` is a sub-hand of the solved lattice ``turns`` (index ``hand_idx``)."""
