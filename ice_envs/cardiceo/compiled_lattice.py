@@ -342,7 +342,7 @@ def solve_lattice(top: np.ndarray, turns: np.ndarray) -> None:
     for a in range(n_nodes):
         rolls_top += node_weight[a]
     # each sub-hand's digits (cards of each value) and number of cards, then the sub-hands by level
-    digits = np.zeros((NV, size), dtype=np.int64)
+    digits = np.empty((NV, size), dtype=np.int64)  # rows of the values top holds (the others never read)
     cards = np.zeros(size, dtype=np.int64)
     for v in range(NV):
         radix = top[v] + 1
