@@ -26,6 +26,13 @@ It gets there by a different route, built once at import rather than per hand:
   hand of cards reaches); the weighted sum of a sub-hand's roll terms then carries the number of rolls
   with no affordable move above bit 50 and the exact sum of the others below it, so the rolls that allow a
   discard are counted with no branch.
+* **Small hands from a table.** ``E`` of a hand depends on that hand alone (a sum over the same rolls of
+  the same sub-hands' values, whichever lattice holds it), so ``E`` of every hand of up to
+  :data:`SMALL_CARDS` cards (:data:`SMALL_TURNS`, about 54,000 of them) is solved once at import
+  (:func:`_solve_small`, the same trie pass over blocks of hands, in well under a second) and a lattice
+  reads its small sub-hands from it by :func:`small_rank`; only the sub-hands of more cards are solved.
+
+:func:`best_after_each_roll` is ``Lattice.best_after`` of all 384 rolls at once, by the same moves.
 """
 
 from __future__ import annotations
@@ -37,7 +44,16 @@ import numpy as np
 from ice_envs.cardiceo import rules, solitaire
 from ice_envs.core.compiled import njit
 
-__all__ = ["GRID", "INF", "NUM_MOVES", "solve_lattice", "strides_of"]
+__all__ = [
+    "GRID",
+    "INF",
+    "NUM_MOVES",
+    "SMALL_CARDS",
+    "best_after_each_roll",
+    "small_rank",
+    "solve_lattice",
+    "strides_of",
+]
 
 NV = rules.NUM_VALUES
 COPIES = rules.COPIES_PER_VALUE

@@ -10,18 +10,17 @@ its own hand, the dice and which are used, the public discards, the hand sizes a
   (tables ``FRESH_NEED``, ``MAKES_CARDS``, ``PLAN_DICE`` copied from :mod:`ice_envs.cardiceo.solitaire`),
   ranked by ``heuristic.plan_key`` (``-E`` of the hand left, cards shed, the ``roll_misses`` of the
   values shed, minus ``_help_left``), ties to the plan listed first;
-* :func:`_keep_or_reroll` is ``heuristic.keep_or_reroll`` (``Lattice.best_after`` and ``reroll_sum``);
+* :func:`_keep_or_reroll` is ``heuristic.keep_or_reroll`` (``Lattice.best_after`` of every roll and
+  ``reroll_sum``, by :func:`~ice_envs.cardiceo.compiled_lattice.best_after_each_roll`);
 * the random fallback draws as ``SeededAgent.random_legal`` (it is never reached in a legal position).
 
-``E`` is ``solitaire.Lattice``'s expected-turns lattice, computed here by :func:`_solve_lattice` with the
-very same arithmetic on integers in units of ``2**-GRID_BITS`` turns: every sum the Python lattice forms
-is exact on that grid, so it is the same integer sum here, and the one division per sub-hand is the same
-correctly rounded float division followed by the same round-half-to-even, so every ``E`` is bit-identical
-(and every comparison of ``E`` the same). Like the Python lattice it groups the rolls by their plans and
-solves the sub-hands a number of cards at a time, each level's loops running over its sub-hands. ``E`` of a hand depends on that hand alone, so a lattice of any
-hand covering it gives the same value: the seat's lattice is kept in its ``memory`` row (the hand it
-was solved for, then ``E`` of every sub-hand) and solved again only when the hand is not covered (hands
-only shrink during a game, so once per seat and game).
+``E`` is ``solitaire.Lattice``'s expected-turns lattice, computed by
+:func:`~ice_envs.cardiceo.compiled_lattice.solve_lattice` bit for bit (that module says how: integers in
+units of ``2**-GRID_BITS`` turns, a trie of the rolls' moves, the hands of up to six cards from a table made
+at import). ``E`` of a hand depends on that hand alone, so a lattice of any hand covering it gives the same
+value: the seat's lattice is kept in its ``memory`` row (the hand it was solved for, then ``E`` of every
+sub-hand) and solved again only when the hand is not covered (hands only shrink during a game, so once per
+seat and game).
 
 **greedy** mirrors ``agents/greedy.py``'s ``GreedyAgent`` with its default 4 samples on Cardiceo's value
 (:func:`ice_envs.cardiceo.greedy.value` and its ``expected_values`` hook for the re-roll). That value reads

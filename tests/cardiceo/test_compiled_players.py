@@ -59,13 +59,35 @@ def random_hands(count: int, size: int, seed: int) -> list[np.ndarray]:
 
 
 def test_lattice_is_bit_identical() -> None:
-    hands = random_hands(6, 10, 1) + random_hands(4, 5, 2) + [np.array([4, 4, 2] + [0] * 12, dtype=np.int64)]
+    hands = random_hands(6, 10, 1) + random_hands(4, 7, 2) + random_hands(2, 5, 3)
+    hands += [np.array([4, 4, 2] + [0] * 12, dtype=np.int64), np.array([0] * 12 + [3, 4, 3], dtype=np.int64)]
     for hand in hands:
         python = solitaire.Lattice(hand).turns
         turns = np.zeros(python.size, dtype=np.int64)
         compiled_lattice.solve_lattice(hand, turns)
         expected = np.where(np.isfinite(python), python * compiled_lattice.GRID, -1).astype(np.int64)
         assert np.array_equal(turns, expected), hand
+
+
+def test_small_hands_table_is_the_lattices() -> None:
+    hands = compiled_lattice._small_hands()
+    ranks = [compiled_lattice.small_rank(hand, int(hand.sum())) for hand in hands[::250]]
+    assert ranks == list(range(0, len(hands), 250))  # rank order, every hand once
+    assert int(hands.sum(axis=1).max()) == compiled_lattice.SMALL_CARDS
+    for hand in random_hands(8, compiled_lattice.SMALL_CARDS, 4) + random_hands(4, 2, 6):
+        expected = solitaire.Lattice(hand).expected_turns(hand) * compiled_lattice.GRID
+        assert compiled_lattice.SMALL_TURNS[compiled_lattice.small_rank(hand, int(hand.sum()))] == expected
+
+
+def test_best_after_each_roll_is_the_lattices() -> None:
+    hands = random_hands(6, 10, 8) + random_hands(6, 4, 9) + [np.array([3, 3, 3, 1] + [0] * 11, dtype=np.int64)]
+    for hand in hands:
+        lattice = solitaire.Lattice(hand)
+        turns = (lattice.turns * compiled_lattice.GRID).astype(np.int64)
+        out = np.empty(len(solitaire.ROLLS), dtype=np.int64)
+        compiled_lattice.best_after_each_roll(hand, lattice.index(hand), lattice.strides, turns, out)
+        expected = lattice._best_after_rolls(hand, np.arange(len(solitaire.ROLLS)), (1 << rules.NUM_DICE) - 1)
+        assert np.array_equal(out, (expected * compiled_lattice.GRID).astype(np.int64)), hand
 
 
 def position_row(
