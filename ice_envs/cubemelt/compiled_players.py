@@ -10,7 +10,9 @@ scratch copy of the row.
 row; what that draws is the next turn's first roll, which the value does not read, so the scratch stream
 is arbitrary), :func:`_ninja_action` (``ninja_action``), :func:`_terminal_values` (``terminal_values``
 and ``_plan_values``: the face counts' plans from the engine's ``_plan``, the Knight, the Cat, the Dragon,
-the Unicorn) and :func:`_values` (``values``: the softmaxes, the race-or-melt weighting, the finished games).
+the Unicorn; the plans depend only on the config, the active seat and the Ninja flag, so the seat's memory
+row keeps them (:func:`_kept_plans`), and a count whose plans equal an earlier count's takes its value,
+:func:`_same_plans`) and :func:`_values` (``values``: the softmaxes, the race-or-melt weighting, the finished games).
 The tables ``COUNTS``, ``KEEPS`` and ``KEEP_OK`` are the heuristic's. The transition of a keep to the face
 counts (``heuristic.transition``) is computed by the same float operations (``math.pow`` is the C ``pow`` of
 Python's ``**``), once for the faces of the built-in variants and per decision for other faces. The
