@@ -34,7 +34,8 @@ action is legal. :func:`_resample_hidden` makes the same re-deal with the same d
 cards, ``_constrained_deal``'s proposals and Metropolis-Hastings choice, ``_consistent_deal`` and
 ``_walk_deal``'s swaps), so the player's stream stays in step with the Python player's. Of a proposal round's
 uniforms it computes only those a proposal reads (SplitMix64's ``t``-th draw is a function of the state
-plus ``t`` steps) and moves the stream past the others.
+plus ``t`` steps) and moves the stream past the others; the last hand's cards are read by no later hand, so
+they are drawn only for the proposal the chain ends on.
 """
 
 from __future__ import annotations
@@ -322,6 +323,11 @@ def _constrained_deal(
     picks = np.empty(m, dtype=np.int64)
     pick_keys = np.empty(m)
     step = np.zeros(2, dtype=np.uint64)
+    last = -1  # the last hand dealt: its cards are read only in the proposal the chain ends on
+    for jj in range(n):
+        if sizes[order[jj]] > 0:
+            last = jj
+    last_base = prng[0]
     found = False
     for _ in range(RESAMPLE_ROUNDS):
         owner[:] = -1
@@ -344,6 +350,10 @@ def _constrained_deal(
             # the count x m uniforms in row-major order; only the keys of choosable cards of proposals still
             # valid are read, so only those are computed: draw t of the stream is the one after t steps
             base = prng[0]
+            if jj == last:  # no later hand reads these cards: the chosen proposal's are dealt at the end
+                last_base = base
+                prng[0] = base + np.uint64(count * m) * GOLDEN
+                continue
             for c in range(count):
                 if valid[c]:
                     for i in range(m):
@@ -370,6 +380,15 @@ def _constrained_deal(
                 current = c
             elif math.log(uniform(prng)) < log_weight[c] - log_weight[current]:
                 current = c
+    if last >= 0:  # the last hand's cards in the chosen proposal, from the keys its round drew
+        j, k = order[last], sizes[order[last]]
+        for i in range(m):
+            if choosable[current, i]:
+                step[0] = last_base + np.uint64(current * m + i) * GOLDEN
+                keys[current, i] = uniform(step)
+        _k_smallest(keys[current], choosable[current], k, picks, pick_keys)
+        for t in range(k):
+            owner[current, picks[t]] = j
     hands[:] = 0
     for i in range(m):
         if owner[current, i] >= 0:
