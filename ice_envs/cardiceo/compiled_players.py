@@ -10,18 +10,17 @@ its own hand, the dice and which are used, the public discards, the hand sizes a
   (tables ``FRESH_NEED``, ``MAKES_CARDS``, ``PLAN_DICE`` copied from :mod:`ice_envs.cardiceo.solitaire`),
   ranked by ``heuristic.plan_key`` (``-E`` of the hand left, cards shed, the ``roll_misses`` of the
   values shed, minus ``_help_left``), ties to the plan listed first;
-* :func:`_keep_or_reroll` is ``heuristic.keep_or_reroll`` (``Lattice.best_after`` and ``reroll_sum``);
+* :func:`_keep_or_reroll` is ``heuristic.keep_or_reroll`` (``Lattice.best_after`` of every roll and
+  ``reroll_sum``, by :func:`~ice_envs.cardiceo.compiled_lattice.best_after_each_roll`);
 * the random fallback draws as ``SeededAgent.random_legal`` (it is never reached in a legal position).
 
-``E`` is ``solitaire.Lattice``'s expected-turns lattice, computed here by :func:`_solve_lattice` with the
-very same arithmetic on integers in units of ``2**-GRID_BITS`` turns: every sum the Python lattice forms
-is exact on that grid, so it is the same integer sum here, and the one division per sub-hand is the same
-correctly rounded float division followed by the same round-half-to-even, so every ``E`` is bit-identical
-(and every comparison of ``E`` the same). Like the Python lattice it groups the rolls by their plans and
-solves the sub-hands a number of cards at a time, each level's loops running over its sub-hands. ``E`` of a hand depends on that hand alone, so a lattice of any
-hand covering it gives the same value: the seat's lattice is kept in its ``memory`` row (the hand it
-was solved for, then ``E`` of every sub-hand) and solved again only when the hand is not covered (hands
-only shrink during a game, so once per seat and game).
+``E`` is ``solitaire.Lattice``'s expected-turns lattice, computed by
+:func:`~ice_envs.cardiceo.compiled_lattice.solve_lattice` bit for bit (that module says how: integers in
+units of ``2**-GRID_BITS`` turns, a trie of the rolls' moves, the hands of up to six cards from a table made
+at import). ``E`` of a hand depends on that hand alone, so a lattice of any hand covering it gives the same
+value: the seat's lattice is kept in its ``memory`` row (the hand it was solved for, then ``E`` of every
+sub-hand) and solved again only when the hand is not covered (hands only shrink during a game, so once per
+seat and game).
 
 **greedy** mirrors ``agents/greedy.py``'s ``GreedyAgent`` with its default 4 samples on Cardiceo's value
 (:func:`ice_envs.cardiceo.greedy.value` and its ``expected_values`` hook for the re-roll). That value reads
@@ -35,7 +34,8 @@ action is legal. :func:`_resample_hidden` makes the same re-deal with the same d
 cards, ``_constrained_deal``'s proposals and Metropolis-Hastings choice, ``_consistent_deal`` and
 ``_walk_deal``'s swaps), so the player's stream stays in step with the Python player's. Of a proposal round's
 uniforms it computes only those a proposal reads (SplitMix64's ``t``-th draw is a function of the state
-plus ``t`` steps) and moves the stream past the others.
+plus ``t`` steps) and moves the stream past the others; the last hand's cards are read by no later hand, so
+they are drawn only for the proposal the chain ends on.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ from ice_envs.cardiceo.compiled import (
     SUBSET_DICE,
     USED,
 )
+from ice_envs.cardiceo.compiled_lattice import best_after_each_roll, solve_lattice, strides_of
 from ice_envs.core.compiled import below, njit, shuffle, uniform
 from ice_envs.core.compiled_players import CompiledPlayer, only_legal, random_act
 
@@ -78,10 +79,6 @@ MEMORY_WIDTH = MEM_TURNS + LATTICE_CAPACITY
 
 NUM_ROLLS = len(solitaire.ROLLS)
 NUM_PLANS = len(solitaire.PLANS)
-#: One turn on ``E``'s grid.
-GRID = 1 << solitaire.GRID_BITS
-#: ``E`` of a hand no roll can shed from (infinite in the Python lattice; never met with 15 reachable values).
-INF = np.int64(1) << 62
 FRESH_NEED = solitaire.FRESH_NEED.astype(np.int64)
 MAKES_CARDS = (solitaire.FRESH_CARDS > 0).astype(np.int8)
 PLAN_DICE = solitaire.PLAN_DICE.astype(np.int64)
@@ -119,158 +116,6 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 # ---------------------------------------------------------------------------- the lattice of E
 @njit
-def _round_half_even(x: float) -> int:
-    """``x`` (>= 0) rounded to an integer, half to even (``np.round``)."""
-    f = math.floor(x)
-    d = x - f
-    n = int(f)
-    if d > 0.5 or (d == 0.5 and n % 2 == 1):
-        n += 1
-    return n
-
-
-@njit
-def _strides(top: np.ndarray) -> tuple[np.ndarray, int]:
-    """The mixed-radix strides of the sub-hands of ``top`` and their number (``Lattice.strides``)."""
-    strides = np.empty(NV, dtype=np.int64)
-    size = 1
-    for v in range(NV):
-        strides[v] = size
-        size *= top[v] + 1
-    return strides, size
-
-
-@njit
-def _solve_lattice(top: np.ndarray, turns: np.ndarray) -> None:
-    """``E`` of every sub-hand of ``top`` into ``turns`` (``solitaire.Lattice``, in units of ``1 / GRID``).
-
-    The rolls that allow a discard from ``top`` are grouped by their set of distinct plan offsets
-    (``Lattice._roll_groups``; a group is only a shortcut: its sum is the exact sum over its rolls);
-    sub-hands are solved in index order (a plan's result has a smaller index).
-    """
-    strides, size = _strides(top)
-    col_of = np.full(size, -1, dtype=np.int64)  # index offset -> its column
-    off_val = np.empty(NUM_ROLLS * NUM_PLANS, dtype=np.int64)
-    off_v = np.empty((NUM_ROLLS * NUM_PLANS, 3), dtype=np.int64)  # the values (0-based) it sheds
-    off_c = np.empty((NUM_ROLLS * NUM_PLANS, 3), dtype=np.int64)  # and how many of each
-    off_n = np.empty(NUM_ROLLS * NUM_PLANS, dtype=np.int64)
-    n_off = 0
-    cols = np.empty((NUM_ROLLS, NUM_PLANS), dtype=np.int64)  # per roll, its distinct columns, sorted
-    n_cols = np.zeros(NUM_ROLLS, dtype=np.int64)
-    key = np.zeros(NUM_ROLLS, dtype=np.int64)
-    for r in range(NUM_ROLLS):
-        for p in range(NUM_PLANS):
-            if not _plan_fits(r, p, ALL_FREE, top):
-                continue
-            offset = _plan_offset(r, p, strides)
-            col = col_of[offset]
-            if col < 0:
-                col = col_of[offset] = n_off
-                off_val[col] = offset
-                off_n[col] = NEED_N[r, p]
-                for t in range(3):
-                    off_v[col, t] = NEED_V[r, p, t]
-                    off_c[col, t] = NEED_C[r, p, t]
-                n_off += 1
-            at = n_cols[r]
-            known = False
-            for t in range(at):
-                if cols[r, t] == col:
-                    known = True
-            if not known:
-                while at > 0 and cols[r, at - 1] > col:  # insertion into the sorted list
-                    cols[r, at] = cols[r, at - 1]
-                    at -= 1
-                cols[r, at] = col
-                n_cols[r] += 1
-        for t in range(n_cols[r]):
-            key[r] = key[r] * 1_000_003 + cols[r, t] + 1
-    # rolls with the same columns, adjacent once sorted by key, form one group of that weight
-    order = np.argsort(key, kind="mergesort")
-    group_start = np.zeros(NUM_ROLLS + 1, dtype=np.int64)
-    group_cols = np.empty(NUM_ROLLS * NUM_PLANS, dtype=np.int64)
-    weight = np.zeros(NUM_ROLLS, dtype=np.int64)
-    n_groups = 0
-    prev = -1
-    for i in range(NUM_ROLLS):
-        r = order[i]
-        if n_cols[r] == 0:
-            continue
-        same = prev >= 0 and n_cols[prev] == n_cols[r]
-        if same:
-            for t in range(n_cols[r]):
-                if cols[prev, t] != cols[r, t]:
-                    same = False
-                    break
-        if not same:
-            at = group_start[n_groups]
-            for t in range(n_cols[r]):
-                group_cols[at + t] = cols[r, t]
-            group_start[n_groups + 1] = at + n_cols[r]
-            n_groups += 1
-        weight[n_groups - 1] += 1
-        prev = r
-    # the sub-hands by their number of cards (a plan's result has fewer), solved a level at a time so that
-    # the loops over a level's sub-hands run over contiguous rows (vectorised)
-    digits = np.zeros((size, NV), dtype=np.int64)
-    cards = np.zeros(size, dtype=np.int64)
-    for idx in range(1, size):
-        for v in range(NV):  # the odometer
-            digits[idx, v] = digits[idx - 1, v]
-        for v in range(NV):
-            if digits[idx, v] < top[v]:
-                digits[idx, v] += 1
-                break
-            digits[idx, v] = 0
-        for v in range(NV):
-            cards[idx] += digits[idx, v]
-    order = np.argsort(cards, kind="mergesort")
-    turns[0] = 0
-    child = np.empty((max(n_off, 1), size), dtype=np.int64)
-    best = np.empty(size, dtype=np.int64)
-    total = np.empty(size, dtype=np.int64)
-    rolls = np.empty(size, dtype=np.int64)
-    level_digits = np.empty((NV, size), dtype=np.int64)
-    lo = 1
-    while lo < size:
-        hi = lo
-        while hi < size and cards[order[hi]] == cards[order[lo]]:
-            hi += 1
-        level = order[lo:hi]
-        count = hi - lo
-        for v in range(NV):
-            for h in range(count):
-                level_digits[v, h] = digits[level[h], v]
-        for o in range(n_off):
-            row = child[o]
-            for h in range(count):
-                row[h] = turns[max(level[h] - off_val[o], 0)]
-            for t in range(off_n[o]):  # the sub-hands that cannot afford the plan's cards
-                v, c = off_v[o, t], off_c[o, t]
-                for h in range(count):
-                    if level_digits[v, h] < c:
-                        row[h] = INF
-        for h in range(count):
-            total[h] = NUM_ROLLS * GRID
-            rolls[h] = 0
-        for g in range(n_groups):
-            for h in range(count):
-                best[h] = INF
-            for t in range(group_start[g], group_start[g + 1]):
-                col = child[group_cols[t]]
-                for h in range(count):
-                    best[h] = min(best[h], col[h])
-            w = weight[g]
-            for h in range(count):
-                if best[h] < INF:
-                    total[h] += best[h] * w
-                    rolls[h] += w
-        for h in range(count):
-            turns[level[h]] = _round_half_even(float(total[h]) / float(rolls[h])) if rolls[h] > 0 else INF
-        lo = hi
-
-
-@njit
 def _lattice(memory: np.ndarray, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(strides, E per sub-hand)`` of a lattice covering ``hand``: the one kept in ``memory`` when it covers
     ``hand`` (``solitaire.lattice_for``), else one solved for ``hand`` (and kept when it fits)."""
@@ -281,19 +126,19 @@ def _lattice(memory: np.ndarray, hand: np.ndarray) -> tuple[np.ndarray, np.ndarr
             if hand[v] > top[v]:
                 covers = False
         if covers:
-            strides, size = _strides(top)
+            strides, size = strides_of(top)
             return strides, memory[MEM_TURNS : MEM_TURNS + size]
     top = hand.copy()
-    strides, size = _strides(top)
+    strides, size = strides_of(top)
     if memory.shape[0] >= MEMORY_WIDTH and size <= LATTICE_CAPACITY:
         turns = memory[MEM_TURNS : MEM_TURNS + size]
         memory[MEM_FLAG] = 0
-        _solve_lattice(top, turns)
+        solve_lattice(top, turns)
         memory[MEM_TOP : MEM_TOP + NV] = top
         memory[MEM_FLAG] = 1
         return strides, turns
     turns = np.empty(size, dtype=np.int64)
-    _solve_lattice(top, turns)
+    solve_lattice(top, turns)
     return strides, turns
 
 
@@ -317,31 +162,6 @@ def _plan_fits(r: int, p: int, free_bits: int, hand: np.ndarray) -> bool:
 
 
 @njit
-def _plan_offset(r: int, p: int, strides: np.ndarray) -> int:
-    """The lattice index offset of the cards plan ``p`` sheds with roll ``r``."""
-    offset = 0
-    for t in range(NEED_N[r, p]):
-        offset += NEED_C[r, p, t] * strides[NEED_V[r, p, t]]
-    return offset
-
-
-@njit
-def _best_after(r: int, hand: np.ndarray, hand_idx: int, strides: np.ndarray, turns: np.ndarray) -> int:
-    """``Lattice.best_after`` with every die free: the least ``E`` roll ``r`` leaves (``E(hand)`` among them
-    whenever some plan does not fit)."""
-    best = INF
-    for p in range(NUM_PLANS):
-        if _plan_fits(r, p, ALL_FREE, hand):
-            e = turns[hand_idx - _plan_offset(r, p, strides)]
-        else:
-            e = turns[hand_idx]
-        if e < best:
-            best = e
-    return best
-
-
-# ---------------------------------------------------------------------------- the heuristic
-@njit
 def _roll_index(s: np.ndarray) -> int:
     """``solitaire.roll_index`` of the row's dice."""
     return ((int(s[DICE]) - 1) * 8 + (int(s[DICE + 1]) - 1)) * 12 + (int(s[DICE + 2]) - 1)
@@ -359,12 +179,12 @@ def _own_hand(s: np.ndarray, seat: int) -> np.ndarray:
 def _keep_or_reroll(s: np.ndarray, hand: np.ndarray, memory: np.ndarray) -> int:
     """``heuristic.keep_or_reroll``: keep unless 384 times ``E`` kept exceeds the sum over fresh rolls."""
     strides, turns = _lattice(memory, hand)
-    idx = _index(hand, strides)
-    keep = _best_after(_roll_index(s), hand, idx, strides, turns)
+    after = np.empty(NUM_ROLLS, dtype=np.int64)
+    best_after_each_roll(hand, _index(hand, strides), strides, turns, after)
     total = 0
     for r in range(NUM_ROLLS):
-        total += _best_after(r, hand, idx, strides, turns)
-    return KEEP_DICE if NUM_ROLLS * keep <= total else REROLL_ALL
+        total += after[r]
+    return KEEP_DICE if NUM_ROLLS * after[_roll_index(s)] <= total else REROLL_ALL
 
 
 @njit
@@ -503,6 +323,11 @@ def _constrained_deal(
     picks = np.empty(m, dtype=np.int64)
     pick_keys = np.empty(m)
     step = np.zeros(2, dtype=np.uint64)
+    last = -1  # the last hand dealt: its cards are read only in the proposal the chain ends on
+    for jj in range(n):
+        if sizes[order[jj]] > 0:
+            last = jj
+    last_base = prng[0]
     found = False
     for _ in range(RESAMPLE_ROUNDS):
         owner[:] = -1
@@ -525,6 +350,10 @@ def _constrained_deal(
             # the count x m uniforms in row-major order; only the keys of choosable cards of proposals still
             # valid are read, so only those are computed: draw t of the stream is the one after t steps
             base = prng[0]
+            if jj == last:  # no later hand reads these cards: the chosen proposal's are dealt at the end
+                last_base = base
+                prng[0] = base + np.uint64(count * m) * GOLDEN
+                continue
             for c in range(count):
                 if valid[c]:
                     for i in range(m):
@@ -551,6 +380,15 @@ def _constrained_deal(
                 current = c
             elif math.log(uniform(prng)) < log_weight[c] - log_weight[current]:
                 current = c
+    if last >= 0:  # the last hand's cards in the chosen proposal, from the keys its round drew
+        j, k = order[last], sizes[order[last]]
+        for i in range(m):
+            if choosable[current, i]:
+                step[0] = last_base + np.uint64(current * m + i) * GOLDEN
+                keys[current, i] = uniform(step)
+        _k_smallest(keys[current], choosable[current], k, picks, pick_keys)
+        for t in range(k):
+            owner[current, picks[t]] = j
     hands[:] = 0
     for i in range(m):
         if owner[current, i] >= 0:

@@ -10,7 +10,9 @@ scratch copy of the row.
 row; what that draws is the next turn's first roll, which the value does not read, so the scratch stream
 is arbitrary), :func:`_ninja_action` (``ninja_action``), :func:`_terminal_values` (``terminal_values``
 and ``_plan_values``: the face counts' plans from the engine's ``_plan``, the Knight, the Cat, the Dragon,
-the Unicorn) and :func:`_values` (``values``: the softmaxes, the race-or-melt weighting, the finished games).
+the Unicorn; the plans depend only on the config, the active seat and the Ninja flag, so the seat's memory
+row keeps them (:func:`_kept_plans`), and a count whose plans equal an earlier count's takes its value,
+:func:`_same_plans`) and :func:`_values` (``values``: the softmaxes, the race-or-melt weighting, the finished games).
 The tables ``COUNTS``, ``KEEPS`` and ``KEEP_OK`` are the heuristic's. The transition of a keep to the face
 counts (``heuristic.transition``) is computed by the same float operations (``math.pow`` is the C ``pow`` of
 Python's ``**``), once for the faces of the built-in variants and per decision for other faces. The
@@ -91,6 +93,11 @@ N_COUNTS, N_KEEPS = COUNTS.shape[0], KEEPS.shape[0]
 #: ``OK_KEEPS[OK_START[c]:OK_START[c + 1]]``: the keeps ``KEEP_OK`` allows from count ``c``, ascending.
 OK_START = np.concatenate([[0], np.cumsum(KEEP_OK.sum(axis=1))]).astype(np.int64)
 OK_KEEPS = np.concatenate([np.flatnonzero(row) for row in KEEP_OK]).astype(np.int64)
+#: ``EVERY_KIND[c]``: face count ``c`` shows every kind (the Unicorn's condition).
+EVERY_KIND = (COUNTS > 0).all(axis=1).astype(np.int64)
+#: Entries of :func:`_same_plans`' hash table (a power of two above twice the 84 counts).
+PLAN_TABLE_BITS = 8
+PLAN_TABLE = 1 << PLAN_TABLE_BITS
 #: ``COUNT_INDEX[code]``: the row of ``COUNTS`` of the face counts ``sum(c[k] * 7**k)`` (-1: not six dice).
 COUNT_INDEX = np.full(7**KINDS, -1, dtype=np.int64)
 for _i, _c in enumerate(heuristic.COUNTS):
@@ -433,8 +440,70 @@ def _count_plans(s: np.ndarray, cfg: np.ndarray, ninja: bool, plans: np.ndarray)
 
 
 @njit
-def _plan_values(s: np.ndarray, cfg: np.ndarray, me: int, paid: int, plans: np.ndarray, out: np.ndarray) -> None:
-    """``CubeMeltHeuristic._plan_values``: every face count's plan applied to the tracks, valued."""
+def _same_plans(cfg: np.ndarray, plans: np.ndarray, first: np.ndarray) -> None:
+    """``first[c]``: the first face count whose plans (every seat's) are count ``c``'s and that shows every kind
+    exactly when ``c`` does (the Unicorn's condition), so that :func:`_plan_values` gives both the same value.
+    Found by a hash of the plans in an open-addressed table, checked entry by entry."""
+    n = cfg[C_PLAYERS]
+    table = np.full(PLAN_TABLE, -1, dtype=np.int64)
+    for c in range(N_COUNTS):
+        h = np.uint64(EVERY_KIND[c])
+        for p in range(n):
+            for t in range(3):
+                h = h * np.uint64(0x100000001B3) + np.uint64(plans[c, p, t] + 1)
+        at = np.int64(h >> np.uint64(64 - PLAN_TABLE_BITS))  # the hash's top bits
+        first[c] = c
+        while table[at] >= 0:
+            o = table[at]
+            same = EVERY_KIND[o] == EVERY_KIND[c]
+            for p in range(n):
+                for t in range(3):
+                    if plans[o, p, t] != plans[c, p, t]:
+                        same = False
+            if same:
+                first[c] = o
+                break
+            at = (at + 1) & (PLAN_TABLE - 1)
+        if first[c] == c:
+            table[at] = c
+
+
+@njit
+def _kept_plans(s: np.ndarray, cfg: np.ndarray, ninja: bool, memory: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(plans, first)``: :func:`_count_plans` and :func:`_same_plans`, kept in ``memory`` (one slot per Ninja
+    flag, keyed by the active seat: the plans depend on nothing else of the row) when it has room for them."""
+    n = cfg[C_PLAYERS]
+    plans = np.empty((N_COUNTS, n, 3), dtype=np.int64)
+    first = np.empty(N_COUNTS, dtype=np.int64)
+    key = 1 + int(s[ACTIVE])
+    at = PLANS_AT + (1 if ninja else 0) * PLAN_SLOT_WIDTH
+    if memory.shape[0] >= MEMORY_WIDTH and memory[at] == key:
+        for c in range(N_COUNTS):
+            first[c] = memory[at + 1 + c]
+            for p in range(n):
+                packed = memory[at + 1 + N_COUNTS + c * MAX_SEATS + p]
+                for t in range(3):
+                    plans[c, p, t] = (packed >> (16 * t)) & 0xFFFF
+        return plans, first
+    _count_plans(s, cfg, ninja, plans)
+    _same_plans(cfg, plans, first)
+    if memory.shape[0] >= MEMORY_WIDTH:
+        memory[at] = key
+        for c in range(N_COUNTS):
+            memory[at + 1 + c] = first[c]
+            for p in range(n):
+                memory[at + 1 + N_COUNTS + c * MAX_SEATS + p] = (
+                    plans[c, p, 0] | plans[c, p, 1] << 16 | plans[c, p, 2] << 32
+                )
+    return plans, first
+
+
+@njit
+def _plan_values(
+    s: np.ndarray, cfg: np.ndarray, me: int, paid: int, plans: np.ndarray, first: np.ndarray, out: np.ndarray
+) -> None:
+    """``CubeMeltHeuristic._plan_values``: every face count's plan applied to the tracks, valued (a count whose
+    plans are an earlier one's, ``first[c] < c``, has its value: the same function of the same numbers)."""
     n, active = cfg[C_PLAYERS], int(s[ACTIVE])
     start_love, start_adv, melt0 = _tracks(s, n)
     melt0[active] -= paid
@@ -447,6 +516,9 @@ def _plan_values(s: np.ndarray, cfg: np.ndarray, me: int, paid: int, plans: np.n
     lost = np.empty(n, dtype=np.int64)
     work = np.empty(4 * n)
     for c in range(N_COUNTS):
+        if first[c] != c:
+            out[c] = out[first[c]]
+            continue
         mine = 0
         for p in range(n):
             love[p], adv[p], lost[p] = start_love[p], start_adv[p], plans[c, p, 2]
@@ -502,16 +574,22 @@ def _plan_values(s: np.ndarray, cfg: np.ndarray, me: int, paid: int, plans: np.n
 @njit
 def _terminal_values(s: np.ndarray, cfg: np.ndarray, me: int, paid: int, ninja: int, out: np.ndarray) -> None:
     """``CubeMeltHeuristic._terminal_values``: each face count resolved on ``me``'s turn after paying ``paid``."""
-    n = cfg[C_PLAYERS]
-    plans = np.empty((N_COUNTS, n, 3), dtype=np.int64)
+    _terminal_values_kept(s, cfg, me, paid, ninja, out, np.zeros(0, dtype=np.int64))
+
+
+@njit
+def _terminal_values_kept(
+    s: np.ndarray, cfg: np.ndarray, me: int, paid: int, ninja: int, out: np.ndarray, memory: np.ndarray
+) -> None:
+    """:func:`_terminal_values` with the face counts' plans kept in ``memory`` (:func:`_kept_plans`)."""
     is_ninja = cfg[C_EXPANSION] and s[ABILITIES + s[ACTIVE]] == NINJA
-    _count_plans(s, cfg, is_ninja and ninja != DECLINE, plans)
-    _plan_values(s, cfg, me, paid, plans, out)
+    plans, first = _kept_plans(s, cfg, is_ninja and ninja != DECLINE, memory)
+    _plan_values(s, cfg, me, paid, plans, first, out)
     if not is_ninja or ninja != BEST:
         return
     declined = np.empty(N_COUNTS)
-    _count_plans(s, cfg, False, plans)
-    _plan_values(s, cfg, me, paid, plans, declined)
+    plans, first = _kept_plans(s, cfg, False, memory)
+    _plan_values(s, cfg, me, paid, plans, first, declined)
     for c in range(N_COUNTS):
         eligible = False
         for k in range(KINDS):
@@ -527,8 +605,13 @@ SLOTS = 8
 #: per seat (the key of the Python cache, less the config: one engine's).
 KEY_WIDTH = 4 + 4 * MAX_SEATS
 SLOT_WIDTH = KEY_WIDTH + 84
-#: Memory row: the next slot to replace, then the slots (values as integers in units of ``VALUE_QUANTUM``).
-MEMORY_WIDTH = 1 + SLOTS * SLOT_WIDTH
+#: The face counts' plans kept, one slot per Ninja flag: the active seat plus one (0: empty), then
+#: :func:`_same_plans`' ``first`` per count, then per count and seat its three plan entries (16 bits each).
+PLAN_SLOT_WIDTH = 1 + N_COUNTS + N_COUNTS * MAX_SEATS
+#: Memory row: the next slot to replace, the slots (values as integers in units of ``VALUE_QUANTUM``), then
+#: the two slots of plans.
+PLANS_AT = 1 + SLOTS * SLOT_WIDTH
+MEMORY_WIDTH = PLANS_AT + 2 * PLAN_SLOT_WIDTH
 
 
 @njit
@@ -559,7 +642,7 @@ def _cached_terminal_values(
             for c in range(N_COUNTS):
                 out[c] = memory[at + KEY_WIDTH + c] / QUANTUM_SCALE
             return
-    _terminal_values(s, cfg, me, paid, ninja, out)
+    _terminal_values_kept(s, cfg, me, paid, ninja, out, memory)
     at = 1 + (memory[0] % SLOTS) * SLOT_WIDTH
     memory[0] += 1
     for i in range(KEY_WIDTH):

@@ -10,8 +10,8 @@ import pytest
 
 from ice_envs.agents.greedy import DEFAULT_SAMPLES
 from ice_envs.agents.spec import load_agent
+from ice_envs.cardiceo import compiled_lattice, heuristic, rules, solitaire
 from ice_envs.cardiceo import compiled_players as cp
-from ice_envs.cardiceo import heuristic, rules, solitaire
 from ice_envs.cardiceo.spec import SPEC
 from ice_envs.core import vector
 from ice_envs.core.player_parity import run_player_parity
@@ -59,13 +59,35 @@ def random_hands(count: int, size: int, seed: int) -> list[np.ndarray]:
 
 
 def test_lattice_is_bit_identical() -> None:
-    hands = random_hands(6, 10, 1) + random_hands(4, 5, 2) + [np.array([4, 4, 2] + [0] * 12, dtype=np.int64)]
+    hands = random_hands(6, 10, 1) + random_hands(4, 7, 2) + random_hands(2, 5, 3)
+    hands += [np.array([4, 4, 2] + [0] * 12, dtype=np.int64), np.array([0] * 12 + [3, 4, 3], dtype=np.int64)]
     for hand in hands:
         python = solitaire.Lattice(hand).turns
         turns = np.zeros(python.size, dtype=np.int64)
-        cp._solve_lattice(hand, turns)
-        expected = np.where(np.isfinite(python), python * cp.GRID, -1).astype(np.int64)
+        compiled_lattice.solve_lattice(hand, turns)
+        expected = np.where(np.isfinite(python), python * compiled_lattice.GRID, -1).astype(np.int64)
         assert np.array_equal(turns, expected), hand
+
+
+def test_small_hands_table_is_the_lattices() -> None:
+    hands = compiled_lattice._small_hands()
+    ranks = [compiled_lattice.small_rank(hand, int(hand.sum())) for hand in hands[::250]]
+    assert ranks == list(range(0, len(hands), 250))  # rank order, every hand once
+    assert int(hands.sum(axis=1).max()) == compiled_lattice.SMALL_CARDS
+    for hand in random_hands(8, compiled_lattice.SMALL_CARDS, 4) + random_hands(4, 2, 6):
+        expected = solitaire.Lattice(hand).expected_turns(hand) * compiled_lattice.GRID
+        assert compiled_lattice.SMALL_TURNS[compiled_lattice.small_rank(hand, int(hand.sum()))] == expected
+
+
+def test_best_after_each_roll_is_the_lattices() -> None:
+    hands = random_hands(6, 10, 8) + random_hands(6, 4, 9) + [np.array([3, 3, 3, 1] + [0] * 11, dtype=np.int64)]
+    for hand in hands:
+        lattice = solitaire.Lattice(hand)
+        turns = (lattice.turns * compiled_lattice.GRID).astype(np.int64)
+        out = np.empty(len(solitaire.ROLLS), dtype=np.int64)
+        compiled_lattice.best_after_each_roll(hand, lattice.index(hand), lattice.strides, turns, out)
+        expected = lattice._best_after_rolls(hand, np.arange(len(solitaire.ROLLS)), (1 << rules.NUM_DICE) - 1)
+        assert np.array_equal(out, (expected * compiled_lattice.GRID).astype(np.int64)), hand
 
 
 def position_row(
@@ -119,11 +141,11 @@ def test_kept_lattice_covers_smaller_hands_only() -> None:
     assert np.array_equal(memory[cp.MEM_TOP : cp.MEM_TOP + rules.NUM_VALUES], big)
     strides, turns = cp._lattice(memory, small)  # covered: read from the kept lattice
     assert np.array_equal(memory[cp.MEM_TOP : cp.MEM_TOP + rules.NUM_VALUES], big)
-    assert turns[cp._index(small, strides)] == solitaire.Lattice(small).expected_turns(small) * cp.GRID
+    assert turns[cp._index(small, strides)] == solitaire.Lattice(small).expected_turns(small) * compiled_lattice.GRID
     other = np.roll(big, 1)  # not covered: solved again and kept instead
     strides, turns = cp._lattice(memory, other)
     assert np.array_equal(memory[cp.MEM_TOP : cp.MEM_TOP + rules.NUM_VALUES], other)
-    assert turns[cp._index(other, strides)] == solitaire.Lattice(other).expected_turns(other) * cp.GRID
+    assert turns[cp._index(other, strides)] == solitaire.Lattice(other).expected_turns(other) * compiled_lattice.GRID
 
 
 @pytest.mark.parametrize("players", [3, 6])

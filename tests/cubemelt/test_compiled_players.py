@@ -159,3 +159,27 @@ def test_greedy_draws_nothing_with_one_legal_action() -> None:
     prng = np.array([99, 0], dtype=np.uint64)
     assert cp.greedy_act(row, engine._cfg, mask, prng, np.zeros(1, dtype=np.int64)) == rules.STOP
     assert int(prng[0]) == 99
+
+
+def test_kept_plans_are_the_engines_and_equal_plans_share_a_first() -> None:
+    options = dict(SPEC.variants["expansion"].options)
+    engine = engine_for(4, **options)
+    memory = np.zeros(cp.MEMORY_WIDTH, dtype=np.int64)
+    for state in random_states(4, options, 30, 11):
+        row = np.asarray(engine.pack_state(state), dtype=np.int8)
+        for ninja in (False, True):
+            expected = np.empty((cp.N_COUNTS, 4, 3), dtype=np.int64)
+            cp._count_plans(row, engine._cfg, ninja, expected)
+            for _ in range(2):  # computed and kept, then read back from memory
+                plans, first = cp._kept_plans(row, engine._cfg, ninja, memory)
+                assert np.array_equal(plans, expected)
+                for c in range(cp.N_COUNTS):
+                    f = first[c]
+                    assert f <= c and np.array_equal(plans[f], plans[c])
+                    assert cp.EVERY_KIND[f] == cp.EVERY_KIND[c]
+                    # the first of its kind: no earlier count has the same plans
+                    if f == c:
+                        assert not any(
+                            np.array_equal(plans[o], plans[c]) and cp.EVERY_KIND[o] == cp.EVERY_KIND[c]
+                            for o in range(c)
+                        )
