@@ -29,12 +29,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 
 from ice_envs.agents.spec import load_agent
 from ice_envs.core import vector
 from ice_envs.core.agent import make_view
-from ice_envs.core.compiled import njit
 from ice_envs.core.compiled_players import compiled_player
 from ice_envs.core.player_parity import player_seed_streams
 from ice_envs.core.registry import make as make_env
@@ -62,7 +62,7 @@ def positions(game: str, players: int, games: int, seed: int) -> list[dict[str, 
     return out
 
 
-@njit
+@numba.njit(nogil=True, error_model="numpy")  # no disk cache: it takes the player function as an argument
 def _compiled_loop(act, rows, cfg, masks, slots, new_game, prng, memory) -> int:
     """Ask ``act`` at every row; ``slots[i]`` is the (game, seat) slot of row ``i``'s memory and stream."""
     total = 0
