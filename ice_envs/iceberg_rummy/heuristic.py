@@ -36,7 +36,8 @@ table and what it passed itself; aces are placed by the engine at once):
    card of a run with a card in hand, the gap card of a lay-off onto a table run), each
    missing card weighted by the chance of seeing it before the hand ends. The lowest value
    goes (values are quantised to 1/1000 of a point; ties to the highest card id), so dead
-   cards go first.
+   cards go first. The weights of the pair and run terms and of the pick-ups are
+   :class:`DiscardWeights` (:data:`WEIGHTS_V1`; version 2 weighs them less, :data:`WEIGHTS_V2`).
 
 Measured (``docs/agents/iceberg_rummy.md``): holding cards back for special melds, feeding
 the neighbour as little as possible and holding back the last plays when behind all lost
@@ -386,8 +387,8 @@ def holding_v2(state: rules.IcebergRummyState, seat: int) -> bool:
 
     Where version 1 releases its held plays only because one ace is left while nobody is about to go
     out, a one-step headroom probe (``ice-envs probe``) found discarding the better move at some of those
-    decisions; paired against version 1 at the suite table, version 2 wins about 0.016 more games and
-    scores fewer points (docs/experiments/2026-12-06-probe-and-search.md)."""
+    decisions; paired against version 1, this rule alone wins about 0.01 more games and scores fewer points
+    (docs/experiments/2026-12-06-probe-and-search.md, docs/experiments/2026-12-06-rummy-heuristic-v2.md)."""
     if not state.config.single_hand:
         return False
     sizes = rules.hand_sizes(state).tolist()
