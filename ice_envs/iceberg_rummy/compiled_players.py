@@ -12,7 +12,8 @@ draw for draw on the player's SplitMix64 stream).
 ``choose_play`` and ``settlement`` (:func:`_choose_play`), ``holding``/``holding_v2`` (:func:`_holding`),
 ``going_out_wins`` (:func:`_going_out_wins`: :data:`.heuristic.GO_OUT_SAMPLES` re-deals, the other seats'
 penalties by ``compiled_hand_tools._penalty``), ``choose_discard``, ``card_values``, ``special_bonus``,
-``unseen_counts`` and ``future_cards_seen`` (:func:`_choose_discard`: the same float operations in the
+``unseen_counts`` and ``future_cards_seen`` (:func:`_choose_discard`, with each version's
+``DiscardWeights``: the same float operations in the
 same order, no fast-math, so the values and their rounding to :data:`.heuristic.QUANTUM` are bit for
 bit the Python ones), and ``_continue`` with its plan (:func:`_continue`). The plan (the play being
 laid card by card) is kept in the memory row: ``[valid, target, length, cards...]``. The twelve special
@@ -105,7 +106,6 @@ from ice_envs.iceberg_rummy.greedy import WIN
 __all__ = ["PLAYERS"]
 
 GROUP, RUN = M.GROUP, M.RUN
-PICKUP_WEIGHT, PAIR_VALUE, RUN_VALUE = H.PICKUP_WEIGHT, H.PAIR_VALUE, H.RUN_VALUE
 MAX_MISSING, QUANTUM, GO_OUT_SAMPLES, HOLD_UNTIL = H.MAX_MISSING, H.QUANTUM, H.GO_OUT_SAMPLES, H.HOLD_UNTIL
 #: ``heuristic._SPECIAL_TARGETS``: per special meld, per rank, the one or two cards that fill it (-1: none).
 SPECIAL_CARDS = np.full((len(H._SPECIAL_TARGETS), 6, 2), -1, dtype=np.int64)
@@ -114,6 +114,8 @@ for _t, (_options, _points) in enumerate(H._SPECIAL_TARGETS):
     SPECIAL_POINTS[_t] = _points
     for _i, _cards in enumerate(_options):
         SPECIAL_CARDS[_t, _i, : len(_cards)] = _cards
+#: Rule 4's weights per version (row 1: ``heuristic.WEIGHTS_V1``, row 2: ``WEIGHTS_V2``): pair, run, pick-up.
+DISCARD_WEIGHTS = np.array([H.WEIGHTS_V1, H.WEIGHTS_V1, H.WEIGHTS_V2], dtype=np.float64)
 #: Memory row of the heuristic: the plan (valid flag, target, length, cards).
 PLAN_VALID, PLAN_TARGET, PLAN_LEN, PLAN_CARDS = 0, 1, 2, 3
 HEURISTIC_MEMORY = PLAN_CARDS + MAX_MELD_CARDS
@@ -256,11 +258,16 @@ def _p_me(unseen: np.ndarray, c: int, known_left: int, seen: float, total_unseen
 
 @njit
 def _choose_discard(
-    s: np.ndarray, seat: int, cfg: np.ndarray, hand: np.ndarray, table: np.ndarray, playout_all: int
+    s: np.ndarray, seat: int, cfg: np.ndarray, hand: np.ndarray, table: np.ndarray, playout_all: int, version: int
 ) -> int:
     """``heuristic.choose_discard`` with ``card_values``, ``unseen_counts`` and ``future_cards_seen``: the
-    card of least value rounded to 1/QUANTUM (ties to the highest id); ``playout_all``: the points of the
-    hand's best play-out if known, else -1."""
+    card of least value rounded to 1/QUANTUM (ties to the highest id), with the weights of ``version``
+    (:data:`DISCARD_WEIGHTS`); ``playout_all``: the points of the hand's best play-out if known, else -1."""
+    pair_value, run_value, pickup = (
+        DISCARD_WEIGHTS[version, 0],
+        DISCARD_WEIGHTS[version, 1],
+        DISCARD_WEIGHTS[version, 2],
+    )
     n, num_melds = cfg[C_PLAYERS], s[NUM_MELDS]
     unseen = np.empty(NC, dtype=np.int64)
     for c in range(NC):
@@ -268,7 +275,7 @@ def _choose_discard(
     stock = cfg[C_STOCK_LEN] - s[STOCK_POS]
     aces_left = 4 * cfg[C_DECKS] - (s[TABLE_ACES] + s[TABLE_ACES + 1] + s[TABLE_ACES + 2] + s[TABLE_ACES + 3])
     draws = stock * aces_left / (aces_left + 1) if aces_left else float(stock)
-    seen = draws / n * (1.0 + PICKUP_WEIGHT)
+    seen = draws / n * (1.0 + pickup)
     total_unseen = max(1.0, float(unseen.sum()))
     known_left = s[KNOWN_LEFT + seat]
     chances = _chances(total_unseen, seen)
@@ -299,7 +306,7 @@ def _choose_discard(
             for s2 in range(4):
                 u = s2 * NR + r
                 if s2 != suit and hand[u] == 0:
-                    mine += PAIR_VALUE * _p_me(unseen, u, known_left, seen, total_unseen)
+                    mine += pair_value * _p_me(unseen, u, known_left, seen, total_unseen)
             for d in range(3):
                 d1, d2 = (1, 2) if d == 0 else ((-1, -2) if d == 1 else (1, -1))
                 a, b = r + d1, r + d2
@@ -307,9 +314,9 @@ def _choose_discard(
                     continue
                 ca, cb = suit * NR + a, suit * NR + b
                 if hand[ca] and not hand[cb]:
-                    mine += RUN_VALUE * _p_me(unseen, cb, known_left, seen, total_unseen)
+                    mine += run_value * _p_me(unseen, cb, known_left, seen, total_unseen)
                 elif hand[cb] and not hand[ca]:
-                    mine += RUN_VALUE * _p_me(unseen, ca, known_left, seen, total_unseen)
+                    mine += run_value * _p_me(unseen, ca, known_left, seen, total_unseen)
             for t in range(num_melds):
                 at = t * SLOT
                 if table[at + K_KIND] != RUN or table[at + K_CARDS] // NR != suit:
@@ -406,7 +413,7 @@ def _heuristic_act(s, cfg, mask, prng, memory, version: int) -> int:
                 length, target = _choose_play(hand, table, num_melds, 0, False, best_cards)
         if length == 0:
             memory[PLAN_VALID] = 0
-            action = DISCARD_BASE + _choose_discard(s, seat, cfg, hand, table, points)
+            action = DISCARD_BASE + _choose_discard(s, seat, cfg, hand, table, points, version)
         else:
             _set_plan(memory, best_cards, length, target)
             action = best_cards[0]

@@ -36,7 +36,8 @@ table and what it passed itself; aces are placed by the engine at once):
    card of a run with a card in hand, the gap card of a lay-off onto a table run), each
    missing card weighted by the chance of seeing it before the hand ends. The lowest value
    goes (values are quantised to 1/1000 of a point; ties to the highest card id), so dead
-   cards go first.
+   cards go first. The weights of the pair and run terms and of the pick-ups are
+   :class:`DiscardWeights` (:data:`WEIGHTS_V1`; version 2 weighs them less, :data:`WEIGHTS_V2`).
 
 Measured (``docs/agents/iceberg_rummy.md``): holding cards back for special melds, feeding
 the neighbour as little as possible and holding back the last plays when behind all lost
@@ -47,6 +48,8 @@ A decision takes a few milliseconds.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -68,6 +71,25 @@ GO_OUT_SAMPLES = 8
 #: Single hand: plays are held while every other seat holds more cards than this (rule 2).
 HOLD_UNTIL = 1
 
+
+class DiscardWeights(NamedTuple):
+    """The weights of rule 4's card values: the points of a pair and of a three-card run one card away
+    (:data:`PAIR_VALUE`, :data:`RUN_VALUE`) and the cards besides the draw seen per own turn
+    (:data:`PICKUP_WEIGHT`, in :func:`future_cards_seen`)."""
+
+    pair: float
+    run: float
+    pickup: float
+
+
+#: Version 1's discard weights.
+WEIGHTS_V1 = DiscardWeights(PAIR_VALUE, RUN_VALUE, PICKUP_WEIGHT)
+#: Version 2's: a pair one card away is worth 5 points, a run one card away 10, and only draws count as
+#: cards still to be seen, so a card that might make a meld later weighs less against what the hand holds
+#: now (its special melds within reach, its play-out, its lay-off gaps). Paired against version 1 at the
+#: suite table this wins clearly more games (docs/experiments/2026-12-06-rummy-heuristic-v2.md).
+WEIGHTS_V2 = DiscardWeights(5.0, 10.0, 0.0)
+
 _SPECIAL_TARGETS: list[tuple[tuple[tuple[int, ...], ...], int]] = []
 for _ranks, _suit_value, _colour_value in ((M.ODD_RANKS, 700, 300), (M.EVEN_RANKS, 700, 200)):
     for _s in range(M.NUM_SUITS):
@@ -86,8 +108,8 @@ def unseen_counts(state: rules.IcebergRummyState, seat: int) -> np.ndarray:
     return np.maximum(out, 0)
 
 
-def future_cards_seen(state: rules.IcebergRummyState) -> float:
-    """Expected cards the acting player still sees this hand (draws and pick-ups).
+def future_cards_seen(state: rules.IcebergRummyState, pickup: float = PICKUP_WEIGHT) -> float:
+    """Expected cards the acting player still sees this hand (draws and, weighted by ``pickup``, pick-ups).
 
     The hand ends when the last ace is drawn: with ``a`` aces left in a stock of ``S``,
     the last one lies at about ``S a / (a + 1)``; the acting player draws one in ``n``.
@@ -95,7 +117,7 @@ def future_cards_seen(state: rules.IcebergRummyState) -> float:
     stock = state.stock_size
     aces_left = rules.total_aces(state.config) - int(state.table_aces.sum())
     draws = stock * aces_left / (aces_left + 1) if aces_left else stock
-    return draws / state.num_players * (1.0 + PICKUP_WEIGHT)
+    return draws / state.num_players * (1.0 + pickup)
 
 
 def special_bonus(hand: np.ndarray, unseen: np.ndarray, seen: float) -> float:
@@ -190,8 +212,10 @@ def card_values(
     unseen: np.ndarray,
     seen: float,
     known_left: int,
+    weights: DiscardWeights = WEIGHTS_V1,
 ) -> dict[int, float]:
-    """For each card in hand: its value to me (see rule 4 of the module docstring).
+    """For each card in hand: its value to me (see rule 4 of the module docstring), a pair and a run one
+    card away worth ``weights.pair`` and ``weights.run`` points.
 
     ``known_left`` is the card I passed the left neighbour that they still hold: that copy is not
     coming back, so it does not count among the unseen copies I may still draw.
@@ -224,7 +248,7 @@ def card_values(
         for s2 in range(M.NUM_SUITS):
             u = M.card_id(r, s2)
             if s2 != s and hand[u] == 0:
-                mine += PAIR_VALUE * p_me(u)
+                mine += weights.pair * p_me(u)
         # runs: one card away with a card in my hand; lay-offs one card away onto table runs
         for d1, d2 in ((1, 2), (-1, -2), (1, -1)):
             a, b = r + d1, r + d2
@@ -232,9 +256,9 @@ def card_values(
                 continue
             ca, cb = M.card_id(a, s), M.card_id(b, s)
             if hand[ca] and not hand[cb]:
-                mine += RUN_VALUE * p_me(cb)
+                mine += weights.run * p_me(cb)
             elif hand[cb] and not hand[ca]:
-                mine += RUN_VALUE * p_me(ca)
+                mine += weights.run * p_me(ca)
         for lo, hi in runs.get(s, ()):
             size = hi - lo + 1
             for gap, end in ((r - 1, hi + 2), (r + 1, lo - 2)):
@@ -270,10 +294,18 @@ def going_out_wins(state: rules.IcebergRummyState, seat: int, gain: int, rng: np
     return 2 * wins >= GO_OUT_SAMPLES
 
 
-def choose_discard(state: rules.IcebergRummyState, seat: int, hand: np.ndarray) -> int:
-    """The card to pass face down to the left: the least useful to me (ties to the highest card id)."""
+def choose_discard(
+    state: rules.IcebergRummyState, seat: int, hand: np.ndarray, weights: DiscardWeights = WEIGHTS_V1
+) -> int:
+    """The card to pass face down to the left: the least useful to me by :func:`card_values` with ``weights``
+    (ties to the highest card id)."""
     values = card_values(
-        hand, state.table(), unseen_counts(state, seat), future_cards_seen(state), int(state.known_left[seat])
+        hand,
+        state.table(),
+        unseen_counts(state, seat),
+        future_cards_seen(state, weights.pickup),
+        int(state.known_left[seat]),
+        weights,
     )
     return min(values, key=lambda c: (round(values[c] * QUANTUM), -c))
 
@@ -283,6 +315,8 @@ class IcebergRummyHeuristic(SeededAgent):
 
     name = "heuristic"
     needs_view = True
+    #: Rule 4's weights.
+    weights = WEIGHTS_V1
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
@@ -311,7 +345,7 @@ class IcebergRummyHeuristic(SeededAgent):
         play = self._choose(state, seat, hand, table)
         if play is None:
             self._plan = None
-            return rules.DISCARD_BASE + choose_discard(state, seat, hand)
+            return rules.DISCARD_BASE + choose_discard(state, seat, hand, self.weights)
         self._plan = (hand.tobytes(), table, play)
         return play[0][0]
 
@@ -353,8 +387,8 @@ def holding_v2(state: rules.IcebergRummyState, seat: int) -> bool:
 
     Where version 1 releases its held plays only because one ace is left while nobody is about to go
     out, a one-step headroom probe (``ice-envs probe``) found discarding the better move at some of those
-    decisions; paired against version 1 at the suite table, version 2 wins about 0.016 more games and
-    scores fewer points (docs/experiments/2026-12-06-probe-and-search.md)."""
+    decisions; paired against version 1, this rule alone wins about 0.01 more games and scores fewer points
+    (docs/experiments/2026-12-06-probe-and-search.md, docs/experiments/2026-12-06-rummy-heuristic-v2.md)."""
     if not state.config.single_hand:
         return False
     sizes = rules.hand_sizes(state).tolist()
@@ -363,7 +397,10 @@ def holding_v2(state: rules.IcebergRummyState, seat: int) -> bool:
 
 class IcebergRummyHeuristicV2(IcebergRummyHeuristic):
     """Version 2 (``heuristic@v2``): rules 1-4 of the module docstring, with rule 2's release by the
-    other seats' hands alone (:func:`holding_v2`)."""
+    other seats' hands alone (:func:`holding_v2`) and rule 4's cards one card away from a meld weighted
+    less (:data:`WEIGHTS_V2`)."""
+
+    weights = WEIGHTS_V2
 
     def _choose(
         self, state: rules.IcebergRummyState, seat: int, hand: np.ndarray, table: tuple[tuple[int, ...], ...]

@@ -43,10 +43,14 @@ def _rummy_states(games: int):
                 break
 
 
-def test_rummy_v2_differs_from_v1_only_where_it_keeps_holding():
-    """v2 holds whenever v1 does; where v1 releases for the last ace alone, v2 may keep holding, and
-    wherever the two hold alike they decide alike."""
-    released = 0
+def _discards(action: int) -> bool:
+    return rummy.rules.DISCARD_BASE <= action < rummy.rules.COMMIT_NEW
+
+
+def test_rummy_v2_differs_from_v1_in_its_hold_and_its_discard_weights():
+    """v2 holds whenever v1 does; where v1 releases for the last ace alone, v2 may keep holding; wherever the
+    two hold alike they make the same play, or each discards the card of least value by its own weights."""
+    released = other_card = 0
     for state, seat, legal in _rummy_states(3):
         v1, v2 = rummy.holding(state, seat), rummy.holding_v2(state, seat)
         assert v2 or not v1
@@ -55,8 +59,32 @@ def test_rummy_v2_differs_from_v1_only_where_it_keeps_holding():
         mask[legal] = 1
         a1 = rummy.IcebergRummyHeuristic(1).act({"action_mask": mask}, view)
         a2 = rummy.IcebergRummyHeuristicV2(1).act({"action_mask": mask}, view)
-        if v1 == v2:
-            assert a1 == a2
-        else:
+        if v1 != v2:
             released += 1
+        elif _discards(a1) or _discards(a2):
+            hand = state.hands[seat].astype(np.int8)
+            assert a1 == rummy.rules.DISCARD_BASE + rummy.choose_discard(state, seat, hand, rummy.WEIGHTS_V1)
+            assert a2 == rummy.rules.DISCARD_BASE + rummy.choose_discard(state, seat, hand, rummy.WEIGHTS_V2)
+            other_card += a1 != a2
+        else:
+            assert a1 == a2
     assert released > 0
+    assert other_card > 0
+
+
+def test_rummy_v2_weighs_a_card_one_card_away_from_a_meld_less():
+    """Rule 4's pair and run terms scale with the weights: v2's values are v1's less the difference in
+    those terms, and with pick-ups not counted the chance of each missing card is a draw's alone."""
+    v1, v2 = rummy.WEIGHTS_V1, rummy.WEIGHTS_V2
+    assert v2.pair < v1.pair and v2.run < v1.run and v2.pickup < v1.pickup
+    for state, seat, _ in _rummy_states(1):
+        assert rummy.future_cards_seen(state, v2.pickup) < rummy.future_cards_seen(state, v1.pickup)
+        hand = state.hands[seat].astype(np.int8)
+        args = (hand, state.table(), rummy.unseen_counts(state, seat), 3.0, int(state.known_left[seat]))
+        none = rummy.card_values(*args, rummy.DiscardWeights(0.0, 0.0, 0.0))
+        for weights in (v1, v2):
+            half = rummy.DiscardWeights(weights.pair / 2, weights.run / 2, weights.pickup)
+            full, halved = rummy.card_values(*args, weights), rummy.card_values(*args, half)
+            for c in full:
+                assert full[c] >= halved[c] >= none[c]
+                assert full[c] - none[c] == pytest.approx(2 * (halved[c] - none[c]))
