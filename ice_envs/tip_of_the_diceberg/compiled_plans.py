@@ -9,10 +9,12 @@ Python                                  here
 ======================================  ==============================================================
 ``patterns.enumerate_melds``            :func:`melds` (depth-first on the engine's ``_fits`` /
                                         ``_complete``; with ``must``, from that item, as there)
-``HandPlan.__init__``                   :func:`build_plan` (the melds of every slot, identical dice
-                                        swapped in every way, per item its melds by share then cost,
-                                        the 8-bit bound tables, the branching order)
-``HandPlan.value``                      :func:`value` / :func:`_search` (the same branch and bound)
+``HandPlan.__init__``                   :func:`build_plan`: :func:`plan_melds` (the melds of every
+                                        slot, identical dice swapped in every way, sorted by share
+                                        then cost) and :func:`plan_of` (per item its melds in that
+                                        order, the 8-bit bound tables, the branching order)
+``HandPlan.value``                      :func:`value`, :func:`evaluate` (the same branch and bound,
+                                        without recursion; many masks in one call)
 ``HandPlan.bound``                      :func:`bound`
 ``turn_cost_of_slots``                  :data:`TURN_COST`, the Python function's floats for every
                                         count of clear, discard and other slots
@@ -20,13 +22,14 @@ Python                                  here
 
 A plan is a tuple of arrays (:data:`PLAN_TYPE`, fields ``P_*``): its items (rows ``id, suit, number,
 die`` sorted by id), the row of each item id, per item the start of its melds in the flat lists of meld
-masks and costs, the bound tables, the branching order, and its memo. The memo is an array of
+masks and costs, the bound tables, the branching order, its memo and the search's stack and frames. The memo is an array of
 ``2 ** n`` values indexed by the mask (``-1``: not searched yet) for a plan of up to :data:`DENSE_BITS`
 items, else an open-addressing table of :data:`HASHED_SLOTS` entries (a fuller table stops memoising:
 the values are the same, only searched again).
 
 Nothing here allocates per meld or per search step: the meld search works in one scratch table
-(:func:`new_scratch`) made once per decision.
+(:func:`new_scratch`) made once per decision. The search is not recursive: numba's disk cache cannot reload a
+self-recursive function that another cached function calls.
 """
 
 from __future__ import annotations

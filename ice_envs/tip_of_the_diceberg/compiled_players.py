@@ -24,18 +24,13 @@ function, with the same floating-point operations in the same order (its decisio
 ===========================  ===================================================================
 Python                       here
 ===========================  ===================================================================
-``enumerate_melds``          :func:`_melds` (depth-first on the engine's ``_fits`` / ``_complete``;
-                             with ``must``, from that die, as there)
-``HandPlan.__init__``        :func:`_build_plan` (melds of every slot, identical dice swapped in
-                             every way, per item its melds by share then cost, the 8-bit bound
-                             tables, the branching order)
-``HandPlan.value``/``bound`` :func:`_value` (the same branch and bound and memo) / :func:`_bound`
-``turn_cost_of_slots``       :data:`TURN_COST`, the Python function's floats for every count of
-                             clear, discard and other slots
+``enumerate_melds``,         :mod:`ice_envs.tip_of_the_diceberg.compiled_plans` (:func:`melds`,
+``HandPlan``,                :func:`plan_melds` and :func:`plan_of`, :func:`value` and
+``turn_cost_of_slots``       :func:`evaluate`, :data:`TURN_COST`: see there)
 ``hand`` and its plan cache  :func:`_hand`; the cache (the item sets of the last
                              ``_PLANS_KEPT`` plans, oldest first) lives in the seat's memory row
                              and a cached plan is rebuilt on use, so a smaller hand is searched in
-                             the plan of the larger one as there
+                             the plan of the larger one as there (:func:`_plan_for`)
 ``value_with_die``           :func:`_with_die`
 ``_play``/``play_options``   :func:`_h_play` (``round(cost, 9)`` as ``rint(cost * 1e9) / 1e9``)
 ``_best_die``                :func:`_h_best_die` (draft, take)
@@ -47,11 +42,18 @@ random fallback              ``random_act`` (``random_legal``: one ``below(k)``)
 **heuristic@v2** mirrors :class:`ice_envs.tip_of_the_diceberg.heuristic.DicebergHeuristicV2`: version 1 with
 its draft (:func:`_h_draft_v2`, with :func:`_solo_value` for ``solo_value``).
 
-While a meld is composed item by item, the memory row also keeps the meld chosen
-(:func:`_remember_meld`): with the same hand and taken slots, the search would choose it again, so the
-next items need no search (:func:`_meld_goes_on`). Each decision builds its plans afresh (the
-Python agent keeps them with their memos between decisions): a memo filled earlier can only change a
-value where a bound and a path tie to the last bit, which the parity tests have not met.
+Kept in the seat's memory row between decisions (:data:`HEURISTIC_MEMORY` words), besides the plan cache:
+
+* the meld being composed item by item (:func:`_remember_meld`): with the same hand and taken slots, the
+  search would choose it again, so the next items need no search (:func:`_meld_goes_on`);
+* the melds of the plan of the seat's latest hand (:data:`MEM_KEPT`): its next decisions rebuild that plan's
+  search tables from them instead of listing every slot's melds again (the same plan).
+
+Each decision searches with empty memos (the Python agent keeps its plans' memos between decisions): a memo
+filled earlier can only change a value where a bound and a path tie to the last bit, which the parity tests
+have not met. A decision's plans, scratch tables and meld buffer are made once per decision
+(:func:`_new_work`); the values a play decision asks are listed first and asked in one call, in the Python
+order (:func:`compiled_plans.evaluate`: a numba call costs every array argument's reference count).
 """
 
 from __future__ import annotations
