@@ -24,18 +24,13 @@ function, with the same floating-point operations in the same order (its decisio
 ===========================  ===================================================================
 Python                       here
 ===========================  ===================================================================
-``enumerate_melds``          :func:`_melds` (depth-first on the engine's ``_fits`` / ``_complete``;
-                             with ``must``, from that die, as there)
-``HandPlan.__init__``        :func:`_build_plan` (melds of every slot, identical dice swapped in
-                             every way, per item its melds by share then cost, the 8-bit bound
-                             tables, the branching order)
-``HandPlan.value``/``bound`` :func:`_value` (the same branch and bound and memo) / :func:`_bound`
-``turn_cost_of_slots``       :data:`TURN_COST`, the Python function's floats for every count of
-                             clear, discard and other slots
+``enumerate_melds``,         :mod:`ice_envs.tip_of_the_diceberg.compiled_plans` (:func:`melds`,
+``HandPlan``,                :func:`plan_melds` and :func:`plan_of`, :func:`value` and
+``turn_cost_of_slots``       :func:`evaluate`, :data:`TURN_COST`: see there)
 ``hand`` and its plan cache  :func:`_hand`; the cache (the item sets of the last
                              ``_PLANS_KEPT`` plans, oldest first) lives in the seat's memory row
                              and a cached plan is rebuilt on use, so a smaller hand is searched in
-                             the plan of the larger one as there
+                             the plan of the larger one as there (:func:`_plan_for`)
 ``value_with_die``           :func:`_with_die`
 ``_play``/``play_options``   :func:`_h_play` (``round(cost, 9)`` as ``rint(cost * 1e9) / 1e9``)
 ``_best_die``                :func:`_h_best_die` (draft, take)
@@ -47,20 +42,25 @@ random fallback              ``random_act`` (``random_legal``: one ``below(k)``)
 **heuristic@v2** mirrors :class:`ice_envs.tip_of_the_diceberg.heuristic.DicebergHeuristicV2`: version 1 with
 its draft (:func:`_h_draft_v2`, with :func:`_solo_value` for ``solo_value``).
 
-While a meld is composed item by item, the memory row also keeps the meld chosen
-(:func:`_remember_meld`): with the same hand and taken slots, the search would choose it again, so the
-next items need no search (:func:`_meld_goes_on`). Each decision builds its plans afresh (the
-Python agent keeps them with their memos between decisions): a memo filled earlier can only change a
-value where a bound and a path tie to the last bit, which the parity tests have not met.
+Kept in the seat's memory row between decisions (:data:`HEURISTIC_MEMORY` words), besides the plan cache:
+
+* the meld being composed item by item (:func:`_remember_meld`): with the same hand and taken slots, the
+  search would choose it again, so the next items need no search (:func:`_meld_goes_on`);
+* the melds of the plan of the seat's latest hand (:data:`MEM_KEPT`): its next decisions rebuild that plan's
+  search tables from them instead of listing every slot's melds again (the same plan).
+
+Each decision searches with empty memos (the Python agent keeps its plans' memos between decisions): a memo
+filled earlier can only change a value where a bound and a path tie to the last bit, which the parity tests
+have not met. A decision's plans, scratch tables and meld buffer are made once per decision
+(:func:`_new_work`); the values a play decision asks are listed first and asked in one call, in the Python
+order (:func:`compiled_plans.evaluate`: a numba call costs every array argument's reference count).
 """
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 from numba import types
-from numba.typed import Dict, List
+from numba.typed import List
 
 from ice_envs.core.compiled import njit, shuffle, uniform
 from ice_envs.core.compiled_players import CompiledPlayer, only_legal, random_act
@@ -87,11 +87,7 @@ from ice_envs.tip_of_the_diceberg.compiled import (
     DIE_VAL,
     DISCARD,
     DRAFT,
-    F_CMAX,
     F_CMIN,
-    F_DMIN,
-    F_SMAX,
-    F_SMIN,
     ITEM_DIE0,
     ITEM_SUIT,
     MARK_LAST,
@@ -116,10 +112,28 @@ from ice_envs.tip_of_the_diceberg.compiled import (
     UNDEALT,
     WINNER,
     _allowed,
-    _complete,
-    _fits,
     _held_items,
     apply,
+)
+from ice_envs.tip_of_the_diceberg.compiled_plans import (
+    CLEAR_COST,
+    NO_COSTS,
+    P_INDEX,
+    P_ITEMS,
+    PLAN_TYPE,
+    POWER_CATEGORY,
+    TURN_COST,
+    entry_of,
+    evaluate,
+    free_entries,
+    grown,
+    melds,
+    new_entry_table,
+    new_scratch,
+    plan_melds,
+    plan_of,
+    popcount,
+    value,
 )
 from ice_envs.tip_of_the_diceberg.heuristic import (
     _PLANS_KEPT as PLANS_KEPT,
@@ -130,7 +144,6 @@ from ice_envs.tip_of_the_diceberg.heuristic import (
     POWER_TURN_COST,
     REROLL_MARGIN,
     STUCK_COST,
-    turn_cost_of_slots,
 )
 from ice_envs.tip_of_the_diceberg.patterns import MAX_NUMBER, NUM_SUITS
 
@@ -229,426 +242,35 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
 
 
 # ============================================================================ heuristic
-#: Power category of a card by its power code (``compiled.POWER_*``): 0 clear, 1 discard, 2 anything else.
-POWER_CATEGORY = np.array([2, 2, 1, 2, 0], dtype=np.int64)
-
-
-def _turn_cost_table() -> np.ndarray:
-    """``heuristic.turn_cost_of_slots`` of every multiset of slots: ``[clear, discard, other]`` counts."""
-    size = MAX_SLOTS + 1
-    table = np.full((size, size, size), np.inf)
-    for a in range(size):
-        for b in range(size - a):
-            for c in range(size - a - b):
-                if a + b + c:
-                    table[a, b, c] = turn_cost_of_slots(["clear"] * a + ["discard"] * b + [""] * c)
-    return table
-
-
-#: The turn cost of a meld by how many clear, discard and other slots take it (exactly the Python floats).
-TURN_COST = _turn_cost_table()
-CLEAR_COST = POWER_TURN_COST["clear"]
 #: ``heuristic.solo_value``'s saving by power category (clear, discard, other): 1 minus the turn cost.
 SOLO_SAVING = np.array(
     [1.0 - POWER_TURN_COST["clear"], 1.0 - POWER_TURN_COST["discard"], 1.0 - POWER_TURN_COST[""]], dtype=np.float64
 )
-#: ``itertools.combinations(group, r)`` as bitmasks over a group's positions: ``COMBOS[g][r]``, ``COMBO_COUNT[g, r]``.
-COMBOS = np.zeros((4, 4, 3), dtype=np.int64)
-COMBO_COUNT = np.zeros((4, 4), dtype=np.int64)
-for _g in range(1, 4):
-    for _r in range(1, _g + 1):
-        for _c in combinations(range(_g), _r):
-            COMBOS[_g, _r, COMBO_COUNT[_g, _r]] = sum(1 << j for j in _c)
-            COMBO_COUNT[_g, _r] += 1
 #: Words of the plan cache in the memory row: its length, the next serial, then per plan (oldest first)
 #: its cards (bit per id), its dice's values (5 bits per die, dice 0..8 and 9..17) and its serial.
 MEM_COUNT, MEM_SERIAL, MEM_PLANS, PLAN_WORDS = 0, 1, 2, 4
 #: Then the meld being composed (``_h_play``): set, its cards, its dice (bit per die), its slot, the selection's
 #: length when it was chosen, the hand's cards and dice (as a plan's words) and the taken slots then.
 MEM_MELD = MEM_PLANS + PLAN_WORDS * PLANS_KEPT
-HEURISTIC_MEMORY = MEM_MELD + 9
-#: Plan numbers in the memo's keys: ``plan << MEMO_SHIFT | mask``.
-MEMO_SHIFT = 40
-MEMO_START = 1 << 10
-
-_I1, _I2, _F1, _F2 = types.int64[:], types.int64[:, :], types.float64[:], types.float64[:, :]
-
-
-@njit
-def _popcount(x: int) -> int:
-    k = 0
-    while x:
-        x &= x - 1
-        k += 1
-    return k
+#: Then the plan of the seat's latest hand, kept between decisions so that it is not listed again: its serial
+#: plus one (0: none), how many melds it has, then its melds (:func:`compiled_plans.plan_melds`: the mask
+#: over the plan's items, and the cost code above bit 32), for a plan of at most :data:`KEPT_MELDS` melds.
+MEM_KEPT = MEM_MELD + 9
+KEPT_MELDS = 256
+HEURISTIC_MEMORY = MEM_KEPT + 2 + KEPT_MELDS
 
 
 @njit
-def _grown(a: np.ndarray, need: int) -> np.ndarray:
-    if need <= a.shape[0]:
-        return a
-    b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
-    b[: a.shape[0]] = a
-    return b
-
-
-@njit
-def _melds(cfg: np.ndarray, card: int, items: np.ndarray, must: int, out: np.ndarray) -> tuple[np.ndarray, int]:
-    """``patterns.enumerate_melds`` of catalog card ``card`` from ``items`` (rows ``id, suit, number, die``
-    sorted by id) as bitmasks over the rows, depth-first in item order; ``must >= 0``: only the melds with
-    that row (it goes first, as there; it has no identical die among the rows). Identical dice go in row
-    order (a die only with the identical dice before it)."""
-    pat = C_PATTERN + NF * card
-    cmin, cmax = cfg[pat + F_CMIN], cfg[pat + F_CMAX]
-    n = items.shape[0]
-    cand = np.empty(n, dtype=np.int64)
-    m = 0
-    for j in range(n):
-        if j != must and _allowed(cfg, card, items[j, 1], items[j, 2]):
-            cand[m] = j
-            m += 1
-    count = 0
-    if cmax < 1:
-        return out, count
-    prev = np.full(m, -1, dtype=np.int64)
-    for a in range(m):
-        ja = cand[a]
-        if items[ja, 3]:
-            for b in range(a - 1, -1, -1):
-                jb = cand[b]
-                if items[jb, 3] and items[jb, 1] == items[ja, 1] and items[jb, 2] == items[ja, 2]:
-                    prev[a] = b
-                    break
-    # what the candidates from each one on can still add (the bounds ``enumerate_melds`` prunes by)
-    smin, smax, dmin = cfg[pat + F_SMIN], cfg[pat + F_SMAX], cfg[pat + F_DMIN]
-    suf_max = np.zeros(m + 1, dtype=np.int64)
-    suf_min = np.full(m + 1, 1 << 30, dtype=np.int64)
-    suf_dice = np.zeros(m + 1, dtype=np.int64)
-    for a in range(m - 1, -1, -1):
-        v = items[cand[a], 2]
-        suf_max[a] = max(suf_max[a + 1], v)
-        suf_min[a] = min(suf_min[a + 1], v)
-        suf_dice[a] = suf_dice[a + 1] + items[cand[a], 3]
-    chosen = np.zeros(m, dtype=np.bool_)
-    # per depth (items chosen): pos, took, total, v0, s0, smask, nmask, lo, hi, nd, bits
-    w = np.zeros((cmax + 1, 11), dtype=np.int64)
-    d0 = 0
-    if must >= 0:
-        t, v, dd = items[must, 1], items[must, 2], items[must, 3]
-        if not _allowed(cfg, card, t, v) or not _fits(cfg, pat, 0, 0, 0, 0, 0, 0, 0, 0, 0, v, t, dd):
-            return out, count
-        if _complete(cfg, pat, 1, v, v, v, dd):
-            out = _grown(out, 1)
-            out[0] = 1 << must
-            count = 1
-        if cmax == 1:
-            return out, count
-        d0 = 1
-        w[1, 2], w[1, 3], w[1, 4], w[1, 5], w[1, 6] = v, v, t, 1 << t, 1 << v
-        w[1, 7], w[1, 8], w[1, 9], w[1, 10] = v, v, dd, 1 << must
-    d = d0
-    while d >= d0:
-        i = w[d, 0]
-        if i >= m:
-            d -= 1
-            if d >= d0:
-                chosen[w[d, 1]] = False
-            continue
-        w[d, 0] = i + 1
-        if prev[i] >= 0 and not chosen[prev[i]]:
-            continue
-        j = cand[i]
-        t, v, dd = items[j, 1], items[j, 2], items[j, 3]
-        tot, lo, hi, nd = w[d, 2], w[d, 7], w[d, 8], w[d, 9]
-        if not _fits(cfg, pat, d, tot, w[d, 3], w[d, 4], w[d, 5], w[d, 6], lo, hi, nd, v, t, dd):
-            continue
-        c2, t2, nd2 = d + 1, tot + v, nd + dd
-        lo2 = lo if (d and lo <= v) else v
-        hi2 = hi if (d and hi >= v) else v
-        bits = w[d, 10] | (1 << j)
-        if _complete(cfg, pat, c2, t2, lo2, hi2, nd2):
-            out = _grown(out, count + 1)
-            out[count] = bits
-            count += 1
-        room = cmax - c2
-        if (
-            room > 0
-            and m - (i + 1) >= max(1, cmin - c2)
-            and t2 + room * suf_max[i + 1] >= smin
-            and nd2 + min(room, suf_dice[i + 1]) >= dmin
-            and t2 + suf_min[i + 1] <= smax
-        ):
-            chosen[i] = True
-            w[d, 1] = i
-            e = d + 1
-            w[e, 0], w[e, 2] = i + 1, t2
-            w[e, 3] = w[d, 3] if d else v
-            w[e, 4] = w[d, 4] if d else t
-            w[e, 5], w[e, 6] = w[d, 5] | (1 << t), w[d, 6] | (1 << v)
-            w[e, 7], w[e, 8], w[e, 9], w[e, 10] = lo2, hi2, nd2, bits
-            d = e
-    return out, count
-
-
-@njit
-def _new_store():  # type: ignore[no-untyped-def]
-    """The plans of one decision: items, id -> row, per item its melds (start, masks, costs), bound tables,
-    branching order, and one memo for all (``plan << MEMO_SHIFT | mask`` -> value)."""
+def _new_work():  # type: ignore[no-untyped-def]
+    """The workspace of one decision: the plans built (:data:`compiled_plans.PLAN_TYPE`), the cache serial of
+    each, the meld search's scratch table, the meld-entry table and a buffer of melds (in a list: it grows)."""
     return (
-        List.empty_list(_I2),
-        List.empty_list(_I1),
-        List.empty_list(_I1),
-        List.empty_list(_I1),
-        List.empty_list(_F1),
-        List.empty_list(_F2),
-        List.empty_list(_I1),
-        List([np.full(MEMO_START, -1, dtype=np.int64)]),
-        List([np.empty(MEMO_START, dtype=np.float64)]),
-        np.zeros(1, dtype=np.int64),
+        List.empty_list(PLAN_TYPE),
+        List.empty_list(types.int64),
+        new_scratch(),
+        new_entry_table(),
+        List([np.empty(64, dtype=np.int64)]),
     )
-
-
-@njit
-def _memo_at(keys: np.ndarray, key: int) -> int:
-    """Where ``key`` is in the open-addressing table ``keys`` (-1: free), or the free entry it would take."""
-    h = (key ^ (key >> 29)) * -4658895280553007687
-    at = (h ^ (h >> 32)) & (keys.shape[0] - 1)
-    while keys[at] != key and keys[at] != -1:
-        at = (at + 1) & (keys.shape[0] - 1)
-    return at
-
-
-@njit
-def _memo_put(st, key: int, value: float) -> None:  # type: ignore[no-untyped-def]
-    keys, vals = st[7][0], st[8][0]
-    if 2 * (st[9][0] + 1) > keys.shape[0]:
-        bigger = np.full(2 * keys.shape[0], -1, dtype=np.int64)
-        bigger_vals = np.empty(2 * keys.shape[0], dtype=np.float64)
-        for j in range(keys.shape[0]):
-            if keys[j] != -1:
-                at = _memo_at(bigger, keys[j])
-                bigger[at] = keys[j]
-                bigger_vals[at] = vals[j]
-        keys, vals = bigger, bigger_vals
-        st[7][0], st[8][0] = keys, vals
-    at = _memo_at(keys, key)
-    if keys[at] != key:
-        keys[at] = key
-        st[9][0] += 1
-    vals[at] = value
-
-
-@njit
-def _find(table: np.ndarray, masks: np.ndarray, key: int) -> int:
-    """Where ``key`` is (or would go) in ``table``: an open-addressing index of ``masks`` (entry or -1)."""
-    h = (key ^ (key >> 29)) * -4658895280553007687
-    at = (h ^ (h >> 32)) & (table.shape[0] - 1)
-    while table[at] != -1 and masks[table[at]] != key:
-        at = (at + 1) & (table.shape[0] - 1)
-    return at
-
-
-@njit
-def _entry(table: np.ndarray, masks: np.ndarray, ne: int, key: int) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """The entry of ``key`` among the ``ne`` of ``masks``, added if new: (table, masks, ne, entry)."""
-    at = _find(table, masks, key)
-    if table[at] >= 0:
-        return table, masks, ne, table[at]
-    masks = _grown(masks, ne + 1)
-    masks[ne] = key
-    table[at] = ne
-    ne += 1
-    if 2 * ne > table.shape[0]:
-        table = np.full(2 * table.shape[0], -1, dtype=np.int64)
-        for e in range(ne):
-            table[_find(table, masks, masks[e])] = e
-    return table, masks, ne, ne - 1
-
-
-@njit
-def _build_plan(st, s: np.ndarray, cfg: np.ndarray, items: np.ndarray) -> int:  # type: ignore[no-untyped-def]
-    """``HandPlan(items, per_slot, powers)`` into the store; returns its number."""
-    n = items.shape[0]
-    index = np.full(NI, -1, dtype=np.int64)
-    for i in range(n):
-        index[items[i, 0]] = i
-    # groups of identical dice (twins), in the order of their first die
-    gid = np.full(n, -1, dtype=np.int64)
-    gmem = np.zeros((n, 3), dtype=np.int64)
-    gsize = np.zeros(n, dtype=np.int64)
-    ng = 0
-    for i in range(n):
-        if not items[i, 3]:
-            continue
-        for g in range(ng):
-            f = gmem[g, 0]
-            if items[f, 1] == items[i, 1] and items[f, 2] == items[i, 2]:
-                gid[i] = g
-                break
-        if gid[i] < 0:
-            gid[i] = ng
-            ng += 1
-        g = gid[i]
-        gmem[g, gsize[g]] = i
-        gsize[g] += 1
-    table = np.full(256, -1, dtype=np.int64)
-    masks = np.empty(64, dtype=np.int64)
-    slots = np.empty(64, dtype=np.int64)
-    ne = 0
-    found = np.empty(64, dtype=np.int64)
-    variants = np.empty(32, dtype=np.int64)
-    nvar_new = np.empty(32, dtype=np.int64)
-    for k in range(cfg[C_NSLOTS]):
-        found, nf = _melds(cfg, s[SLOT_CARD + k], items, -1, found)
-        for f in range(nf):
-            mask = found[f]
-            variants[0] = mask
-            nv = 1
-            for g in range(ng):
-                size = gsize[g]
-                if size < 2:
-                    continue
-                used = 0
-                gbits = 0
-                for q in range(size):
-                    b = 1 << gmem[g, q]
-                    gbits |= b
-                    if mask & b:
-                        used += 1
-                if used == 0 or used == size:
-                    continue
-                nn = 0
-                for a in range(nv):
-                    base = variants[a] & ~(mask & gbits)
-                    for c in range(COMBO_COUNT[size, used]):
-                        combo = COMBOS[size, used, c]
-                        mm = base
-                        for q in range(size):
-                            if combo >> q & 1:
-                                mm |= 1 << gmem[g, q]
-                        nvar_new = _grown(nvar_new, nn + 1)
-                        nvar_new[nn] = mm
-                        nn += 1
-                variants = _grown(variants, nn)
-                variants[:nn] = nvar_new[:nn]
-                nv = nn
-            for a in range(nv):
-                before = ne
-                table, masks, ne, e = _entry(table, masks, ne, variants[a])
-                if ne > before:
-                    slots = _grown(slots, ne)
-                    slots[e] = 0
-                slots[e] |= 1 << k
-    cost = np.empty(ne, dtype=np.float64)
-    share = np.empty(ne, dtype=np.float64)
-    for e in range(ne):
-        cnt = np.zeros(3, dtype=np.int64)
-        for k in range(cfg[C_NSLOTS]):
-            if slots[e] >> k & 1:
-                cnt[POWER_CATEGORY[cfg[C_POWER + s[SLOT_CARD + k]]]] += 1
-        cost[e] = TURN_COST[cnt[0], cnt[1], cnt[2]]
-        share[e] = cost[e] / _popcount(masks[e])
-    # per item its melds, cheapest share first (then cost; ties in insertion order)
-    start = np.zeros(n + 1, dtype=np.int64)
-    for e in range(ne):
-        for i in range(n):
-            if masks[e] >> i & 1:
-                start[i + 1] += 1
-    for i in range(n):
-        start[i + 1] += start[i]
-    by_mask = np.empty(start[n], dtype=np.int64)
-    by_cost = np.empty(start[n], dtype=np.float64)
-    item_share = np.empty(n, dtype=np.float64)
-    for i in range(n):
-        lst = np.empty(start[i + 1] - start[i], dtype=np.int64)
-        q = 0
-        for e in range(ne):
-            if masks[e] >> i & 1:
-                lst[q] = e
-                q += 1
-        lst = lst[np.argsort(cost[lst], kind="mergesort")]
-        lst = lst[np.argsort(share[lst], kind="mergesort")]
-        for q in range(lst.shape[0]):
-            by_mask[start[i] + q] = masks[lst[q]]
-            by_cost[start[i] + q] = cost[lst[q]]
-        item_share[i] = share[lst[0]] if lst.shape[0] else STUCK_COST
-    nt = (n + 7) // 8
-    tables = np.zeros((max(nt, 1), 256), dtype=np.float64)
-    for t in range(nt):
-        for b in range(256):
-            acc = 0.0
-            for j in range(8):
-                if b >> j & 1 and 8 * t + j < n:
-                    acc += item_share[8 * t + j]
-            tables[t, b] = acc
-    order = np.argsort(start[1:] - start[:-1], kind="mergesort")
-    p = len(st[0])
-    st[0].append(items.copy())
-    st[1].append(index)
-    st[2].append(start)
-    st[3].append(by_mask)
-    st[4].append(by_cost)
-    st[5].append(tables)
-    st[6].append(order)
-    _memo_put(st, p << MEMO_SHIFT, 0.0)
-    return p
-
-
-@njit
-def _value(st, p: int, mask: int) -> float:  # type: ignore[no-untyped-def]
-    """``HandPlan.value``: least total cost of shedding the items of ``mask`` (memoised, branch and bound)."""
-    key = (p << MEMO_SHIFT) | mask
-    keys, vals = st[7][0], st[8][0]
-    at = _memo_at(keys, key)
-    if keys[at] == key:
-        return vals[at]
-    order = st[6][p]
-    i = 0
-    for q in range(order.shape[0]):
-        i = order[q]
-        if mask >> i & 1:
-            break
-    start, by_mask, by_cost, tables = st[2][p], st[3][p], st[4][p], st[5][p]
-    best = np.inf
-    for e in range(start[i], start[i + 1]):
-        m = by_mask[e]
-        c = by_cost[e]
-        if m & mask != m or c >= best:
-            continue
-        rest = mask ^ m
-        rkey = (p << MEMO_SHIFT) | rest
-        at = _memo_at(keys, rkey)
-        if keys[at] == rkey:
-            v = vals[at]
-        else:
-            bound = c
-            t = 0
-            while rest >> (8 * t):
-                bound += tables[t, (rest >> (8 * t)) & 255]
-                t += 1
-            if bound >= best:
-                continue
-            v = _value(st, p, rest)
-            keys, vals = st[7][0], st[8][0]  # the memo may have grown
-        v += c
-        if v < best:
-            best = v
-    if best == np.inf:
-        best = STUCK_COST + _value(st, p, mask ^ (1 << i))
-    _memo_put(st, key, best)
-    return best
-
-
-@njit
-def _bound(st, p: int, mask: int) -> float:  # type: ignore[no-untyped-def]
-    """``HandPlan.bound``."""
-    tables = st[5][p]
-    out = 0.0
-    t = 0
-    while mask >> (8 * t):
-        out += tables[t, (mask >> (8 * t)) & 255]
-        t += 1
-    return out
 
 
 @njit
@@ -684,9 +306,39 @@ def _words_items(cards: int, lo: int, hi: int) -> np.ndarray:
 
 
 @njit
-def _hand(st, built, s: np.ndarray, cfg: np.ndarray, memory: np.ndarray, items: np.ndarray) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def _plan_for(work, s: np.ndarray, cfg: np.ndarray, memory: np.ndarray, items: np.ndarray, serial: int, keep: bool):  # type: ignore[no-untyped-def]
+    """The plan of ``items`` with cache serial ``serial`` (its number in the decision's ``work``): built once
+    per decision, from the melds kept in ``memory`` when they are this plan's, else listed; ``keep``: keep
+    this plan's melds there (the plan of the seat's hand, asked for again in its next decisions)."""
+    plans, serials = work[0], work[1]
+    for q in range(len(serials)):
+        if serials[q] == serial:
+            return q
+    if memory[MEM_KEPT] == serial + 1:
+        ne = memory[MEM_KEPT + 1]
+        masks = np.empty(ne, dtype=np.int64)
+        codes = np.empty(ne, dtype=np.int64)
+        for e in range(ne):
+            word = memory[MEM_KEPT + 2 + e]
+            masks[e], codes[e] = word & 0xFFFFFFFF, word >> 32
+    else:
+        masks, codes = plan_melds(s, cfg, items, work[2], work[3])
+        if keep and masks.shape[0] <= KEPT_MELDS:
+            memory[MEM_KEPT], memory[MEM_KEPT + 1] = serial + 1, masks.shape[0]
+            for e in range(masks.shape[0]):
+                memory[MEM_KEPT + 2 + e] = masks[e] | (codes[e] << 32)
+    plans.append(plan_of(items, masks, codes))
+    serials.append(serial)
+    return len(plans) - 1
+
+
+@njit
+def _hand(
+    work, s: np.ndarray, cfg: np.ndarray, memory: np.ndarray, items: np.ndarray, keep: bool = True
+) -> tuple[int, int]:  # type: ignore[no-untyped-def]
     """``DicebergHeuristic.hand``: (plan, mask) of ``items``, from the latest cached plan that holds them all,
-    else a new plan (cached, the oldest of more than ``PLANS_KEPT`` dropped). ``built``: serial -> plan."""
+    else a new plan (cached, the oldest of more than ``PLANS_KEPT`` dropped); ``keep``: the seat's hand (its
+    plan's melds are kept in ``memory``, :func:`_plan_for`)."""
     cards, lo, hi = _plan_words(items)
     count = memory[MEM_COUNT]
     for j in range(count - 1, -1, -1):
@@ -702,12 +354,8 @@ def _hand(st, built, s: np.ndarray, cfg: np.ndarray, memory: np.ndarray, items: 
                 break
         if not ok:
             continue
-        serial = memory[at + 3]
-        p = built[serial] if serial in built else -1
-        if p < 0:
-            p = _build_plan(st, s, cfg, _words_items(pc, plo, phi))
-            built[serial] = p
-        index = st[1][p]
+        p = _plan_for(work, s, cfg, memory, _words_items(pc, plo, phi), memory[at + 3], keep)
+        index = work[0][p][P_INDEX]
         mask = 0
         for i in range(items.shape[0]):
             mask |= 1 << index[items[i, 0]]
@@ -721,9 +369,7 @@ def _hand(st, built, s: np.ndarray, cfg: np.ndarray, memory: np.ndarray, items: 
     memory[at], memory[at + 1], memory[at + 2], memory[at + 3] = cards, lo, hi, serial
     memory[MEM_SERIAL] = serial + 1
     memory[MEM_COUNT] = count + 1
-    p = _build_plan(st, s, cfg, items)
-    built[serial] = p
-    return p, (1 << items.shape[0]) - 1
+    return _plan_for(work, s, cfg, memory, items, serial, keep), (1 << items.shape[0]) - 1
 
 
 @njit
@@ -738,13 +384,19 @@ def _held(s: np.ndarray, seat: int) -> np.ndarray:
 
 
 @njit
-def _with_die(st, built, s, cfg, memory, p: int, hmask: int, d: int, value: int) -> float:  # type: ignore[no-untyped-def]
-    """``DicebergHeuristic.value_with_die``: cost of the hand ``(p, hmask)`` plus die ``d`` showing ``value``."""
-    pitems = st[0][p]
-    index = st[1][p]
+def _value(work, p: int, mask: int) -> float:  # type: ignore[no-untyped-def]
+    """``HandPlan.value`` of plan ``p`` of the decision."""
+    return value(work[0][p], mask)
+
+
+@njit
+def _with_die(work, s, cfg, memory, p: int, hmask: int, d: int, number: int) -> float:  # type: ignore[no-untyped-def]
+    """``DicebergHeuristic.value_with_die``: cost of the hand ``(p, hmask)`` plus die ``d`` showing ``number``."""
+    plan = work[0][p]
+    pitems, index = plan[P_ITEMS], plan[P_INDEX]
     xid = ITEM_DIE0 + d
     xs = ITEM_SUIT[xid]
-    n = _popcount(hmask)
+    n = popcount(hmask)
     new = np.empty((n + 1, 4), dtype=np.int64)
     q = 0
     twin = False
@@ -752,55 +404,53 @@ def _with_die(st, built, s, cfg, memory, p: int, hmask: int, d: int, value: int)
     for i in range(pitems.shape[0]):
         if not hmask >> i & 1:
             continue
-        if pitems[i, 3] and pitems[i, 1] == xs and pitems[i, 2] == value:
+        if pitems[i, 3] and pitems[i, 1] == xs and pitems[i, 2] == number:
             twin = True
         if not placed and pitems[i, 0] > xid:
-            new[q, 0], new[q, 1], new[q, 2], new[q, 3] = xid, xs, value, 1
+            new[q, 0], new[q, 1], new[q, 2], new[q, 3] = xid, xs, number, 1
             q += 1
             placed = True
-        new[q, :] = pitems[i, :]
+        new[q, 0], new[q, 1], new[q, 2], new[q, 3] = pitems[i, 0], pitems[i, 1], pitems[i, 2], pitems[i, 3]
         q += 1
     if not placed:
-        new[q, 0], new[q, 1], new[q, 2], new[q, 3] = xid, xs, value, 1
+        new[q, 0], new[q, 1], new[q, 2], new[q, 3] = xid, xs, number, 1
     if twin:
-        p2, m2 = _hand(st, built, s, cfg, memory, new)
-        return _value(st, p2, m2)
+        p2, m2 = _hand(work, s, cfg, memory, new, False)
+        return _value(work, p2, m2)
     must = 0
     for i in range(n + 1):
         if new[i, 0] == xid:
             must = i
     # the new row's melds by mask of the hand's plan: how many clear / discard / other slots take each
-    table = np.full(256, -1, dtype=np.int64)
+    scr, table, found = work[2], work[3], work[4][0]
     masks = np.empty(64, dtype=np.int64)
     counts = np.zeros((64, 3), dtype=np.int64)
     ne = 0
-    found = np.empty(64, dtype=np.int64)
     for k in range(cfg[C_NSLOTS]):
         card = s[SLOT_CARD + k]
-        if not _allowed(cfg, card, xs, value):
+        if not _allowed(cfg, card, xs, number):
             continue
         cat = POWER_CATEGORY[cfg[C_POWER + card]]
-        found, nf = _melds(cfg, card, new, must, found)
+        found, nf = melds(cfg, card, new, n + 1, must, found, scr)
         for f in range(nf):
             mm = 0
             for i in range(n + 1):
                 if found[f] >> i & 1 and i != must:
                     mm |= 1 << index[new[i, 0]]
-            table, masks, ne, e = _entry(table, masks, ne, mm)
+            masks, ne, e = entry_of(table, masks, ne, mm)
             if ne > counts.shape[0]:
                 bigger = np.zeros((2 * counts.shape[0], 3), dtype=np.int64)
                 bigger[: ne - 1] = counts[: ne - 1]
                 counts = bigger
             counts[e, cat] += 1
-    best = STUCK_COST + _value(st, p, hmask)
+    work[4][0] = found
+    free_entries(table, masks, ne)
+    rests = np.empty(ne, dtype=np.int64)
+    costs = np.empty(ne, dtype=np.float64)
     for e in range(ne):
-        c = TURN_COST[counts[e, 0], counts[e, 1], counts[e, 2]]
-        rest = hmask ^ masks[e]
-        if c + _bound(st, p, rest) < best:
-            v = c + _value(st, p, rest)
-            if v < best:
-                best = v
-    return best
+        rests[e] = hmask ^ masks[e]
+        costs[e] = TURN_COST[counts[e, 0], counts[e, 1], counts[e, 2]]
+    return evaluate(plan, rests, ne, costs, costs, STUCK_COST + value(plan, hmask))
 
 
 @njit
@@ -810,7 +460,7 @@ def _round9(x: float) -> float:
 
 
 @njit
-def _h_play(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
+def _h_play(work, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
     """``DicebergHeuristic._play`` with ``play_options``: the best meld consistent with the selection, or a
     pass (with the pool die that helps most) when no play beats it; -1: nothing (random fallback)."""
     held = _held(s, seat)
@@ -821,24 +471,25 @@ def _h_play(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[
         if go_on >= 0:
             return go_on
     memory[MEM_MELD] = 0
-    p, hmask = _hand(st, built, s, cfg, memory, held)
-    index = st[1][p]
-    pitems = st[0][p]
+    p, hmask = _hand(work, s, cfg, memory, held)
+    plan = work[0][p]
+    index, pitems = plan[P_INDEX], plan[P_ITEMS]
     sel_bits = 0
     sel_last = s[SEL_LAST]
     for i in range(n):
         if s[SEL + held[i, 0]]:
             sel_bits |= 1 << i
-    has = False
-    b_key = 0.0
-    b_len = b_flex = b_k = b_meld = 0
-    found = np.empty(64, dtype=np.int64)
+    # the plays consistent with the selection, and the hands their values are asked of, in the Python order
+    scr, found = work[2], work[4][0]
+    no = nq = 0
+    plays = np.empty((16, 6), dtype=np.int64)  # slot, meld (rows of held), size, flex, category, rest
+    queries = np.empty(64, dtype=np.int64)
     for k in range(cfg[C_NSLOTS]):
         if s[SLOT_PLAYER + k] >= 0:
             continue
         card = s[SLOT_CARD + k]
         cat = POWER_CATEGORY[cfg[C_POWER + card]]
-        found, flex = _melds(cfg, card, held, -1, found)
+        found, flex = melds(cfg, card, held, n, -1, found, scr)
         for f in range(flex):
             meld = found[f]
             if meld & sel_bits != sel_bits:
@@ -857,48 +508,77 @@ def _h_play(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[
                     pm |= 1 << index[held[i, 0]]
                     size += 1
             rest = hmask ^ pm
-            if not rest:
-                cost = 0.0
-            else:
-                v = _value(st, p, rest)
-                if cat == 0:
-                    cost = CLEAR_COST + v
-                elif cat == 1:
-                    low = v
+            if no == plays.shape[0]:
+                more = np.empty((2 * no, 6), dtype=np.int64)
+                more[:no] = plays
+                plays = more
+            plays[no, 0], plays[no, 1], plays[no, 2], plays[no, 3], plays[no, 4], plays[no, 5] = (
+                k, meld, size, flex, cat, rest
+            )  # fmt: skip
+            no += 1
+            if rest:
+                queries = grown(queries, nq + 1 + pitems.shape[0])
+                queries[nq] = rest
+                nq += 1
+                if cat == 1:
                     for i in range(pitems.shape[0]):
                         if rest >> i & 1 and not pitems[i, 3]:
-                            w = _value(st, p, rest ^ (1 << i))
-                            if w < low:
-                                low = w
-                    cost = 1.0 + low
-                else:
-                    cost = 1.0 + v
-            key = _round9(cost)
-            better = not has
-            if has:
-                if key != b_key:
-                    better = key < b_key
-                elif size != b_len:
-                    better = size > b_len
-                elif flex != b_flex:
-                    better = flex < b_flex
-                elif k != b_k:
-                    better = k < b_k
-                else:
-                    diff = meld ^ b_meld
-                    better = (meld & diff & -diff) != 0
-            if better:
-                has = True
-                b_key, b_len, b_flex, b_k, b_meld = key, size, flex, k, meld
+                            queries[nq] = rest ^ (1 << i)
+                            nq += 1
+    work[4][0] = found
+    values = np.empty(nq, dtype=np.float64)
+    evaluate(plan, queries, nq, values, NO_COSTS, 0.0)
+    # each play's cost (this turn and the rest), the best first: least cost (to 9 digits), then bigger melds,
+    # then the slot hardest to fill, then the lowest slot, then the meld first in item order
+    has = False
+    b_key = 0.0
+    b_len = b_flex = b_k = b_meld = 0
+    at = 0
+    for o in range(no):
+        k, meld, size, flex, cat, rest = plays[o, 0], plays[o, 1], plays[o, 2], plays[o, 3], plays[o, 4], plays[o, 5]
+        if not rest:
+            cost = 0.0
+        else:
+            v = values[at]
+            at += 1
+            if cat == 0:
+                cost = CLEAR_COST + v
+            elif cat == 1:
+                low = v
+                for i in range(pitems.shape[0]):
+                    if rest >> i & 1 and not pitems[i, 3]:
+                        if values[at] < low:
+                            low = values[at]
+                        at += 1
+                cost = 1.0 + low
+            else:
+                cost = 1.0 + v
+        key = _round9(cost)
+        better = not has
+        if has:
+            if key != b_key:
+                better = key < b_key
+            elif size != b_len:
+                better = size > b_len
+            elif flex != b_flex:
+                better = flex < b_flex
+            elif k != b_k:
+                better = k < b_k
+            else:
+                diff = meld ^ b_meld
+                better = (meld & diff & -diff) != 0
+        if better:
+            has = True
+            b_key, b_len, b_flex, b_k, b_meld = key, size, flex, k, meld
     if not sel_len:
-        pass_cost = 1.0 + _value(st, p, hmask)
+        pass_cost = 1.0 + value(plan, hmask)
         best_play = b_key if has else np.inf
         if best_play >= pass_cost - EPS:
             action, best = A_PASS, pass_cost
             for a in range(A_PASS_TAKE, A_PASS_TAKE + ND):
                 if mask[a]:
                     d = a - A_PASS_TAKE
-                    v = 1.0 + _with_die(st, built, s, cfg, memory, p, hmask, d, s[DIE_VAL + d])
+                    v = 1.0 + _with_die(work, s, cfg, memory, p, hmask, d, s[DIE_VAL + d])
                     if v < best - EPS:
                         best, action = v, a
             if best < best_play - EPS:
@@ -979,54 +659,55 @@ def _meld_goes_on(s: np.ndarray, memory: np.ndarray, held: np.ndarray) -> int:
 
 
 @njit
-def _h_best_die(st, built, s, cfg, mask, memory, seat: int, base: int, decline: int) -> int:  # type: ignore[no-untyped-def]
+def _h_best_die(work, s, cfg, mask, memory, seat: int, base: int, decline: int) -> int:  # type: ignore[no-untyped-def]
     """``DicebergHeuristic._best_die``: the pool die (``base + die``) leaving the cheapest hand; ``decline``
     (-1: none) unless one helps."""
-    p, hmask = _hand(st, built, s, cfg, memory, _held(s, seat))
+    p, hmask = _hand(work, s, cfg, memory, _held(s, seat))
     action = decline
-    best = _value(st, p, hmask) - EPS if decline >= 0 else np.inf
+    best = _value(work, p, hmask) - EPS if decline >= 0 else np.inf
     for d in range(ND):
         if mask[base + d]:
-            v = _with_die(st, built, s, cfg, memory, p, hmask, d, s[DIE_VAL + d])
+            v = _with_die(work, s, cfg, memory, p, hmask, d, s[DIE_VAL + d])
             if v < best:
                 best, action = v, base + d
     return action
 
 
 @njit
-def _h_discard(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
+def _h_discard(work, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
     """``DicebergHeuristic._discard``: the card whose loss leaves the cheapest hand (if that helps)."""
-    p, hmask = _hand(st, built, s, cfg, memory, _held(s, seat))
-    pitems = st[0][p]
+    p, hmask = _hand(work, s, cfg, memory, _held(s, seat))
+    plan = work[0][p]
+    pitems = plan[P_ITEMS]
     if mask[A_DECLINE]:
-        best, action = _value(st, p, hmask) - EPS, A_DECLINE
+        best, action = value(plan, hmask) - EPS, A_DECLINE
     else:
         best, action = np.inf, -1
     for i in range(pitems.shape[0]):
         if hmask >> i & 1 and not pitems[i, 3]:
-            v = _value(st, p, hmask ^ (1 << i))
+            v = value(plan, hmask ^ (1 << i))
             if v < best:
                 best, action = v, A_DISCARD + pitems[i, 0]
     return action
 
 
 @njit
-def _reroll_mean(st, built, s, cfg, memory, p: int, hmask: int, i: int) -> float:  # type: ignore[no-untyped-def]
+def _reroll_mean(work, s, cfg, memory, p: int, hmask: int, i: int) -> float:  # type: ignore[no-untyped-def]
     """Expected cost of the hand with the die of plan row ``i`` re-rolled."""
-    d = st[0][p][i, 0] - ITEM_DIE0
+    d = work[0][p][P_ITEMS][i, 0] - ITEM_DIE0
     faces = ROLL_HIGH[d] - 1
     total = 0.0
     for v in range(1, faces + 1):
-        total += _with_die(st, built, s, cfg, memory, p, hmask & ~(1 << i), d, v)
+        total += _with_die(work, s, cfg, memory, p, hmask & ~(1 << i), d, v)
     return total / faces
 
 
 @njit
-def _h_reroll(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
+def _h_reroll(work, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
     """``DicebergHeuristic._reroll`` with ``reroll_choice`` and ``_least_bad_mark``."""
-    p, hmask = _hand(st, built, s, cfg, memory, _held(s, seat))
-    pitems = st[0][p]
-    now = _value(st, p, hmask)
+    p, hmask = _hand(work, s, cfg, memory, _held(s, seat))
+    pitems = work[0][p][P_ITEMS]
+    now = _value(work, p, hmask)
     chosen = np.full(ND, -1, dtype=np.int64)
     nc = 0
     seen = np.zeros(NUM_SUITS * (MAX_NUMBER + 1), dtype=np.bool_)  # (suit, number) of the dice judged
@@ -1037,7 +718,7 @@ def _h_reroll(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignor
         if seen[key]:
             continue
         seen[key] = True
-        if _reroll_mean(st, built, s, cfg, memory, p, hmask, i) < now - REROLL_MARGIN:
+        if _reroll_mean(work, s, cfg, memory, p, hmask, i) < now - REROLL_MARGIN:
             chosen[nc] = pitems[i, 0] - ITEM_DIE0
             nc += 1
     last = s[MARK_LAST] if s[MARK_LEN] else -1
@@ -1049,49 +730,49 @@ def _h_reroll(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignor
         return A_REROLL
     if mask[A_DECLINE]:
         return A_DECLINE
-    p, hmask = _hand(st, built, s, cfg, memory, _held(s, seat))
-    pitems = st[0][p]
+    p, hmask = _hand(work, s, cfg, memory, _held(s, seat))
+    pitems = work[0][p][P_ITEMS]
     best, action = np.inf, -1
     for i in range(pitems.shape[0]):
         d = pitems[i, 0] - ITEM_DIE0
         if not (hmask >> i & 1 and pitems[i, 3]) or not mask[A_MARK + d]:
             continue
-        v = _reroll_mean(st, built, s, cfg, memory, p, hmask, i)
+        v = _reroll_mean(work, s, cfg, memory, p, hmask, i)
         if v < best:
             best, action = v, A_MARK + d
     return action
 
 
 @njit
-def _solo_value(s: np.ndarray, cfg: np.ndarray, d: int) -> float:
+def _solo_value(s: np.ndarray, cfg: np.ndarray, d: int, scr: np.ndarray) -> float:
     """``heuristic.solo_value``: the turn pool die ``d`` saves as a one-item meld on a clear or discard card."""
     xid = ITEM_DIE0 + d
     xs = ITEM_SUIT[xid]
-    value = s[DIE_VAL + d]
+    number = s[DIE_VAL + d]
     item = np.empty((1, 4), dtype=np.int64)
-    item[0, 0], item[0, 1], item[0, 2], item[0, 3] = xid, xs, value, 1
+    item[0, 0], item[0, 1], item[0, 2], item[0, 3] = xid, xs, number, 1
     found = np.empty(4, dtype=np.int64)
     best = 0.0
     for k in range(cfg[C_NSLOTS]):
         card = s[SLOT_CARD + k]
-        if cfg[C_PATTERN + NF * card + F_CMIN] > 1 or not _allowed(cfg, card, xs, value):
+        if cfg[C_PATTERN + NF * card + F_CMIN] > 1 or not _allowed(cfg, card, xs, number):
             continue
-        found, nf = _melds(cfg, card, item, 0, found)
+        found, nf = melds(cfg, card, item, 1, 0, found, scr)
         if nf:
             best = max(best, SOLO_SAVING[POWER_CATEGORY[cfg[C_POWER + card]]])
     return best
 
 
 @njit
-def _h_draft_v2(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
+def _h_draft_v2(work, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
     """``DicebergHeuristicV2.draft_pick``: among the dice within ``DRAFT_TOLERANCE`` of the cheapest hand, the
     highest solo value, then the most faces, then the highest number, then the lowest die."""
-    p, hmask = _hand(st, built, s, cfg, memory, _held(s, seat))
+    p, hmask = _hand(work, s, cfg, memory, _held(s, seat))
     own = np.full(ND, np.inf)
     best_own = np.inf
     for d in range(ND):
         if mask[A_DRAFT + d]:
-            own[d] = _with_die(st, built, s, cfg, memory, p, hmask, d, s[DIE_VAL + d])
+            own[d] = _with_die(work, s, cfg, memory, p, hmask, d, s[DIE_VAL + d])
             if own[d] < best_own:
                 best_own = own[d]
     action = -1
@@ -1099,7 +780,7 @@ def _h_draft_v2(st, built, s, cfg, mask, memory, seat: int) -> int:  # type: ign
     for d in range(ND):
         if not mask[A_DRAFT + d] or not own[d] <= best_own + DRAFT_TOLERANCE:
             continue
-        solo, faces, number = _solo_value(s, cfg, d), ROLL_HIGH[d] - 1, s[DIE_VAL + d]
+        solo, faces, number = _solo_value(s, cfg, d, work[2]), ROLL_HIGH[d] - 1, s[DIE_VAL + d]
         better = solo > best_solo or (
             solo == best_solo and (faces > best_faces or (faces == best_faces and number > best_number))
         )
@@ -1119,21 +800,20 @@ def _heuristic(
         return only
     seat = s[CURRENT]
     phase = s[PHASE]
-    st = _new_store()
-    built = Dict.empty(key_type=types.int64, value_type=types.int64)
+    work = _new_work()
     action = -1
     if phase == PLAY:
-        action = _h_play(st, built, s, cfg, mask, memory, seat)
+        action = _h_play(work, s, cfg, mask, memory, seat)
     elif phase == DRAFT and version == 2:
-        action = _h_draft_v2(st, built, s, cfg, mask, memory, seat)
+        action = _h_draft_v2(work, s, cfg, mask, memory, seat)
     elif phase == DRAFT:
-        action = _h_best_die(st, built, s, cfg, mask, memory, seat, A_DRAFT, -1)
+        action = _h_best_die(work, s, cfg, mask, memory, seat, A_DRAFT, -1)
     elif phase == TAKE:
-        action = _h_best_die(st, built, s, cfg, mask, memory, seat, A_TAKE, A_DECLINE if mask[A_DECLINE] else -1)
+        action = _h_best_die(work, s, cfg, mask, memory, seat, A_TAKE, A_DECLINE if mask[A_DECLINE] else -1)
     elif phase == DISCARD:
-        action = _h_discard(st, built, s, cfg, mask, memory, seat)
+        action = _h_discard(work, s, cfg, mask, memory, seat)
     elif phase == REROLL:
-        action = _h_reroll(st, built, s, cfg, mask, memory, seat)
+        action = _h_reroll(work, s, cfg, mask, memory, seat)
     if action < 0 or not mask[action]:
         return random_act(s, cfg, mask, prng, memory)
     return action

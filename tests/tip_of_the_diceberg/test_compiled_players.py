@@ -433,3 +433,51 @@ def test_heuristic_judges_each_die_of_a_reroll_whatever_its_suit_and_number() ->
         row, engine._cfg, mask, np.array([1, 0], dtype=np.uint64), np.zeros(player.memory_width, dtype=np.int64)
     )
     assert got == expected == rules.MARK + 9
+
+
+def test_a_hand_plan_past_the_dense_memo_values_subsets_as_the_python_plan_does() -> None:
+    """A hand of more than ``DENSE_BITS`` items (cards and many taken dice) is searched with the hashed memo; its
+    values, asked in the same order, are the Python ``HandPlan``'s to the bit."""
+    from ice_envs.tip_of_the_diceberg import compiled_plans as plans
+    from ice_envs.tip_of_the_diceberg.heuristic import HandPlan
+
+    engine = vector.make(GAME, 1, 4, seed=0, engine="compiled")
+    state = _positions(4, 1, 21)[0][0]
+    seat = state.current
+    rng = np.random.default_rng(5)
+    pool = [d for d in range(rules.NUM_DICE) if state.die_loc[d] == rules.POOL]
+    for d in pool[: plans.DENSE_BITS + 2 - len(rules.items_of(state, seat))]:
+        state.die_loc[d] = seat
+    items = rules.items_of(state, seat)
+    assert len(items) > plans.DENSE_BITS
+    cards = state.config.catalog.cards
+    python = HandPlan(
+        items,
+        [rules.pattern_melds(cards[i].pattern, items).melds for i in state.slots],
+        [cards[i].power for i in state.slots],
+    )
+    row = np.asarray(engine.pack_state(state), dtype=engine.state_dtype)
+    held = cp._held(row, seat)
+    compiled = plans.build_plan(row, engine._cfg, held, plans.new_scratch(), plans.new_entry_table())
+    assert compiled[plans.P_KEYS].shape[0] > 0  # hashed
+    for mask in [python.full] + [int(m) for m in rng.integers(1, python.full, size=200)]:
+        assert plans.value(compiled, mask) == python.value(mask)
+
+
+def test_the_plan_kept_in_memory_decides_as_a_plan_listed_afresh() -> None:
+    """Each decision of a game with the plan of the hand kept in memory equals the same decision with it
+    forgotten (the plan listed again), and keeping it changes nothing else in the memory."""
+    player = compiled_player(GAME, "heuristic")
+    engine = vector.make(GAME, 1, 3, seed=0, engine="compiled")
+    memory = np.zeros((3, player.memory_width), dtype=np.int64)
+    kept = 0
+    for state, observation, _ in _positions(3, 1, 8):
+        row = np.asarray(engine.pack_state(state), dtype=engine.state_dtype)
+        seat, mask = state.current, observation["action_mask"].astype(np.int8)
+        forgetful = memory[seat].copy()
+        kept += forgetful[cp.MEM_KEPT] > 0
+        forgetful[cp.MEM_KEPT :] = 0
+        got = player.act(row, engine._cfg, mask, np.array([1, 0], dtype=np.uint64), memory[seat])
+        assert player.act(row, engine._cfg, mask, np.array([1, 0], dtype=np.uint64), forgetful) == got
+        assert np.array_equal(forgetful[: cp.MEM_KEPT], memory[seat, : cp.MEM_KEPT])
+    assert kept >= 50
