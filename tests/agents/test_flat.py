@@ -370,3 +370,18 @@ def test_fractional_scores_are_summed_exactly():
     check = agent.last_check
     assert isinstance(check.gain, Fraction) and isinstance(check.squares, Fraction)
     assert action == (check.challenger if check.passed else agent.last_base)
+
+
+def test_a_rummy_redeal_loads_into_the_compiled_engine_with_its_stock_intact():
+    """A re-deal's stock holds only the cards still in it; loaded into the compiled engine (whose stock has a
+    fixed length) and read back, it is a valid position with the same cards still to draw, in order."""
+    from ice_envs.iceberg_rummy import rules
+
+    for env in decision_points("iceberg_rummy", 4, {"single_hand": True}, seed=2, every=3, count=4):
+        deal = env.unwrapped.resample_hidden(env.current_seat, np.random.default_rng(0))
+        assert deal.stock.size - deal.stock_pos < 104 - 28  # cards were drawn: the re-deal's stock is short
+        engine = engine_class("iceberg_rummy", "compiled")(1, 4, single_hand=True)
+        engine.state[0] = engine.pack_state(deal)
+        back = engine.state_of(0)
+        rules.check_state(back, back.config)
+        assert back.stock[back.stock_pos :].tolist() == deal.stock[deal.stock_pos :].tolist()
