@@ -19,22 +19,33 @@ batched engine (:mod:`ice_envs.core.compiled`) so that one decision plays tens o
    candidate first, then every seat played to the end by the compiled ``rollout`` player (``heuristic``,
    ``greedy`` or ``random``: :mod:`ice_envs.core.compiled_players`, the same decisions as the Python
    players) in one compiled call (:meth:`~ice_envs.core.compiled_opponents.SeatPlayers.playout`).
-4. **Halve.** With ``halving`` (default) the budget is spent in ``ceil(log2(candidates))`` rounds of equal
-   size (successive halving, Karnin, Koren and Somekh, ICML 2013): each round plays fresh samples of the
-   candidates left and keeps the better half by total, so most rollouts go to the close moves.
-5. **Choose** the move of highest total value for the seat over the samples it was played on (every
-   candidate left has been played on the same samples). Ties go to the game's heuristic move on the view
-   (the **base move**), then to the lowest action id. A decision with one legal move is played at once.
+4. **Select a challenger** among the candidates other than the base move (the game's heuristic move on the
+   view, v1): with ``halving`` (default) in ``ceil(log2(challengers))`` rounds of equal size (successive
+   halving, Karnin, Koren and Somekh, ICML 2013): each round plays fresh samples of the challengers left and
+   keeps the better half by total; without, in one round. Ties go to the lowest action id.
+5. **Check it against the base move** (the guard): one more round of the same size plays the challenger and
+   the base move on fresh samples, and the challenger is played only if its mean gain over the base move,
+   paired sample by sample, exceeds ``margin`` standard errors of that paired difference; otherwise the base
+   move is. The check's samples are not the ones the challenger was selected on: the best of many noisy
+   estimates is biased upwards (the winner's curse), a fresh sample is not. A decision with one legal move is
+   played at once; with ``width=1`` the base move is played without rollouts.
+
+The heuristic giving the base move decides at every decision of the seat, with the agent's seed and
+generator stream, as if it played the seat (its memory included): with ``width=1``, or a margin no gain
+passes, the agent plays the heuristic's game exactly.
 
 Values (``value``): ``win`` (default), the seat's win share at the end (a win shared by ``k`` seats counts
-``1/k``; a game cut at the engine's length cap counts nothing); ``score``, the seat's final score.
+``1/k``; a game cut at the engine's length cap counts nothing); ``score``, the seat's final score. With
+``depth=D`` each rollout stops after ``D`` decisions (the candidate's included): a game still going then
+counts as won by the seats leading on the game's running score (shared as above), or is worth that score.
 
 Budget: ``rollouts`` games per decision in all (at least one sample per candidate and round). With
 ``width=W`` only ``W`` candidates are searched: the base move and the ``W - 1`` best others by the greedy
 agent's exact values on the view (:class:`~ice_envs.agents.greedy.GreedyAgent`, ties to the lowest id).
 
 Bit-exact: win shares are integers in units of ``1 / lcm(1..n)``, scores are summed exactly (integers, or
-fractions of the floats' exact binary values), and the engines draw with integer SplitMix64 streams, so a
+fractions of the floats' exact binary values), the guard compares squares in exact arithmetic (:func:`beats`),
+and the engines draw with integer SplitMix64 streams, so a
 decision never hinges on the floating-point unit and a seed gives the same decision on every machine.
 
 Information: the agent reads the view's state only through its own re-deals, so its decision is the same
@@ -46,6 +57,7 @@ imported only when the agent is built); without them building the agent raises `
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -67,12 +79,23 @@ if TYPE_CHECKING:
     from ice_envs.core.compiled import CompiledEngine
     from ice_envs.core.compiled_opponents import SeatPlayers
 
-__all__ = ["DEFAULT_REDEALS", "DEFAULT_ROLLOUTS", "ROLLOUTS", "VALUES", "FlatMonteCarloAgent"]
+__all__ = [
+    "DEFAULT_MARGIN",
+    "DEFAULT_REDEALS",
+    "DEFAULT_ROLLOUTS",
+    "ROLLOUTS",
+    "VALUES",
+    "Check",
+    "FlatMonteCarloAgent",
+    "beats",
+]
 
 #: Rollouts per decision when ``rollouts`` is not given (well under a second of one core per decision).
 DEFAULT_ROLLOUTS = 4096
 #: Re-deals of the hidden information per decision.
 DEFAULT_REDEALS = 32
+#: Standard errors by which a challenger must beat the base move on fresh samples to be played.
+DEFAULT_MARGIN = Fraction(2)
 #: The rollout policies (compiled players).
 ROLLOUTS = ("heuristic", "greedy", "random")
 #: What a rollout is worth to the seat: its win share, or its final score.
@@ -88,19 +111,24 @@ class FlatMonteCarloAgent(SeededAgent):
     Args:
         game: the game's registry name.
         num_players: seats at the table (``None``: read from each view).
-        seed: seed of the agent's own generator (re-deals, chance and rollout streams).
+        seed: seed of the agent's own generator (re-deals, chance and rollout streams) and of its heuristic.
         rollouts: games played out per decision (the budget).
         redeals: re-deals of the hidden information per decision.
         rollout: the compiled player of every seat in the rollouts: ``heuristic``, ``greedy`` or ``random``.
         value: ``win`` (the seat's win share) or ``score`` (its final score).
         width: search at most this many candidates (the base move and the best by greedy value; ``None``: all).
-        halving: spend the budget in successive-halving rounds (``False``: one round over every candidate).
+        halving: select the challenger by successive halving (``False``: one round over every candidate).
+        margin: standard errors by which the challenger's paired gain over the base move, on the check
+            round's fresh samples, must exceed 0 for the challenger to be played (a number >= 0).
+        depth: stop each rollout after this many decisions (the candidate's included) and value it by the
+            running scores (``None``: play to the end).
 
     Raises ``ValueError`` for a bad option, a game without a compiled engine that loads positions, or a
     rollout player the game does not have compiled.
 
-    After each search :attr:`last_search` holds ``{action: (samples, total)}`` of every candidate (totals in
-    units of ``1 / lcm(1..n)`` for ``win``), :attr:`last_rounds` the rounds and :attr:`last_base` the base move.
+    After each search :attr:`last_search` holds ``{action: (samples, total)}`` of every candidate over all its
+    samples (totals in units of ``1 / lcm(1..n)`` for ``win``), :attr:`last_rounds` the rounds played,
+    :attr:`last_base` the base move and :attr:`last_check` the check of the challenger against it.
     """
 
     name = "flat"
@@ -119,32 +147,40 @@ class FlatMonteCarloAgent(SeededAgent):
         value: str = "win",
         width: int | None = None,
         halving: bool = True,
+        margin: Fraction | int | str | float = DEFAULT_MARGIN,
+        depth: int | None = None,
     ) -> None:
-        super().__init__(seed)
         for label, number in (("rollouts", rollouts), ("redeals", redeals)):
             if isinstance(number, bool) or not isinstance(number, int) or number < 1:
                 raise ValueError(f"flat: {label} must be an integer >= 1, got {number!r}")
-        if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 1):
-            raise ValueError(f"flat: width must be an integer >= 1, got {width!r}")
+        for label, number in (("width", width), ("depth", depth)):
+            if number is not None and (isinstance(number, bool) or not isinstance(number, int) or number < 1):
+                raise ValueError(f"flat: {label} must be an integer >= 1, got {number!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"flat: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         if value not in VALUES:
             raise ValueError(f"flat: value must be one of {', '.join(VALUES)}, got {value!r}")
+        self.margin = _margin(margin)
         spec = get_spec(game)
         self.game = spec.name
         self.num_players = num_players
         self.rollouts, self.redeals, self.rollout, self.value = rollouts, redeals, rollout, value
-        self.width, self.halving = width, bool(halving)
+        self.width, self.halving, self.depth = width, bool(halving), depth
         check_searchable(self.game, rollout)
         cls = spec.heuristic_class()
-        self._heuristic = None if cls is None else cls(0)
+        #: The game's heuristic (v1), kept across decisions: it sees every decision of the agent's seat, with
+        #: the agent's seed, so its memory and its generator are those of the heuristic playing the seat.
+        self._heuristic = None if cls is None else cls(seed)
+        super().__init__(seed)
         self._engines: OrderedDict[tuple[Any, int, int], tuple[CompiledEngine, SeatPlayers]] = OrderedDict()
         #: ``{action: (samples, total)}`` of the last search.
         self.last_search: dict[int, tuple[int, Exact]] = {}
         #: Rounds of the last search.
         self.last_rounds = 0
-        #: The base move of the last search (the heuristic's on the view; ``None`` without a heuristic).
+        #: The base move of the last decision (the heuristic's on the view; ``None`` without a heuristic).
         self.last_base: int | None = None
+        #: The last search's check of its challenger against the base move (``None`` when there was none).
+        self.last_check: Check | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its engines (each process builds its own)."""
@@ -152,54 +188,92 @@ class FlatMonteCarloAgent(SeededAgent):
         state["_engines"] = OrderedDict()
         return state
 
+    @property
+    def rng(self) -> np.random.Generator:
+        """The agent's generator; setting it gives the heuristic an identical copy (the same stream)."""
+        return self._rng
+
+    @rng.setter
+    def rng(self, generator: np.random.Generator) -> None:
+        self._rng = generator
+        if self._heuristic is not None:
+            self._heuristic.rng = copy.deepcopy(generator)
+
+    def reset(self, seed: int | None = None) -> None:
+        """A new game: the agent's generator re-seeded (and its heuristic's, with the same seed), the heuristic's
+        memory cleared."""
+        super().reset(seed)
+        if self._heuristic is not None:
+            self._heuristic.reset(seed=seed)
+
     # ------------------------------------------------------------------ playing
     def act(self, observation: dict[str, np.ndarray], view: PlayerView | None = None) -> int:
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         if view is None:
             return self.random_legal(observation["action_mask"])
+        # The heuristic decides at every decision, one legal move or not, as it would playing the seat.
+        base = self._base_move(view, legal, observation)
+        self.last_base = base
         if len(legal) == 1:
             return int(legal[0])
-        return self.search(view, legal, observation)
+        return self._search(view, sorted(int(a) for a in legal), base)
 
     def search(self, view: PlayerView, legal: Sequence[int], observation: dict[str, np.ndarray] | None = None) -> int:
         """The move to play from ``view`` among ``legal`` (see the module docstring)."""
         legal = sorted(int(a) for a in legal)
         base = self._base_move(view, legal, observation)
         self.last_base = base
+        return self._search(view, legal, base)
+
+    def _search(self, view: PlayerView, legal: list[int], base: int | None) -> int:
+        """Select a challenger by successive halving, then check it against the base move on fresh samples."""
         candidates = self._candidates(view, legal, base)
-        deals = self._deals(view)
-        rounds = max(1, ceil(log2(len(candidates)))) if self.halving else 1
+        self.last_check = None
+        if len(candidates) == 1:
+            self.last_search, self.last_rounds = {}, 0
+            return candidates[0]
+        challengers = [a for a in candidates if a != base]
+        selecting = 0 if len(challengers) == 1 else (max(1, ceil(log2(len(challengers)))) if self.halving else 1)
+        checking = 0 if base is None else 1
+        rounds = selecting + checking
         per_round = self.rollouts // rounds
+        deals = self._deals(view)
         chance_key, player_key = (int(k) for k in self.rng.integers(0, _SEED_SPACE, size=2))
-        totals: dict[int, Exact] = dict.fromkeys(candidates, 0)
-        played: dict[int, int] = dict.fromkeys(candidates, 0)
+        totals: dict[int, Exact] = {}
+        played: dict[int, int] = {}
         first_sample = 0
-        for r in range(rounds):
-            samples = max(1, per_round // len(candidates))
+
+        def play(moves: list[int], samples: int) -> Any:
+            nonlocal first_sample
             sample_ids = np.arange(first_sample, first_sample + samples)
-            values = self._play(view, deals, candidates, sample_ids, chance_key, player_key)
-            for c, action in enumerate(candidates):
-                totals[action] += values[c]
-                played[action] += samples
+            values = self._play(view, deals, moves, sample_ids, chance_key, player_key)
+            for c, action in enumerate(moves):
+                totals[action] = totals.get(action, 0) + _total(values[c])
+                played[action] = played.get(action, 0) + samples
             first_sample += samples
-            if r + 1 < rounds:
-                candidates = self._ranked(candidates, totals, base)[: ceil(len(candidates) / 2)]
+            return values
+
+        for r in range(selecting):
+            play(challengers, max(1, per_round // len(challengers)))
+            if r + 1 < selecting:
+                challengers = _ranked(challengers, totals, base)[: ceil(len(challengers) / 2)]
+        challenger = _ranked(challengers, totals, base)[0] if selecting else challengers[0]
+        if base is None:
+            choice = challenger
+        else:
+            values = play([challenger, base], max(1, per_round // 2))
+            self.last_check = Check.of(challenger, values[0] - values[1], self.margin)
+            choice = challenger if self.last_check.passed else base
         self.last_rounds = rounds
         self.last_search = {a: (played[a], totals[a]) for a in sorted(totals)}
-        return self._ranked(candidates, totals, base)[0]
+        return choice
 
     # ------------------------------------------------------------------ pieces
-    @staticmethod
-    def _ranked(candidates: list[int], totals: dict[int, Exact], base: int | None) -> list[int]:
-        """Best first: highest total, then the base move, then the lowest id (exact comparisons)."""
-        return sorted(candidates, key=lambda a: (-totals[a], a != base, a))
-
     def _base_move(self, view: PlayerView, legal: list[int], observation: dict[str, np.ndarray] | None) -> int | None:
         """The game's heuristic move on the view (``None`` for a game without a heuristic)."""
         agent = self._heuristic
         if agent is None:
             return None
-        agent.reset(seed=int(self.rng.integers(0, _SEED_SPACE)))
         sim = simulator_for(view.game, view.num_players)
         obs = {"action_mask": sim.mask(legal)}
         if getattr(agent, "needs_observation", False):
@@ -215,6 +289,8 @@ class FlatMonteCarloAgent(SeededAgent):
         """The moves searched: all legal ones, or with ``width`` the base move and the best by greedy value."""
         if self.width is None or len(legal) <= self.width:
             return legal
+        if self.width == 1 and base is not None:
+            return [base]
         greedy = GreedyAgent(self.game, view.num_players, int(self.rng.integers(0, _SEED_SPACE)), samples=1)
         values = greedy.action_values(view, legal)
         order = sorted(legal, key=lambda a: (a != base, -values[a], a))
@@ -242,9 +318,10 @@ class FlatMonteCarloAgent(SeededAgent):
         sample_ids: np.ndarray,
         chance_key: int,
         player_key: int,
-    ) -> list[Exact]:
-        """Each candidate's total value for the seat over the samples ``sample_ids`` (one batch, rows
-        candidate-major: row ``c * S + k`` is candidate ``c`` on sample ``sample_ids[k]``)."""
+    ) -> np.ndarray:
+        """Each candidate's value for the seat on each of the samples ``sample_ids``: an ``(M, S)`` array of
+        exact values (``int64``, or Python ``Fraction`` objects for fractional scores), from one batch whose row
+        ``c * S + k`` is candidate ``c`` on sample ``sample_ids[k]``."""
         m, s, p = len(candidates), len(sample_ids), view.num_players
         engine, players = self._engine(deals[0], p, m * s)
         # The chance stream of sample j and its players' streams (one per seat), the same for every candidate.
@@ -253,21 +330,21 @@ class FlatMonteCarloAgent(SeededAgent):
         engine.load([deals[int(j) % len(deals)] for j in sample_ids] * m, streams=np.tile(chance, m))
         players.prng[:, :, 0] = np.tile(seats, (m, 1))
         players.prng[:, :, 1] = 0
-        out = players.playout(np.repeat(np.asarray(candidates, dtype=np.int64), s))
+        out = players.playout(np.repeat(np.asarray(candidates, dtype=np.int64), s), max_decisions=self.depth)
+        # A rollout cut by ``depth`` has no outcome yet: its leaders by running score count as its winners.
+        cut = ~(out["outcome"] != 0).any(axis=1) if self.depth is not None else np.zeros(m * s, dtype=bool)
         if self.value == "win":
-            won = out["outcome"] > 0
+            scores = out["scores"]
+            won = np.where(cut[:, None], scores == scores.max(axis=1, keepdims=True), out["outcome"] > 0)
             winners = won.sum(axis=1)
             unit = reward_unit(p)
             share = np.where(won[:, view.seat], unit // np.maximum(winners, 1), 0).astype(np.int64)
-            return [int(v) for v in share.reshape(m, s).sum(axis=1)]
+            return share.reshape(m, s)
         scores = out["scores"][:, view.seat].reshape(m, s)
         if np.array_equal(scores, np.floor(scores)) and np.abs(scores).max(initial=0) < 2**52:
-            return [int(v) for v in scores.astype(np.int64).sum(axis=1)]
-        totals: list[Exact] = []
-        for row in scores:
-            uniq, counts = np.unique(row, return_counts=True)
-            totals.append(sum((Fraction(float(u)) * int(k) for u, k in zip(uniq, counts, strict=True)), Fraction(0)))
-        return totals
+            return scores.astype(np.int64)
+        exact = {float(u): Fraction(float(u)) for u in np.unique(scores)}
+        return np.array([[exact[float(v)] for v in row] for row in scores], dtype=object)
 
     def _engine(self, state: Any, num_players: int, size: int) -> tuple[CompiledEngine, SeatPlayers]:
         """A compiled engine of ``size`` games configured as ``state`` is, with the rollout player at every
@@ -289,6 +366,80 @@ class FlatMonteCarloAgent(SeededAgent):
         if len(self._engines) > _ENGINE_CACHE:
             self._engines.popitem(last=False)
         return engine, players
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    """The check of a challenger against the base move on the same ``samples`` fresh samples: ``gain`` and
+    ``squares`` are the sum and the sum of squares of its paired differences (exact, in value units)."""
+
+    challenger: int
+    samples: int
+    gain: Exact
+    squares: Exact
+    margin: Fraction
+    #: The mean gain exceeds 0 by more than ``margin`` standard errors of the mean paired difference.
+    passed: bool
+
+    @classmethod
+    def of(cls, challenger: int, differences: np.ndarray, margin: Fraction) -> Check:
+        """The check of ``differences`` (challenger minus base, one per sample), decided in exact arithmetic."""
+        k = len(differences)
+        gain = _total(differences)
+        squares = _total(differences * differences)
+        return cls(int(challenger), k, gain, squares, margin, beats(gain, squares, k, margin))
+
+    @property
+    def z(self) -> float:
+        """The mean gain in standard errors (for reports; the decision is :func:`beats`, exact)."""
+        k = self.samples
+        if k < 2:
+            return 0.0
+        var = (Fraction(self.squares) - Fraction(self.gain) ** 2 / k) / (k - 1)
+        if var == 0:
+            return float("inf") if self.gain > 0 else 0.0
+        return float(self.gain / k / (var / k) ** 0.5)
+
+
+def beats(gain: Exact, squares: Exact, samples: int, margin: Fraction) -> bool:
+    """Whether paired differences with sum ``gain`` and sum of squares ``squares`` over ``samples`` samples have
+    a mean above 0 by more than ``margin`` standard errors (the sample standard deviation over
+    ``sqrt(samples)``). Exact: ``D / k > m * sqrt((Q - D**2 / k) / ((k - 1) * k))`` is, for ``D > 0``,
+    ``D**2 * (k - 1) > m**2 * (k * Q - D**2)``. With ``margin`` 0 any positive gain passes; otherwise fewer
+    than two samples never do."""
+    if gain <= 0:
+        return False
+    if margin == 0:
+        return True
+    k = samples
+    if k < 2:
+        return False
+    return gain * gain * (k - 1) > margin * margin * (k * squares - gain * gain)
+
+
+def _ranked(candidates: list[int], totals: dict[int, Exact], base: int | None) -> list[int]:
+    """Best first: highest total, then the base move, then the lowest id (exact comparisons)."""
+    return sorted(candidates, key=lambda a: (-totals[a], a != base, a))
+
+
+def _total(values: np.ndarray) -> Exact:
+    """The exact sum of ``values`` (``int64`` or ``Fraction`` objects)."""
+    if values.dtype == object:
+        return sum(values.tolist(), Fraction(0))
+    return int(values.sum(dtype=np.int64))
+
+
+def _margin(margin: Fraction | int | str | float) -> Fraction:
+    """``margin`` as an exact number >= 0 (a float is read by its shortest decimal, 2.5 as 5/2)."""
+    if isinstance(margin, bool):
+        raise ValueError(f"flat: margin must be a number >= 0, got {margin!r}")
+    try:
+        value = Fraction(str(margin)) if isinstance(margin, float) else Fraction(margin)
+    except (ValueError, TypeError, ZeroDivisionError):
+        raise ValueError(f"flat: margin must be a number >= 0, got {margin!r}") from None
+    if value < 0:
+        raise ValueError(f"flat: margin must be a number >= 0, got {margin!r}")
+    return value
 
 
 def check_searchable(game: str, rollout: str) -> None:

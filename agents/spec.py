@@ -27,7 +27,9 @@ spec                        agent
 ``flat[:OPTIONS]``          flat Monte Carlo with common random numbers on the compiled engine
                             (:mod:`ice_envs.agents.flat`); options ``rollouts=N`` (games played out
                             per decision), ``redeals=K``, ``rollout=heuristic|greedy|random``,
-                            ``value=win|score``, ``width=W``, ``halving=yes|no``,
+                            ``value=win|score``, ``width=W``, ``halving=yes|no``, ``margin=Z``
+                            (standard errors a challenger must beat the heuristic's move by),
+                            ``depth=D`` (rollouts cut after D decisions, valued by running score),
                             e.g. ``flat:rollouts=8192,rollout=random``
 ``ppo:PATH[?players=any]``  a PPO checkpoint
 ``rllib:PATH``              a run of the RLlib backend (its directory or a policy ``.npz``,
@@ -179,6 +181,8 @@ OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
         "value": _one_of(FLAT_VALUES),
         "width": _positive_int,
         "halving": _flag,
+        "margin": _non_negative_fraction,
+        "depth": _positive_int,
     },
 }
 

@@ -1,12 +1,13 @@
 """Flat search throughput: rollouts per CPU-second of the ``flat`` agent's decisions, per game and rollout policy.
 
     python -m ice_envs.benchmarks.search_rollouts [--games cardiceo cubemelt iceberg_rummy] [--players 4]
-                                                  [--rollouts 4096] [--positions 20] [--rollout-policies random heuristic]
-                                                  [--out FILE.json]
+                                                  [--rollouts 4096 ...] [--depth D] [--positions 20]
+                                                  [--rollout-policies random heuristic] [--out FILE.json]
 
 Positions: decision points with more than one legal move from games of the Python heuristic at every seat
 (every third such point, ``--positions`` per game; Iceberg Rummy plays one hand, ``single_hand=True``). At each
-the :class:`~ice_envs.agents.flat.FlatMonteCarloAgent` decides once with ``--rollouts`` (after one untimed
+the :class:`~ice_envs.agents.flat.FlatMonteCarloAgent` decides once with each budget of ``--rollouts`` (and
+``--depth``, rollouts cut after that many decisions; after one untimed
 decision that compiles the engine and the players). Reported per game and rollout policy: rollouts per
 CPU-second of whole decisions (re-deals, packing, the heuristic's base move and the playouts), CPU ms per
 decision (mean and maximum), the shares of the time spent inside the compiled playouts and in loading the
@@ -97,9 +98,11 @@ class PlayoutClock:
         CompiledEngine.load = self._load  # type: ignore[method-assign]
 
 
-def measure(game: str, players: int, rollout: str, rollouts: int, points: list[tuple[Any, Any]]) -> dict[str, Any]:
-    """One row of the table: ``rollout`` policy, ``rollouts`` a decision, at ``points``."""
-    agent = FlatMonteCarloAgent(game, players, seed=0, rollouts=rollouts, rollout=rollout)
+def measure(
+    game: str, players: int, rollout: str, rollouts: int, points: list[tuple[Any, Any]], depth: int | None = None
+) -> dict[str, Any]:
+    """One row of the table: ``rollout`` policy, ``rollouts`` a decision (cut at ``depth``), at ``points``."""
+    agent = FlatMonteCarloAgent(game, players, seed=0, rollouts=rollouts, rollout=rollout, depth=depth)
     agent.act(points[0][1], points[0][0])  # compiles
     times: list[float] = []
     played = 0
@@ -115,6 +118,7 @@ def measure(game: str, players: int, rollout: str, rollouts: int, points: list[t
         "players": players,
         "rollout": rollout,
         "rollouts_per_decision": rollouts,
+        "depth": depth,
         "decisions": len(points),
         "rollouts_per_cpu_s": played / total,
         "ms_per_decision_mean": 1000 * total / len(points),
@@ -130,7 +134,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", default=["cardiceo", "cubemelt", "iceberg_rummy"])
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--rollouts", type=int, default=DEFAULT_ROLLOUTS)
+    parser.add_argument("--rollouts", type=int, nargs="+", default=[DEFAULT_ROLLOUTS])
+    parser.add_argument("--depth", type=int, default=None)
     parser.add_argument("--positions", type=int, default=20)
     parser.add_argument("--rollout-policies", nargs="+", default=["random", "heuristic"])
     parser.add_argument("--out", default=None)
@@ -138,24 +143,26 @@ def main(argv: list[str] | None = None) -> None:
     load_before = os.getloadavg()
     rows = []
     print(
-        "| game | rollout | rollouts/CPU-s | ms/decision (mean, max) | in playouts | in load "
+        "| game | rollout | rollouts | rollouts/CPU-s | ms/decision (mean, max) | in playouts | in load "
         "| playout decisions/CPU-s |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for game in args.games:
         points = positions(game, args.players, args.positions)
         for rollout in args.rollout_policies:
             if rollout not in compiled_player_names(game):
-                print(f"| {game} | {rollout} | (no compiled {rollout} player) | | | | |")
+                print(f"| {game} | {rollout} | (no compiled {rollout} player) | | | | | |")
                 continue
-            row = measure(game, args.players, rollout, args.rollouts, points)
-            rows.append(row)
-            print(
-                f"| {game} | {rollout} | {row['rollouts_per_cpu_s']:,.0f} | {row['ms_per_decision_mean']:.0f}, "
-                f"{row['ms_per_decision_max']:.0f} | {row['playout_share']:.0%} | {row['load_share']:.0%} | "
-                f"{row['playout_decisions_per_cpu_s']:,.0f} |",
-                flush=True,
-            )
+            for rollouts in args.rollouts:
+                row = measure(game, args.players, rollout, rollouts, points, args.depth)
+                rows.append(row)
+                print(
+                    f"| {game} | {rollout} | {rollouts} | {row['rollouts_per_cpu_s']:,.0f} | "
+                    f"{row['ms_per_decision_mean']:.0f}, {row['ms_per_decision_max']:.0f} | "
+                    f"{row['playout_share']:.0%} | {row['load_share']:.0%} | "
+                    f"{row['playout_decisions_per_cpu_s']:,.0f} |",
+                    flush=True,
+                )
     load = {"before": load_before, "after": os.getloadavg()}
     print(f"load average before {load_before[0]:.2f}, after {load['after'][0]:.2f}")
     if args.out:

@@ -1006,9 +1006,12 @@ class IcebergRummyCompiled(CompiledEngine):
         hands = np.asarray(state.hands, dtype=np.int64)
         row[HANDS : HANDS + n * NC] = hands.reshape(-1)
         row[SIZES : SIZES + n] = hands.sum(axis=1)
+        # A re-deal's stock holds only the cards still in it (``resample_hidden``): it goes to the end of the
+        # row's fixed-length stock, as if the cards before it had been drawn.
         stock = np.asarray(state.stock, dtype=np.int64)
-        row[STOCK : STOCK + stock.size] = stock
-        row[STOCK_POS] = state.stock_pos
+        drawn = NC * state.config.decks - HAND_SIZE * n - stock.size
+        row[STOCK + drawn : STOCK + drawn + stock.size] = stock
+        row[STOCK_POS] = state.stock_pos + drawn
         row[NUM_MELDS] = len(state.melds)
         for k, (kind, owner, cards) in enumerate(state.melds):
             at = MELDS + k * SLOT

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ice_envs.agents.flat import FlatMonteCarloAgent
+from ice_envs.agents.flat import Check, FlatMonteCarloAgent, _ranked, beats
 from ice_envs.agents.search import reward_unit, same_state, simulator_for
 from ice_envs.agents.spec import load_agent, parse_agent_spec
 from ice_envs.core.agent import make_view
@@ -107,6 +107,8 @@ def test_every_candidate_is_played_on_the_same_samples(game, n, options, monkeyp
         assert len(streams) == len(rows[0])  # one stream per sample
         assert not streams & seen  # fresh samples every round
         seen |= streams
+    # the last round checks the challenger against the base move, alone, on samples of their own
+    assert set(calls[-1][0].tolist()) == {agent.last_check.challenger, agent.last_base}
 
 
 # ---------------------------------------------------------------------------- information
@@ -152,42 +154,136 @@ def test_flat_stops_on_a_winning_roll_and_never_stops_on_a_gift_in_cubemelt(roll
     assert decide(agent, "cubemelt", _cubemelt("hhhhhh", love=[0, 15])) != rules.STOP
 
 
-def test_successive_halving_spends_the_budget_on_the_survivors():
-    """K candidates: ceil(log2 K) rounds of rollouts // rounds games each, split evenly over the survivors;
-    the move played has the most samples; value=score sums the seat's final scores."""
+def test_successive_halving_selects_a_challenger_and_checks_it_on_fresh_samples():
+    """K candidates: the K - 1 challengers halved over ceil(log2(K - 1)) rounds of rollouts // rounds games each,
+    then one round of the challenger and the base move alone; value=score sums the seat's final scores."""
     env = next(decision_points("cubemelt", 2, {"expansion": True}, seed=6, count=1))
     obs = {"action_mask": env.action_mask()}
     view = make_view(env, env.current_seat, np.random.default_rng(0))
     for value in ("win", "score"):
-        agent = FlatMonteCarloAgent("cubemelt", 2, seed=1, rollouts=600, rollout="random", value=value)
+        agent = FlatMonteCarloAgent("cubemelt", 2, seed=1, rollouts=600, rollout="random", value=value, margin=0)
         action = agent.act(obs, view)
         samples = {a: s for a, (s, _) in agent.last_search.items()}
         k = len(samples)
-        assert k == int(obs["action_mask"].sum()) and agent.last_rounds == (k - 1).bit_length()
-        assert min(samples.values()) == 600 // agent.last_rounds // k
-        assert samples[action] == max(samples.values()) and len(set(samples.values())) == agent.last_rounds
-        assert sum(samples.values()) <= 600
+        base, check = agent.last_base, agent.last_check
+        assert k == int(obs["action_mask"].sum()) and agent.last_rounds == (k - 2).bit_length() + 1
+        per_round = 600 // agent.last_rounds
+        assert samples[base] == per_round // 2 == check.samples  # the base move: the check round only
+        assert samples[check.challenger] == max(samples.values()) and sum(samples.values()) <= 600
+        assert action == (check.challenger if check.passed else base)
     flat = FlatMonteCarloAgent("cubemelt", 2, seed=1, rollouts=600, rollout="random", halving=False)
     flat.act(obs, view)
-    assert flat.last_rounds == 1 and len({s for s, _ in flat.last_search.values()}) == 1
+    assert flat.last_rounds == 2 and len({s for a, (s, _) in flat.last_search.items() if a != flat.last_base}) == 2
 
 
-def test_width_keeps_the_heuristic_move_among_the_candidates():
-    env = next(decision_points("cardiceo", 3, {"hand_size": 5}, seed=7, count=1))
-    obs = {"action_mask": env.action_mask()}
+def _game(game: str, n: int, options: dict, first, seed: int) -> list[int]:
+    """Every action of one game: seat 0 played by ``first``, the others by heuristics, views re-dealt from one
+    seeded generator per seat."""
+    import ice_envs
+    from ice_envs.agents.spec import heuristic_for
+
+    env = ice_envs.make(game, raw=True, num_players=n, **options)
+    env.reset(seed=seed)
+    agents = [first] + [heuristic_for(game, seed + s) for s in range(1, n)]
+    view_rngs = [np.random.default_rng(seed * 10 + s) for s in range(n)]
+    actions: list[int] = []
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        seat = env.current_seat
+        view = make_view(env, seat, view_rngs[seat])
+        actions.append(int(agents[seat].act({"action_mask": env.action_mask()}, view)))
+        env.step(actions[-1])
+    return actions
+
+
+@pytest.mark.parametrize(
+    ("game", "n", "options"),
+    [("iceberg_rummy", 4, {"single_hand": True}), ("icebergs", 3, {}), ("cubemelt", 3, {})],
+    ids=["iceberg_rummy", "icebergs", "cubemelt"],
+)
+def test_width_one_plays_the_heuristics_game_exactly(game, n, options):
+    """With only the base move searched the agent is the heuristic: its generator stream (Iceberg Rummy's
+    going-out samples) and its memory (Icebergs' places sailed through this turn) included."""
+    from ice_envs.agents.spec import heuristic_for
+
+    for seed in (1, 2):
+        flat = FlatMonteCarloAgent(game, n, seed=seed, width=1, rollout="random")
+        assert _game(game, n, options, flat, seed) == _game(game, n, options, heuristic_for(game, seed), seed)
+        assert flat.last_search == {}  # no rollouts were spent
+
+
+def test_a_margin_no_noisy_gain_passes_keeps_the_heuristics_moves():
+    """margin=10**6: the agent leaves the heuristic only where the challenger gained the same on every fresh
+    sample of its check (no noise at all); everywhere else it plays the base move."""
+    env_points = list(decision_points("cubemelt", 2, {"expansion": True}, seed=3, every=2, count=6))
+    for env in env_points:
+        agent = FlatMonteCarloAgent("cubemelt", 2, seed=0, rollouts=128, rollout="random", margin=10**6)
+        view = make_view(env, env.current_seat, np.random.default_rng(0))
+        action = agent.act({"action_mask": env.action_mask()}, view)
+        check = agent.last_check
+        noiseless = check.gain > 0 and check.squares * check.samples == check.gain**2
+        assert action == (check.challenger if noiseless else agent.last_base)
+
+
+def test_a_clearly_better_move_passes_the_guard(monkeypatch):
+    """With the base move forced to a stop that hands the neighbour six Hearts and the game, the default guard
+    plays a re-roll instead."""
+    from ice_envs.cubemelt import rules
+
+    monkeypatch.setattr(FlatMonteCarloAgent, "_base_move", lambda self, view, legal, obs: rules.STOP)
+    agent = FlatMonteCarloAgent("cubemelt", 2, seed=0, rollouts=1024, rollout="random")
+    assert decide(agent, "cubemelt", _cubemelt("hhhhhh", love=[0, 15])) != rules.STOP
+    check = agent.last_check
+    assert agent.last_search[rules.STOP][1] == 0 and check.passed and check.z > 2
+
+
+def test_the_guard_compares_exactly():
+    """Differences 1, 1, 1, 0: mean 3/4, sample standard deviation 1/2, standard error 1/4: exactly 3 of them."""
+    from fractions import Fraction
+
+    check = Check.of(7, np.array([1, 1, 1, 0]), Fraction(3))
+    assert (check.gain, check.squares, check.samples, check.z) == (3, 3, 4, 3.0)
+    assert not check.passed  # not more than 3 standard errors
+    assert beats(3, 3, 4, Fraction(299, 100)) and not beats(3, 3, 4, Fraction(3))
+    assert beats(1, 1, 1, Fraction(0)) and not beats(1, 1, 1, Fraction(1))  # one sample: only margin 0
+    assert not beats(0, 4, 4, Fraction(0)) and not beats(-2, 4, 4, Fraction(0))
+    assert beats(4, 4, 4, Fraction(10**9))  # the same gain on every sample: no noise
+    third = Fraction(1, 3)
+    assert beats(3 * third, 3 * third * third, 4, Fraction(2)) == beats(3, 3, 4, Fraction(2))  # scale-free
+
+
+def test_depth_cuts_the_rollouts_and_values_them_by_the_running_scores(monkeypatch):
+    """depth=D: every playout stops after D decisions; a game still going is won by its score leaders."""
+    outs: list[dict] = []
+    original = SeatPlayers.playout
+
+    def recording(self, first_actions=None, **kw):
+        out = original(self, first_actions, **kw)
+        outs.append({"max": kw.get("max_decisions"), "first": np.asarray(first_actions).copy(), **out})
+        return out
+
+    monkeypatch.setattr(SeatPlayers, "playout", recording)
+    env = next(decision_points("cubemelt", 3, {}, seed=4, count=1))
     view = make_view(env, env.current_seat, np.random.default_rng(0))
-    agent = FlatMonteCarloAgent("cardiceo", 3, seed=0, rollouts=64, rollout="random", width=1)
-    assert agent.act(obs, view) == agent.last_base and set(agent.last_search) == {agent.last_base}
-    wide = FlatMonteCarloAgent("cardiceo", 3, seed=0, rollouts=64, rollout="random", width=2)
-    wide.act(obs, view)
-    assert len(wide.last_search) == min(2, int(obs["action_mask"].sum())) and wide.last_base in wide.last_search
+    agent = FlatMonteCarloAgent("cubemelt", 3, seed=0, rollouts=64, rollout="random", depth=2, margin=0)
+    agent.act({"action_mask": env.action_mask()}, view)
+    unit = reward_unit(3)
+    totals: dict[int, int] = {}
+    for out in outs:
+        assert out["max"] == 2 and (out["length"] <= 2).all()
+        going = ~(out["outcome"] != 0).any(axis=1)
+        lead = out["scores"] == out["scores"].max(axis=1, keepdims=True)
+        won = np.where(going[:, None], lead, out["outcome"] > 0)
+        share = np.where(won[:, view.seat], unit // won.sum(axis=1), 0)
+        for a, v in zip(out["first"].tolist(), share.tolist(), strict=True):
+            totals[a] = totals.get(a, 0) + v
+    assert totals == {a: t for a, (_, t) in agent.last_search.items()}
 
 
 def test_ties_go_to_the_base_move_then_the_lowest_id():
     totals = {5: 10, 2: 10, 9: 8}
-    assert FlatMonteCarloAgent._ranked([5, 2, 9], totals, 5) == [5, 2, 9]
-    assert FlatMonteCarloAgent._ranked([5, 2, 9], totals, None) == [2, 5, 9]
-    assert FlatMonteCarloAgent._ranked([5, 2, 9], totals, 9) == [2, 5, 9]
+    assert _ranked([5, 2, 9], totals, 5) == [5, 2, 9]
+    assert _ranked([5, 2, 9], totals, None) == [2, 5, 9]
+    assert _ranked([5, 2, 9], totals, 9) == [2, 5, 9]
 
 
 def test_one_legal_move_is_played_without_search():
@@ -220,6 +316,8 @@ def test_the_spec_builds_the_agent_with_its_options():
         ("flat:rollout=smart", "rollout='smart' must be one of heuristic, greedy, random"),
         ("flat:value=rank", "value='rank' must be one of win, score"),
         ("flat:halving=maybe", "halving='maybe' must be yes or no"),
+        ("flat:margin=-1", "margin='-1' must be a number >= 0"),
+        ("flat:depth=0", "depth='0' must be an integer >= 1"),
         ("flat:sims=5", "unknown option 'sims' of flat"),
         ("flat:width=2,width=3", "given twice"),
     ],
@@ -234,6 +332,9 @@ def test_bad_constructor_options_are_refused():
         ({"rollouts": 0}, "rollouts must be"),
         ({"redeals": True}, "redeals must be"),
         ({"width": 0}, "width must be"),
+        ({"depth": 0}, "depth must be"),
+        ({"margin": -1}, "margin must be"),
+        ({"margin": "x"}, "margin must be"),
         ({"rollout": "smart"}, "rollout must be one of"),
         ({"value": "rank"}, "value must be one of"),
     ]:
@@ -266,5 +367,21 @@ def test_fractional_scores_are_summed_exactly():
     totals = {a: t for a, (_, t) in agent.last_search.items()}
     assert all(isinstance(t, (int, Fraction)) for t in totals.values())
     assert any(isinstance(t, Fraction) and t.denominator > 1 for t in totals.values())
-    last_round = {a: t for a, t in totals.items() if agent.last_search[a][0] == agent.last_search[action][0]}
-    assert totals[action] == max(last_round.values())
+    check = agent.last_check
+    assert isinstance(check.gain, Fraction) and isinstance(check.squares, Fraction)
+    assert action == (check.challenger if check.passed else agent.last_base)
+
+
+def test_a_rummy_redeal_loads_into_the_compiled_engine_with_its_stock_intact():
+    """A re-deal's stock holds only the cards still in it; loaded into the compiled engine (whose stock has a
+    fixed length) and read back, it is a valid position with the same cards still to draw, in order."""
+    from ice_envs.iceberg_rummy import rules
+
+    for env in decision_points("iceberg_rummy", 4, {"single_hand": True}, seed=2, every=3, count=4):
+        deal = env.unwrapped.resample_hidden(env.current_seat, np.random.default_rng(0))
+        assert deal.stock.size - deal.stock_pos < 104 - 28  # cards were drawn: the re-deal's stock is short
+        engine = engine_class("iceberg_rummy", "compiled")(1, 4, single_hand=True)
+        engine.state[0] = engine.pack_state(deal)
+        back = engine.state_of(0)
+        rules.check_state(back, back.config)
+        assert back.stock[back.stock_pos :].tolist() == deal.stock[deal.stock_pos :].tolist()
