@@ -226,6 +226,32 @@ def _small_hands() -> np.ndarray:
 
 
 @njit
+def _trie_pass(
+    node_move: np.ndarray,
+    node_depth: np.ndarray,
+    node_weight: np.ndarray,
+    n_nodes: int,
+    child: np.ndarray,
+    stack: np.ndarray,
+    total: np.ndarray,
+    width: int,
+) -> None:
+    """One pass over the trie of the rolls' moves for ``width`` hands at once: each node's value is the least
+    ``E`` over its path's moves (``child[move]``: ``E`` of each hand less that move; ``stack[d + 1]`` the value at
+    depth ``d``, ``stack[0]`` INF), and each node that ends a roll's plans adds its weight times that value into
+    ``total`` (zeroed first)."""
+    total[:width] = 0
+    for a in range(n_nodes):
+        c, d, w = node_move[a], node_depth[a], node_weight[a]
+        for h in range(width):
+            x, y = stack[d, h], child[c, h]
+            stack[d + 1, h] = x if x < y else y
+        if w:
+            for h in range(width):
+                total[h] += w * stack[d + 1, h]
+
+
+@njit
 def _solve_small(hands: np.ndarray) -> np.ndarray:
     """``E`` of each of ``hands`` (:func:`_small_hands`: row ``i`` is the hand of rank ``i``), by the same trie
     pass as :func:`solve_lattice` (the same sums, division and rounding, so the same values) over a block of
@@ -273,15 +299,7 @@ def _solve_small(hands: np.ndarray) -> np.ndarray:
                             child[m, lane] = turns[small_rank(hand, cards - shed)]
                             for t in range(MOVE_SIZE[m]):
                                 hand[MOVE_VALUES[m, t]] += MOVE_COUNTS[m, t]
-            total[:] = 0
-            for k in range(NUM_NODES):
-                m, d, w = NODE_MOVE[k], NODE_DEPTH[k], NODE_WEIGHT[k]
-                for h in range(SMALL_BLOCK):
-                    x, y = stack[d, h], child[m, h]
-                    stack[d + 1, h] = x if x < y else y
-                if w:
-                    for h in range(SMALL_BLOCK):
-                        total[h] += w * stack[d + 1, h]
+            _trie_pass(NODE_MOVE, NODE_DEPTH, NODE_WEIGHT, NUM_NODES, child, stack, total, SMALL_BLOCK)
             for lane in range(width):
                 rolls = NUM_ROLLS - (total[lane] >> INF_BITS)
                 summed = NUM_ROLLS * GRID + (total[lane] & FINITE_MASK)
@@ -428,15 +446,7 @@ def solve_lattice(top: np.ndarray, turns: np.ndarray) -> None:
                 for h in range(width):
                     if level_digits[v, h] < need:
                         child[c, h] = INF
-        total[:width] = 0
-        for a in range(n_nodes):  # each node: the least E over its path's moves; weighted into the sum
-            c, d, w = node_col[a], node_depth[a], node_weight[a]
-            for h in range(width):
-                x, y = stack[d, h], child[c, h]
-                stack[d + 1, h] = x if x < y else y
-            if w:
-                for h in range(width):
-                    total[h] += w * stack[d + 1, h]
+        _trie_pass(node_col, node_depth, node_weight, n_nodes, child, stack, total, width)
         for h in range(count):
             missing = total[h] >> INF_BITS  # rolls of S(top) that allow no discard from this sub-hand
             rolls = rolls_top - missing
