@@ -20,9 +20,9 @@ batched engine (:mod:`ice_envs.core.compiled`) so that one decision plays tens o
    ``greedy`` or ``random``: :mod:`ice_envs.core.compiled_players`, the same decisions as the Python
    players) in one compiled call (:meth:`~ice_envs.core.compiled_opponents.SeatPlayers.playout`).
 4. **Select a challenger** among the candidates other than the base move (the game's heuristic move on the
-   view, v1): with ``halving`` (default) in ``ceil(log2(challengers))`` rounds of equal size (successive
-   halving, Karnin, Koren and Somekh, ICML 2013): each round plays fresh samples of the challengers left and
-   keeps the better half by total; without, in one round. Ties go to the lowest action id.
+   view, v1 unless ``heuristic=v2``): with ``halving`` (default) in ``ceil(log2(challengers))`` rounds of
+   equal size (successive halving, Karnin, Koren and Somekh, ICML 2013): each round plays fresh samples of the
+   challengers left and keeps the better half by total; without, in one round. Ties go to the lowest action id.
 5. **Check it against the base move** (the guard): one more round of the same size plays the challenger and
    the base move on fresh samples, and the challenger is played only if its mean gain over the base move,
    paired sample by sample, exceeds ``margin`` standard errors of that paired difference; otherwise the base
@@ -32,7 +32,8 @@ batched engine (:mod:`ice_envs.core.compiled`) so that one decision plays tens o
 
 The heuristic giving the base move decides at every decision of the seat, with the agent's seed and
 generator stream, as if it played the seat (its memory included): with ``width=1``, or a margin no gain
-passes, the agent plays the heuristic's game exactly.
+passes, the agent plays the heuristic's game exactly. ``heuristic=v2`` builds the search on the game's second
+heuristic (``heuristic@v2``): it gives the base move and, with ``rollout=heuristic``, plays the rollouts.
 
 Values (``value``): ``win`` (default), the seat's win share at the end (a win shared by ``k`` seats counts
 ``1/k``; a game cut at the engine's length cap counts nothing); ``score``, the seat's final score. With
@@ -71,7 +72,7 @@ from ice_envs.agents.greedy import GreedyAgent
 from ice_envs.agents.search import Exact, reward_unit, same_state, simulator_for
 from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.core.errors import OptionError
-from ice_envs.core.registry import get_spec
+from ice_envs.core.registry import HEURISTIC_VERSIONS, get_spec
 from ice_envs.core.vector import compiled_available, engine_class
 from ice_envs.core.vector import make as make_engine
 
@@ -122,6 +123,9 @@ class FlatMonteCarloAgent(SeededAgent):
             round's fresh samples, must exceed 0 for the challenger to be played (a number >= 0).
         depth: stop each rollout after this many decisions (the candidate's included) and value it by the
             running scores (``None``: play to the end).
+        heuristic: the version of the game's heuristic (``v1`` or ``v2``, as ``heuristic@v2`` names it; a game
+            without that version plays its newest below it) that gives the base move and, with
+            ``rollout="heuristic"``, plays every seat of the rollouts.
 
     Raises ``ValueError`` for a bad option, a game without a compiled engine that loads positions, or a
     rollout player the game does not have compiled.
@@ -149,6 +153,7 @@ class FlatMonteCarloAgent(SeededAgent):
         halving: bool = True,
         margin: Fraction | int | str | float = DEFAULT_MARGIN,
         depth: int | None = None,
+        heuristic: str = "v1",
     ) -> None:
         for label, number in (("rollouts", rollouts), ("redeals", redeals)):
             if isinstance(number, bool) or not isinstance(number, int) or number < 1:
@@ -164,12 +169,23 @@ class FlatMonteCarloAgent(SeededAgent):
         spec = get_spec(game)
         self.game = spec.name
         self.num_players = num_players
+        try:
+            #: The heuristic version played (``v1`` when the game has no newer one up to the one asked for).
+            self.heuristic = spec.heuristic_version(heuristic)
+        except OptionError:
+            raise ValueError(
+                f"flat: heuristic must be one of {', '.join(HEURISTIC_VERSIONS)}, got {heuristic!r}"
+            ) from None
         self.rollouts, self.redeals, self.rollout, self.value = rollouts, redeals, rollout, value
         self.width, self.halving, self.depth = width, bool(halving), depth
-        check_searchable(self.game, rollout)
-        cls = spec.heuristic_class()
-        #: The game's heuristic (v1), kept across decisions: it sees every decision of the agent's seat, with
-        #: the agent's seed, so its memory and its generator are those of the heuristic playing the seat.
+        #: The compiled player of the rollouts (``heuristic@v2`` for the second heuristic).
+        self.rollout_player = (
+            rollout if rollout != "heuristic" or self.heuristic == "v1" else f"heuristic@{self.heuristic}"
+        )
+        check_searchable(self.game, self.rollout_player)
+        cls = spec.heuristic_class(self.heuristic)
+        #: The game's heuristic, kept across decisions: it sees every decision of the agent's seat, with the
+        #: agent's seed, so its memory and its generator are those of the heuristic playing the seat.
         self._heuristic = None if cls is None else cls(seed)
         super().__init__(seed)
         self._engines: OrderedDict[tuple[Any, int, int], tuple[CompiledEngine, SeatPlayers]] = OrderedDict()
@@ -360,7 +376,7 @@ class FlatMonteCarloAgent(SeededAgent):
         engine = make_engine(self.game, size, num_players, seed=0, engine="compiled", **options)
         if config is not None and engine.config != config:
             raise OptionError(f"flat: {self.game}: cannot build a compiled engine with the game's options {config}")
-        players = SeatPlayers(engine, [self.rollout], seed=0)
+        players = SeatPlayers(engine, [self.rollout_player], seed=0)
         players.seat_player[:] = 0
         self._engines[key] = (engine, players)
         if len(self._engines) > _ENGINE_CACHE:

@@ -30,6 +30,8 @@ spec                        agent
                             ``value=win|score``, ``width=W``, ``halving=yes|no``, ``margin=Z``
                             (standard errors a challenger must beat the heuristic's move by),
                             ``depth=D`` (rollouts cut after D decisions, valued by running score),
+                            ``heuristic=v1|v2`` (the heuristic version giving the base move and
+                            playing heuristic rollouts),
                             e.g. ``flat:rollouts=8192,rollout=random``
 ``ppo:PATH[?players=any]``  a PPO checkpoint
 ``rllib:PATH``              a run of the RLlib backend (its directory or a policy ``.npz``,
@@ -71,7 +73,7 @@ from ice_envs.agents.ppo_agent import PPOAgent
 from ice_envs.agents.random_agent import RandomAgent
 from ice_envs.core.agent import Agent
 from ice_envs.core.errors import AgentSpecError, did_you_mean
-from ice_envs.core.registry import get_spec
+from ice_envs.core.registry import HEURISTIC_VERSIONS, get_spec
 
 __all__ = [
     "AGENT_MEMBERS",
@@ -88,8 +90,6 @@ __all__ = [
 
 
 KINDS = ("random", "heuristic", "greedy", "mcts", "flat", "ppo", "rllib", "python")
-#: The versions ``heuristic@vN`` may name.
-HEURISTIC_VERSIONS = ("v1", "v2")
 #: What an object needs to be an :class:`~ice_envs.core.agent.Agent`.
 AGENT_MEMBERS = ("name", "needs_view", "needs_observation", "reset", "act")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -183,6 +183,7 @@ OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
         "halving": _flag,
         "margin": _non_negative_fraction,
         "depth": _positive_int,
+        "heuristic": _one_of(HEURISTIC_VERSIONS),
     },
 }
 
@@ -404,12 +405,7 @@ def heuristic_for(game: str, seed: int | None = None, version: str | None = None
     """The heuristic agent of ``game``, as its spec names it; ``version`` (``"v2"``) picks the newest of the
     versions its module lists in ``VERSIONS`` up to that one (``None`` or ``"v1"``: the spec's class)."""
     game_spec = get_spec(game)
-    cls = game_spec.heuristic_class()
+    cls = game_spec.heuristic_class(version)
     if cls is None:
         raise AgentSpecError(f"game {game_spec.name!r} has no heuristic agent; use random, greedy, mcts or ppo:PATH")
-    if version not in (None, "v1"):
-        versions = getattr(importlib.import_module(cls.__module__), "VERSIONS", {})
-        known = [v for v in HEURISTIC_VERSIONS[: HEURISTIC_VERSIONS.index(version) + 1] if v in versions]
-        if known:
-            cls = versions[known[-1]]
     return cls(seed)

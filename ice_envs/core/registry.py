@@ -36,6 +36,9 @@ from ice_envs.core.errors import OptionError, closest_name
 ENTRY_POINT_GROUP = "ice_envs.games"
 #: The package of the built-in games (and the distribution name that declares their entry points).
 BUILT_IN_PACKAGE = "ice_envs"
+#: The heuristic versions an agent spec may name (``heuristic@v2``); a game's heuristic module lists the ones it has
+#: in ``VERSIONS``.
+HEURISTIC_VERSIONS = ("v1", "v2")
 
 
 class PluginWarning(UserWarning):
@@ -171,9 +174,34 @@ class GameSpec:
         """Player count of the :attr:`quick` game."""
         return (self.quick.players or (min(self.players),))[0]
 
-    def heuristic_class(self) -> type | None:
-        """The class of the game's heuristic agent (``None`` if it has none)."""
-        return None if self.heuristic is None else load_attribute(self.heuristic)
+    def heuristic_class(self, version: str | None = None) -> type | None:
+        """The class of the game's heuristic agent (``None`` if it has none); ``version`` (``"v2"``) picks the
+        newest of the versions its module lists in ``VERSIONS`` up to that one (``None`` or ``"v1"``: the
+        class the spec names)."""
+        if self.heuristic is None:
+            return None
+        cls = load_attribute(self.heuristic)
+        resolved = self.heuristic_version(version)
+        if resolved == "v1":
+            return cls
+        return importlib.import_module(cls.__module__).VERSIONS[resolved]
+
+    def heuristic_version(self, version: str | None = None) -> str:
+        """The version of the heuristic that ``heuristic@<version>`` plays here: the newest the heuristic's module
+        lists in ``VERSIONS`` up to ``version`` (``"v1"`` for a game with one version). Raises
+        :class:`OptionError` for a version not in :data:`HEURISTIC_VERSIONS`."""
+        if version is None:
+            return "v1"
+        if version not in HEURISTIC_VERSIONS:
+            raise OptionError(
+                f"{self.name}: heuristic version {version!r} is not one of {', '.join(HEURISTIC_VERSIONS)}"
+            )
+        if self.heuristic is None or version == "v1":
+            return "v1"
+        cls = load_attribute(self.heuristic)
+        versions = getattr(importlib.import_module(cls.__module__), "VERSIONS", {})
+        known = [v for v in HEURISTIC_VERSIONS[: HEURISTIC_VERSIONS.index(version) + 1] if v in versions]
+        return known[-1] if known else "v1"
 
     def greedy_function(self) -> Callable[[Any, int], Any] | None:
         """The game's greedy value function (``None`` if it has none)."""

@@ -211,6 +211,23 @@ def test_width_one_plays_the_heuristics_game_exactly(game, n, options):
         assert flat.last_search == {}  # no rollouts were spent
 
 
+@pytest.mark.parametrize(("game", "n"), [("iceberg_rummy", 4), ("tip_of_the_diceberg", 3), ("cubemelt", 2)])
+def test_heuristic_v2_gives_the_base_move_and_plays_the_rollouts(game, n):
+    """``heuristic=v2``: with ``width=1`` the agent plays ``heuristic@v2``'s game exactly; its rollouts are played by
+    the compiled ``heuristic@v2`` player (``heuristic`` where the game has no second version)."""
+    from ice_envs.agents.spec import heuristic_for
+
+    options = {"single_hand": True} if game == "iceberg_rummy" else {}
+    flat = FlatMonteCarloAgent(game, n, seed=3, width=1, rollout="random", heuristic="v2")
+    assert _game(game, n, options, flat, 3) == _game(game, n, options, heuristic_for(game, 3, "v2"), 3)
+    searching = FlatMonteCarloAgent(game, n, seed=3, heuristic="v2")
+    second = game != "cubemelt"
+    assert (searching.heuristic, searching.rollout_player) == (
+        ("v2", "heuristic@v2") if second else ("v1", "heuristic")
+    )
+    assert FlatMonteCarloAgent(game, n, seed=3, rollout="greedy", heuristic="v2").rollout_player == "greedy"
+
+
 def test_a_margin_no_noisy_gain_passes_keeps_the_heuristics_moves():
     """margin=10**6: the agent leaves the heuristic only where the challenger gained the same on every fresh
     sample of its check (no noise at all); everywhere else it plays the base move."""
@@ -318,6 +335,7 @@ def test_the_spec_builds_the_agent_with_its_options():
         ("flat:halving=maybe", "halving='maybe' must be yes or no"),
         ("flat:margin=-1", "margin='-1' must be a number >= 0"),
         ("flat:depth=0", "depth='0' must be an integer >= 1"),
+        ("flat:heuristic=v9", "heuristic='v9' must be one of v1, v2"),
         ("flat:sims=5", "unknown option 'sims' of flat"),
         ("flat:width=2,width=3", "given twice"),
     ],
@@ -337,6 +355,7 @@ def test_bad_constructor_options_are_refused():
         ({"margin": "x"}, "margin must be"),
         ({"rollout": "smart"}, "rollout must be one of"),
         ({"value": "rank"}, "value must be one of"),
+        ({"heuristic": "v9"}, "heuristic must be one of v1, v2"),
     ]:
         with pytest.raises(ValueError, match=message):
             FlatMonteCarloAgent("cardiceo", 2, **kwargs)
