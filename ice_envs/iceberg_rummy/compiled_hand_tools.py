@@ -6,7 +6,10 @@
   exhaustive search of each independent component (:func:`_small_playout`), the others by the engine's
   search :func:`.compiled_playout.best_playout`, and past its budget by the reference through
   ``numba.objmode`` (as the engine does);
-* the end-of-hand penalty of a seat (:func:`_penalty`, ``rules.hand_penalty``) with that play-out;
+* the best play-out of the hand less each card in turn (:func:`playouts_without`, the heuristic's card values):
+  one search of each component, which also finds its best score without each of its cards;
+* the end-of-hand penalty of a seat (:func:`_penalty`, ``rules.hand_penalty``) with that play-out, and the part
+  of it no play-out changes (:func:`_ace_penalty`, a lower bound);
 * a table with one more play laid (:func:`_table_after`, the heuristic's ``_after``): a copy of the row's
   meld slots with the play written in.
 """
@@ -84,11 +87,22 @@ SMALL_NODES = 2048
 
 
 @njit
-def _small_search(counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes) -> int:
+def _small_search(
+    counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes, without
+) -> int:
     """The best score (``points * 128 + cards``) of one component: the cards ``counts`` at the positions
     ``order[:m]``, no table target taken. At each step the lowest card left is either not played (one
     copy) or played by one play whose lowest card it is (the recurrence of :func:`.melds.best_playout`),
-    searched exhaustively with an explicit stack; -1: past the node budget ``nodes``."""
+    searched exhaustively with an explicit stack; -1: past the node budget ``nodes``.
+
+    ``without``: an empty array, or one entry per card (set to -1 for the component's cards by the caller)
+    that gets, for each card ``x`` of the component, the best score of the plays that leave a copy of ``x``
+    unplayed: the best score of the component with one copy of ``x`` fewer. Every set of plays the cards allow
+    is a leaf of the search, so the maxima over the leaves that leave ``x`` a copy are exact."""
+    track = without.shape[0] > 0
+    played = np.zeros(NC, dtype=np.int64) if track else without  # copies of each card in the path's plays
+    start = counts.copy() if track else counts  # the copies of each card to begin with
+    path = 0  # the score of the plays on the path
     depth_max = 2 * NC + 2
     f_at = np.empty(depth_max, dtype=np.int64)
     f_used = np.empty(depth_max, dtype=np.int64)
@@ -107,6 +121,11 @@ def _small_search(counts, order, m, cards, length, target, score, by_first, firs
             while at < m and counts[order[at]] == 0:
                 at += 1
             if at == m:  # nothing left to play: 0 goes back to the caller
+                if track:
+                    for i in range(m):
+                        x = order[i]
+                        if played[x] < start[x] and path > without[x]:
+                            without[x] = path
                 if depth == 0:
                     return 0
                 ret = 0
@@ -126,6 +145,10 @@ def _small_search(counts, order, m, cards, length, target, score, by_first, firs
                 for i in range(length[p]):
                     counts[cards[p, i]] += 1
                 got = ret + score[p]
+                if track:
+                    path -= score[p]
+                    for i in range(length[p]):
+                        played[cards[p, i]] -= 1
             if got > f_best[top]:
                 f_best[top] = got
         top = depth - 1
@@ -154,6 +177,10 @@ def _small_search(counts, order, m, cards, length, target, score, by_first, firs
                         counts[cards[p, i]] += 1
                     continue
                 f_play[top] = p
+                if track:
+                    path += score[p]
+                    for i in range(length[p]):
+                        played[cards[p, i]] += 1
                 at, used = f_at[top], f_used[top] | bit
                 called = True
             else:
@@ -169,17 +196,11 @@ def _small_search(counts, order, m, cards, length, target, score, by_first, firs
 
 
 @njit
-def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) -> tuple[int, int]:
-    """``melds.best_playout`` by a plain exhaustive search of each independent component (cards linked by a
-    play or a table target), for hands with at most :data:`SMALL_PLAYS` plays that it settles within
-    :data:`SMALL_NODES` nodes; ``(-1, 0)``: not settled. Exhaustive, hence exact: the best score
-    (points, then cards) is unique, so it is the reference's. ``plays``: scratch play arrays (:func:`_new_plays`)."""
+def _components(plays, n: int):
+    """The independent components of the ``n`` plays ``plays`` (cards linked by a play or a table target) and
+    the tables :func:`_small_search` reads: ``(score, by_first, first_start, first_count, root_of)``, where
+    ``root_of[c]`` names the component of card ``c`` (-1: ``c`` is in no play)."""
     cards, length, target, value = plays
-    n = _plays_of(hand, table, num_melds, cards, length, target, value)
-    if n == 0:
-        return 0, 0
-    if n < 0 or n > SMALL_PLAYS:
-        return -1, 0
     parent = np.arange(NC + MAX_TABLE)
     first_count = np.zeros(NC, dtype=np.int64)
     score = np.empty(n, dtype=np.int64)
@@ -210,9 +231,37 @@ def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) -
     for c in range(NC):
         if in_play[c]:
             root_of[c] = _find(parent, c)
+    return score, by_first, first_start, first_count, root_of
+
+
+@njit
+def _component_order(root_of: np.ndarray, root: int, order: np.ndarray) -> int:
+    """The cards of component ``root`` in id order into ``order``; their number."""
+    m = 0
+    for x in range(NC):
+        if root_of[x] == root:
+            order[m] = x
+            m += 1
+    return m
+
+
+@njit
+def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) -> tuple[int, int]:
+    """``melds.best_playout`` by a plain exhaustive search of each independent component (cards linked by a
+    play or a table target), for hands with at most :data:`SMALL_PLAYS` plays that it settles within
+    :data:`SMALL_NODES` nodes; ``(-1, 0)``: not settled. Exhaustive, hence exact: the best score
+    (points, then cards) is unique, so it is the reference's. ``plays``: scratch play arrays (:func:`_new_plays`)."""
+    cards, length, target, value = plays
+    n = _plays_of(hand, table, num_melds, cards, length, target, value)
+    if n == 0:
+        return 0, 0
+    if n < 0 or n > SMALL_PLAYS:
+        return -1, 0
+    score, by_first, first_start, first_count, root_of = _components(plays, n)
     counts = np.zeros(NC, dtype=np.int64)
     order = np.empty(NC, dtype=np.int64)
     nodes = np.full(1, SMALL_NODES, dtype=np.int64)
+    untracked = np.empty(0, dtype=np.int64)
     total = 0
     for c in range(NC):
         root = root_of[c]
@@ -225,11 +274,67 @@ def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) -
                 counts[x] = hand[x]
                 order[m] = x
                 m += 1
-        got = _small_search(counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes)
+        got = _small_search(
+            counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes, untracked
+        )
         if got < 0:
             return -1, 0
         total += got
     return total // CARD_SLOTS, total % CARD_SLOTS
+
+
+@njit
+def playouts_without(hand: np.ndarray, table: np.ndarray, num_melds: int, plays, n: int, out: np.ndarray) -> None:
+    """``out[c] = _playout(hand less one c)[0]`` (the points of the best play-out without one copy of ``c``) for
+    every card ``c`` in one of the ``n`` legal plays ``plays`` of ``hand`` (:func:`_plays_of`; other entries
+    untouched). A card's removal changes only its own component's play-out, and one search of a component
+    yields its best score without each of its cards (:func:`_small_search`'s ``without``); past
+    :data:`SMALL_PLAYS` plays or a search's node budget, each smaller hand's whole play-out by the engine's search
+    (:func:`_large_playout`)."""
+    cards, length, target, value = plays
+    if n <= 0:
+        return
+    if n <= SMALL_PLAYS:
+        score, by_first, first_start, first_count, root_of = _components(plays, n)
+        counts = np.zeros(NC, dtype=np.int64)
+        order = np.empty(NC, dtype=np.int64)
+        nodes = np.full(1, SMALL_NODES, dtype=np.int64)
+        without = np.full(NC, -1, dtype=np.int64)
+        comp_value = np.full(NC + MAX_TABLE, -1, dtype=np.int64)
+        total = 0
+        settled = True
+        for c in range(NC):
+            root = root_of[c]
+            if root < 0 or comp_value[root] >= 0:
+                continue
+            m = _component_order(root_of, root, order)
+            for i in range(m):
+                counts[order[i]] = hand[order[i]]
+            nodes[0] = SMALL_NODES
+            got = _small_search(
+                counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes, without
+            )
+            if got < 0:
+                settled = False
+                break
+            comp_value[root] = got
+            total += got
+        if settled:
+            for c in range(NC):
+                root = root_of[c]
+                if root >= 0 and hand[c] > 0:
+                    out[c] = (total - comp_value[root] + without[c]) // CARD_SLOTS
+            return
+    in_play = np.zeros(NC, dtype=np.bool_)
+    for p in range(n):
+        for i in range(length[p]):
+            in_play[cards[p, i]] = True
+    rest = hand.copy()
+    for c in range(NC):  # the smaller hands are as large: straight to the engine's search
+        if in_play[c] and hand[c] > 0:
+            rest[c] -= 1
+            out[c] = _large_playout(rest, table, num_melds)[0]
+            rest[c] += 1
 
 
 @njit
@@ -245,6 +350,13 @@ def _playout_with(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) ->
     points, played = _small_playout(hand, table, num_melds, plays)
     if points >= 0:
         return points, played
+    return _large_playout(hand, table, num_melds)
+
+
+@njit
+def _large_playout(hand: np.ndarray, table: np.ndarray, num_melds: int) -> tuple[int, int]:
+    """:func:`_playout` of a hand the small search does not settle: the engine's search, past its budget the
+    reference."""
     points, played = best_playout(hand, table, 0, num_melds)
     if points == NOT_SOLVED:
         return _playout_objmode(hand, table, num_melds)
@@ -371,8 +483,16 @@ def _penalty(s: np.ndarray, p: int, cfg: np.ndarray, table: np.ndarray, plays) -
     if s[SIZES + p] - aces > 0:
         points, played = _playout_with(hand, table, s[NUM_MELDS], plays)
     dead = s[SIZES + p] - aces - played
+    return points + 10 * dead + _ace_penalty(s, p, cfg)
+
+
+@njit
+def _ace_penalty(s: np.ndarray, p: int, cfg: np.ndarray) -> int:
+    """The part of :func:`_penalty` for the aces in seat ``p``'s hand; the rest (the play-out's points and 10 per
+    dead card) is never negative, so this is a lower bound of the penalty found without a play-out."""
+    aces = 0
+    for suit in range(4):
+        aces += s[HANDS + p * NC + suit * NR]
     if cfg[C_ACE_SCORING] == MULTIPLIER:
-        ace_penalty = 10 * aces
-    else:
-        ace_penalty = _ace_bonus_total(cfg, s[ACES + p] + aces) - _ace_bonus_total(cfg, s[ACES + p])
-    return points + 10 * dead + ace_penalty
+        return 10 * aces
+    return _ace_bonus_total(cfg, s[ACES + p] + aces) - _ace_bonus_total(cfg, s[ACES + p])

@@ -80,6 +80,7 @@ from ice_envs.iceberg_rummy.compiled import (
 )
 from ice_envs.iceberg_rummy.compiled_hand_tools import (
     PYTHON_CALLS,
+    _ace_penalty,
     _cards_greater,
     _hand_of,
     _is_special,
@@ -90,6 +91,7 @@ from ice_envs.iceberg_rummy.compiled_hand_tools import (
     _plays_of,
     _table_after,
     _table_of,
+    playouts_without,
 )
 from ice_envs.iceberg_rummy.compiled_playout import (
     K_CARDS,
@@ -189,30 +191,46 @@ def _holding(s: np.ndarray, seat: int, cfg: np.ndarray, version: int) -> bool:
 
 
 @njit
+def _final_total(s: np.ndarray, deal: np.ndarray, p: int, raw: int, multiplier: bool) -> int:
+    """Seat ``p``'s total after a hand worth ``raw`` points in re-deal ``deal`` (its aces there)."""
+    return get_total(s, p) + (raw * (1 + deal[ACES + p]) if multiplier else raw + deal[ACE_BONUS + p])
+
+
+@njit
 def _going_out_wins(s: np.ndarray, seat: int, cfg: np.ndarray, gain: int, prng: np.ndarray) -> bool:
-    """``heuristic.going_out_wins``: going out now wins in at least half of the re-deals."""
+    """``heuristic.going_out_wins``: going out now wins in at least half of the re-deals.
+
+    Every re-deal is drawn, as the Python player draws them (the generator's stream goes on from there), but a
+    re-deal's other seats are settled only as far as the answer needs: not at all once the answer is known (at
+    least half won, or more than half lost), and a seat's play-out only when its final total could beat
+    ``seat``'s without one (its penalty is at least its aces' part, :func:`._ace_penalty`, and a final total
+    grows with the hand's points under every ace rule)."""
     n = cfg[C_PLAYERS]
     multiplier = cfg[C_ACE_SCORING] == MULTIPLIER
     deal = np.empty_like(s)
     table = _table_of(s)
     plays = _new_plays()
-    wins = 0
+    wins = losses = 0
     for _ in range(GO_OUT_SAMPLES):
         redeal(s, seat, cfg, prng, deal)
-        mine = 0
-        best_other = -(1 << 62)
+        if 2 * wins >= GO_OUT_SAMPLES or 2 * losses > GO_OUT_SAMPLES:
+            continue  # decided: the rest of the re-deals are drawn only
+        mine = _final_total(s, deal, seat, s[HAND_POINTS + seat] + gain, multiplier)
+        beaten = False
         for p in range(n):
             if p == seat:
-                raw = s[HAND_POINTS + p] + gain
-            else:
-                raw = deal[HAND_POINTS + p] - _penalty(deal, p, cfg, table, plays)
-            hand = raw * (1 + deal[ACES + p]) if multiplier else raw + deal[ACE_BONUS + p]
-            final = get_total(s, p) + hand
-            if p == seat:
-                mine = final
-            elif final > best_other:
-                best_other = final
-        if mine >= best_other:
+                continue
+            if _final_total(s, deal, p, deal[HAND_POINTS + p] - _ace_penalty(deal, p, cfg), multiplier) <= mine:
+                continue  # cannot beat ``seat`` even with no play-out points and no dead card
+            if (
+                _final_total(s, deal, p, deal[HAND_POINTS + p] - _penalty(deal, p, cfg, table, plays), multiplier)
+                > mine
+            ):
+                beaten = True
+                break
+        if beaten:
+            losses += 1
+        else:
             wins += 1
     return 2 * wins >= GO_OUT_SAMPLES
 
@@ -282,13 +300,15 @@ def _choose_discard(
     bonus_all = _special_bonus(hand, unseen, chances)
     if playout_all < 0:
         playout_all = _playout(hand, table, num_melds)[0]
-    cards, length, target, value = _new_plays()
+    plays = _new_plays()
+    cards, length, target, value = plays
     num_plays = _plays_of(hand, table, num_melds, cards, length, target, value)
     in_plays = np.zeros(NC, dtype=np.bool_)
     for p in range(num_plays):
         for i in range(length[p]):
             in_plays[cards[p, i]] = True
-    scratch = (cards, length, target, value)  # read no more: scratch for the play-outs below
+    without = np.zeros(NC, dtype=np.int64)  # the best play-out's points without each card in a play
+    playouts_without(hand, table, num_melds, plays, num_plays, without)
     best_card = -1
     best_key = 0.0
     for c in range(NC):
@@ -302,7 +322,7 @@ def _choose_discard(
             rest[c] -= 1
             mine = bonus_all - _special_bonus(rest, unseen, chances)
             if in_plays[c]:
-                mine += playout_all - _playout_with(rest, table, num_melds, scratch)[0]
+                mine += playout_all - without[c]
             for s2 in range(4):
                 u = s2 * NR + r
                 if s2 != suit and hand[u] == 0:

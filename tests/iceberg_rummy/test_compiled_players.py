@@ -223,3 +223,81 @@ def test_small_playouts_are_the_reference_playouts() -> None:
             assert T._playout(hand, table, len(state.melds)) == expected
             settled += T._small_playout(hand, table, len(state.melds), T._new_plays())[0] >= 0
     assert settled > 50  # the small search answered many of them
+
+
+def test_playouts_without_each_card_are_the_reference_playouts() -> None:
+    """``playouts_without`` (one component searched again per card) gives, for every card in a play, the points of
+    ``melds.best_playout`` of the hand less one copy of it, on hands of 2-24 cards against tables of real play,
+    two decks; cards in no play are left alone."""
+    rng = np.random.default_rng(6)
+    engine = vector.make(GAME, 1, 4, seed=0, engine="compiled", single_hand=True)
+    env = _env(num_players=4, seed=11, single_hand=True)
+    checked = 0
+    for step in range(400):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        legal = np.flatnonzero(mask)
+        plays = legal[(legal < rules.DISCARD_BASE) | (legal >= rules.COMMIT_NEW)]
+        env.step(int(rng.choice(plays if plays.size else legal)))
+        if all(env.terminations.values()):
+            break
+        if step % 10:
+            continue
+        state = env.game_state
+        row = np.asarray(engine.pack_state(state), dtype=engine.state_dtype)
+        table = T._table_of(row)
+        on_table = np.zeros(NC, dtype=np.int64)
+        for _, _, cards in state.melds:
+            np.add.at(on_table, list(cards), 1)
+        pool = np.repeat(np.arange(NC), 2 - on_table)
+        for _ in range(10):
+            hand = np.zeros(NC, dtype=np.int64)
+            np.add.at(hand, rng.choice(pool, size=int(rng.integers(2, 25)), replace=False), 1)
+            hand[list(M.ACE_IDS)] = 0
+            plays = T._new_plays()
+            n = T._plays_of(hand, table, len(state.melds), *plays)
+            out = np.full(NC, -7, dtype=np.int64)
+            T.playouts_without(hand, table, len(state.melds), plays, n, out)
+            in_play = {int(c) for p in range(max(n, 0)) for c in plays[0][p, : plays[1][p]]}
+            for c in range(NC):
+                if c not in in_play or hand[c] == 0:
+                    assert out[c] == -7
+                    continue
+                rest = hand.copy()
+                rest[c] -= 1
+                assert out[c] == M.best_playout(rest.astype(np.int8), state.table())[0]
+                checked += 1
+    assert checked > 200
+
+
+@pytest.mark.parametrize("ace_scoring", ["multiplier", "fixed", "doubling", "cats"])
+def test_going_out_check_matches_python_answer_and_stream(ace_scoring: str) -> None:
+    """The compiled going-out check (bounded penalties, an early answer) gives ``heuristic.going_out_wins``'s
+    answer and leaves the generator where the Python check leaves it, at positions of single hands for every
+    seat, with gains from far below to far above the others' hands (answers of both kinds; a negative gain is no
+    real play's, but the check is the same function of it)."""
+    from ice_envs.iceberg_rummy import heuristic as H
+
+    rng = np.random.default_rng(8)
+    answers = {True: 0, False: 0}
+    for n, seed in ((2, 4), (3, 5), (4, 6)):
+        env = _env(num_players=n, seed=seed, single_hand=True, ace_scoring=ace_scoring)
+        engine = vector.make(GAME, 1, n, seed=0, engine="compiled", single_hand=True, ace_scoring=ace_scoring)
+        for step in range(300):
+            if all(env.terminations.values()):
+                break
+            legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+            env.step(int(rng.choice(legal)))
+            if step % 7 or all(env.terminations.values()):
+                continue
+            state = env.game_state
+            row = np.asarray(engine.pack_state(state), dtype=engine.state_dtype)
+            for seat in range(n):
+                for gain in (-200, -40, -10, 0, 10, 40, 200):
+                    stream = int(rng.integers(1, 2**62))
+                    python_rng = SplitMixRng(stream)
+                    expected = H.going_out_wins(state, seat, gain, python_rng)
+                    prng = np.array([stream, 0], dtype=np.uint64)
+                    assert CP._going_out_wins(row, seat, engine._cfg, gain, prng) == expected
+                    assert int(prng[0]) == python_rng.state
+                    answers[bool(expected)] += 1
+    assert min(answers.values()) > 20
