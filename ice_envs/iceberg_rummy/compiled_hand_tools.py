@@ -95,13 +95,15 @@ def _small_search(
     copy) or played by one play whose lowest card it is (the recurrence of :func:`.melds.best_playout`),
     searched exhaustively with an explicit stack; -1: past the node budget ``nodes``.
 
-    ``without``: an empty array, or one entry per card (set to -1 for the component's cards by the caller)
+    ``without``: ``None``, or one entry per card (set to -1 for the component's cards by the caller)
     that gets, for each card ``x`` of the component, the best score of the plays that leave a copy of ``x``
     unplayed: the best score of the component with one copy of ``x`` fewer. Every set of plays the cards allow
     is a leaf of the search, so the maxima over the leaves that leave ``x`` a copy are exact."""
-    track = without.shape[0] > 0
-    played = np.zeros(NC, dtype=np.int64) if track else without  # copies of each card in the path's plays
-    start = counts.copy() if track else counts  # the copies of each card to begin with
+    if without is not None:  # (``None``: numba compiles the search without the bookkeeping)
+        played = np.zeros(NC, dtype=np.int64)  # copies of each card in the path's plays
+        start = counts.copy()  # the copies of each card to begin with
+    else:
+        played = start = counts
     path = 0  # the score of the plays on the path
     depth_max = 2 * NC + 2
     f_at = np.empty(depth_max, dtype=np.int64)
@@ -121,7 +123,7 @@ def _small_search(
             while at < m and counts[order[at]] == 0:
                 at += 1
             if at == m:  # nothing left to play: 0 goes back to the caller
-                if track:
+                if without is not None:
                     for i in range(m):
                         x = order[i]
                         if played[x] < start[x] and path > without[x]:
@@ -145,7 +147,7 @@ def _small_search(
                 for i in range(length[p]):
                     counts[cards[p, i]] += 1
                 got = ret + score[p]
-                if track:
+                if without is not None:
                     path -= score[p]
                     for i in range(length[p]):
                         played[cards[p, i]] -= 1
@@ -177,7 +179,7 @@ def _small_search(
                         counts[cards[p, i]] += 1
                     continue
                 f_play[top] = p
-                if track:
+                if without is not None:
                     path += score[p]
                     for i in range(length[p]):
                         played[cards[p, i]] += 1
@@ -261,7 +263,6 @@ def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) -
     counts = np.zeros(NC, dtype=np.int64)
     order = np.empty(NC, dtype=np.int64)
     nodes = np.full(1, SMALL_NODES, dtype=np.int64)
-    untracked = np.empty(0, dtype=np.int64)
     total = 0
     for c in range(NC):
         root = root_of[c]
@@ -275,7 +276,7 @@ def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) -
                 order[m] = x
                 m += 1
         got = _small_search(
-            counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes, untracked
+            counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes, None
         )
         if got < 0:
             return -1, 0
