@@ -2,13 +2,15 @@
 
     python -m ice_envs.benchmarks.search_rollouts [--games cardiceo cubemelt iceberg_rummy] [--players 4]
                                                   [--rollouts 4096 ...] [--depth D] [--positions 20]
-                                                  [--rollout-policies random heuristic] [--out FILE.json]
+                                                  [--rollout-policies random heuristic] [--heuristic v1]
+                                                  [--out FILE.json]
 
 Positions: decision points with more than one legal move from games of the Python heuristic at every seat
 (every third such point, ``--positions`` per game; Iceberg Rummy plays one hand, ``single_hand=True``). At each
 the :class:`~ice_envs.agents.flat.FlatMonteCarloAgent` decides once with each budget of ``--rollouts`` (and
 ``--depth``, rollouts cut after that many decisions; after one untimed
-decision that compiles the engine and the players). Reported per game and rollout policy: rollouts per
+decision that compiles the engine and the players; ``--heuristic v2`` searches on the second heuristic, the
+agent's ``heuristic=v2``). Reported per game and rollout policy: rollouts per
 CPU-second of whole decisions (re-deals, packing, the heuristic's base move and the playouts), CPU ms per
 decision (mean and maximum), the shares of the time spent inside the compiled playouts and in loading the
 positions into the batch (``CompiledEngine.load``), and the decisions those playouts made per CPU-second. A rollout policy the game has no compiled player for is left out.
@@ -32,7 +34,7 @@ from ice_envs.core.compiled import CompiledEngine
 from ice_envs.core.compiled_opponents import SeatPlayers
 from ice_envs.core.compiled_players import compiled_player_names
 from ice_envs.core.files import write_atomic
-from ice_envs.core.registry import get_spec
+from ice_envs.core.registry import HEURISTIC_VERSIONS, get_spec
 
 #: Options of each game's table (Iceberg Rummy: one hand, as the suite plays it).
 OPTIONS: dict[str, dict[str, Any]] = {"iceberg_rummy": {"single_hand": True}}
@@ -99,10 +101,19 @@ class PlayoutClock:
 
 
 def measure(
-    game: str, players: int, rollout: str, rollouts: int, points: list[tuple[Any, Any]], depth: int | None = None
+    game: str,
+    players: int,
+    rollout: str,
+    rollouts: int,
+    points: list[tuple[Any, Any]],
+    depth: int | None = None,
+    heuristic: str = "v1",
 ) -> dict[str, Any]:
-    """One row of the table: ``rollout`` policy, ``rollouts`` a decision (cut at ``depth``), at ``points``."""
-    agent = FlatMonteCarloAgent(game, players, seed=0, rollouts=rollouts, rollout=rollout, depth=depth)
+    """One row of the table: ``rollout`` policy, ``rollouts`` a decision (cut at ``depth``), at ``points``, the
+    search built on heuristic version ``heuristic``."""
+    agent = FlatMonteCarloAgent(
+        game, players, seed=0, rollouts=rollouts, rollout=rollout, depth=depth, heuristic=heuristic
+    )
     agent.act(points[0][1], points[0][0])  # compiles
     times: list[float] = []
     played = 0
@@ -116,7 +127,8 @@ def measure(
     return {
         "game": game,
         "players": players,
-        "rollout": rollout,
+        "rollout": agent.rollout_player,
+        "heuristic": agent.heuristic,
         "rollouts_per_decision": rollouts,
         "depth": depth,
         "decisions": len(points),
@@ -138,6 +150,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--depth", type=int, default=None)
     parser.add_argument("--positions", type=int, default=20)
     parser.add_argument("--rollout-policies", nargs="+", default=["random", "heuristic"])
+    parser.add_argument("--heuristic", choices=HEURISTIC_VERSIONS, default="v1")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     load_before = os.getloadavg()
@@ -154,10 +167,10 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"| {game} | {rollout} | (no compiled {rollout} player) | | | | | |")
                 continue
             for rollouts in args.rollouts:
-                row = measure(game, args.players, rollout, rollouts, points, args.depth)
+                row = measure(game, args.players, rollout, rollouts, points, args.depth, args.heuristic)
                 rows.append(row)
                 print(
-                    f"| {game} | {rollout} | {rollouts} | {row['rollouts_per_cpu_s']:,.0f} | "
+                    f"| {game} | {row['rollout']} | {rollouts} | {row['rollouts_per_cpu_s']:,.0f} | "
                     f"{row['ms_per_decision_mean']:.0f}, {row['ms_per_decision_max']:.0f} | "
                     f"{row['playout_share']:.0%} | {row['load_share']:.0%} | "
                     f"{row['playout_decisions_per_cpu_s']:,.0f} |",
