@@ -14,9 +14,11 @@ has run ``--seconds``. The compiled player is called once first, so compilation 
 player's views are built beforehand: the re-deal of hidden cards that evaluation pays for each of its
 decisions is not counted against it.
 
-    python -m ice_envs.benchmarks.players [--games cardiceo ...] [--decks 20] [--agents greedy,heuristic] [--out DIR]
+    python -m ice_envs.benchmarks.players [--games cardiceo ...] [--decks 20] [--agents greedy,heuristic]
+                                          [--option single_hand=True ...] [--out DIR]
 
-Each game at its suite table's player count (:data:`TABLES`). It is a benchmark, not a test: nothing
+Each game at its suite table's player count (:data:`TABLES`), with the game's default options or those given
+by ``--option`` (e.g. Iceberg Rummy's suite table plays one hand: ``--option single_hand=True``). It is a benchmark, not a test: nothing
 asserts a time; the parity tests (``tests/<game>/test_compiled_players.py``) check that the decisions agree.
 """
 
@@ -36,6 +38,7 @@ from ice_envs.agents.spec import load_agent
 from ice_envs.core import vector
 from ice_envs.core.agent import make_view
 from ice_envs.core.compiled_players import compiled_player
+from ice_envs.core.options import parse_option
 from ice_envs.core.player_parity import player_seed_streams
 from ice_envs.core.registry import make as make_env
 
@@ -43,13 +46,16 @@ from ice_envs.core.registry import make as make_env
 TABLES = {"cardiceo": 4, "cubemelt": 3, "iceberg_rummy": 4, "tip_of_the_diceberg": 4, "icebergs": 2}
 
 
-def positions(game: str, players: int, games: int, seed: int) -> list[dict[str, Any]]:
+def positions(
+    game: str, players: int, games: int, seed: int, options: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Every decision of ``games`` games of heuristic self-play (observation, view, packed row, seat, game)."""
-    engine = vector.make(game, 1, players, seed=seed, engine="compiled")
+    options = options or {}
+    engine = vector.make(game, 1, players, seed=seed, engine="compiled", **options)
     view_rng = np.random.default_rng([seed, 1])
     out = []
     for g in range(games):
-        env = make_env(game, raw=True, num_players=players)
+        env = make_env(game, raw=True, num_players=players, **options)
         env.reset(seed=seed * 1000 + g)
         agents = [load_agent("heuristic", game, seed=seed + p, num_players=players) for p in range(players)]
         while not all(env.terminations.values()) and not all(env.truncations.values()):
@@ -85,10 +91,12 @@ def time_python(game: str, name: str, players: int, found: list[dict[str, Any]])
     return len(found) / (time.process_time() - start)
 
 
-def time_compiled(game: str, name: str, players: int, found: list[dict[str, Any]], seconds: float) -> float:
+def time_compiled(
+    game: str, name: str, players: int, found: list[dict[str, Any]], seconds: float, options: dict[str, Any]
+) -> float:
     """The compiled player's decisions per CPU-second on ``found`` (module docstring)."""
     player = compiled_player(game, name)
-    engine = vector.make(game, 1, players, seed=0, engine="compiled")
+    engine = vector.make(game, 1, players, seed=0, engine="compiled", **options)
     rows = np.stack([pos["row"] for pos in found])
     masks = np.stack([pos["observation"]["action_mask"] for pos in found]).astype(np.int8)
     slots = np.array([pos["seat"] for pos in found], dtype=np.int64)
@@ -113,20 +121,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--agents", default="greedy,heuristic", help="players compared (default: greedy,heuristic)")
     parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds of each compiled loop (default: 2)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--option", action="append", type=parse_option, default=[], metavar="KEY=VALUE", help="game option (repeatable)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="write players.json here")
     args = parser.parse_args(argv)
+    options = dict(args.option)
     rows = []
     load = os.getloadavg()[0]
     for game in args.games:
         players = TABLES[game]
-        found = positions(game, players, args.decks, args.seed)
+        found = positions(game, players, args.decks, args.seed, options)
         print(f"{game}, {players} players: {len(found)} positions of heuristic self-play", flush=True)
         for name in args.agents.split(","):
             python = time_python(game, name, players, found)
-            compiled = time_compiled(game, name, players, found, args.seconds)
+            compiled = time_compiled(game, name, players, found, args.seconds, options)
             rows.append(
-                {"game": game, "players": players, "agent": name, "positions": len(found), "python": python,
-                 "compiled": compiled, "ratio": compiled / python}
+                {"game": game, "players": players, "options": options, "agent": name, "positions": len(found),
+                 "python": python, "compiled": compiled, "ratio": compiled / python}
             )  # fmt: skip
             print(f"{name:>12}: python {python:10.0f}/s  compiled {compiled:12.0f}/s  x{compiled / python:8.1f}")
     if args.out is not None:
