@@ -192,20 +192,19 @@ def test_greedy_asks_python_only_where_a_new_hand_is_dealt() -> None:
     assert CP.PYTHON_CALLS["dealt_value"] > before
 
 
-def test_small_playouts_are_the_reference_playouts() -> None:
-    """The heuristic's play-outs (the small exhaustive search, else the engine's) equal ``melds.best_playout``
-    on hands of 2-24 cards against tables of real play, two decks."""
-    rng = np.random.default_rng(4)
+def _hands_against_real_tables(env_seed: int, rng_seed: int):
+    """``(state, table row, hand)``: hands of 2-24 cards (no aces, two decks) from the cards not on the table, ten
+    at every tenth position of a 4-player single hand played at random, melds preferred."""
+    rng = np.random.default_rng(rng_seed)
     engine = vector.make(GAME, 1, 4, seed=0, engine="compiled", single_hand=True)
-    env = _env(num_players=4, seed=9, single_hand=True)
-    settled = 0
+    env = _env(num_players=4, seed=env_seed, single_hand=True)
     for step in range(400):
         mask = env.observe(env.agent_selection)["action_mask"]
         legal = np.flatnonzero(mask)
         plays = legal[(legal < rules.DISCARD_BASE) | (legal >= rules.COMMIT_NEW)]
         env.step(int(rng.choice(plays if plays.size else legal)))
         if all(env.terminations.values()):
-            break
+            return
         if step % 10:
             continue
         state = env.game_state
@@ -219,53 +218,39 @@ def test_small_playouts_are_the_reference_playouts() -> None:
             hand = np.zeros(NC, dtype=np.int64)
             np.add.at(hand, rng.choice(pool, size=int(rng.integers(2, 25)), replace=False), 1)
             hand[list(M.ACE_IDS)] = 0
-            expected = M.best_playout(hand.astype(np.int8), state.table())
-            assert T._playout(hand, table, len(state.melds)) == expected
-            settled += T._small_playout(hand, table, len(state.melds), T._new_plays())[0] >= 0
+            yield state, table, hand
+
+
+def test_small_playouts_are_the_reference_playouts() -> None:
+    """The heuristic's play-outs (the small exhaustive search, else the engine's) equal ``melds.best_playout``
+    on hands of 2-24 cards against tables of real play, two decks."""
+    settled = 0
+    for state, table, hand in _hands_against_real_tables(9, 4):
+        expected = M.best_playout(hand.astype(np.int8), state.table())
+        assert T._playout(hand, table, len(state.melds)) == expected
+        settled += T._small_playout(hand, table, len(state.melds), T._new_plays())[0] >= 0
     assert settled > 50  # the small search answered many of them
 
 
 def test_playouts_without_each_card_are_the_reference_playouts() -> None:
-    """``playouts_without`` (one component searched again per card) gives, for every card in a play, the points of
+    """``playouts_without`` (one search per component) gives, for every card in a play, the points of
     ``melds.best_playout`` of the hand less one copy of it, on hands of 2-24 cards against tables of real play,
     two decks; cards in no play are left alone."""
-    rng = np.random.default_rng(6)
-    engine = vector.make(GAME, 1, 4, seed=0, engine="compiled", single_hand=True)
-    env = _env(num_players=4, seed=11, single_hand=True)
     checked = 0
-    for step in range(400):
-        mask = env.observe(env.agent_selection)["action_mask"]
-        legal = np.flatnonzero(mask)
-        plays = legal[(legal < rules.DISCARD_BASE) | (legal >= rules.COMMIT_NEW)]
-        env.step(int(rng.choice(plays if plays.size else legal)))
-        if all(env.terminations.values()):
-            break
-        if step % 10:
-            continue
-        state = env.game_state
-        row = np.asarray(engine.pack_state(state), dtype=engine.state_dtype)
-        table = T._table_of(row)
-        on_table = np.zeros(NC, dtype=np.int64)
-        for _, _, cards in state.melds:
-            np.add.at(on_table, list(cards), 1)
-        pool = np.repeat(np.arange(NC), 2 - on_table)
-        for _ in range(10):
-            hand = np.zeros(NC, dtype=np.int64)
-            np.add.at(hand, rng.choice(pool, size=int(rng.integers(2, 25)), replace=False), 1)
-            hand[list(M.ACE_IDS)] = 0
-            plays = T._new_plays()
-            n = T._plays_of(hand, table, len(state.melds), *plays)
-            out = np.full(NC, -7, dtype=np.int64)
-            T.playouts_without(hand, table, len(state.melds), plays, n, out)
-            in_play = {int(c) for p in range(max(n, 0)) for c in plays[0][p, : plays[1][p]]}
-            for c in range(NC):
-                if c not in in_play or hand[c] == 0:
-                    assert out[c] == -7
-                    continue
-                rest = hand.copy()
-                rest[c] -= 1
-                assert out[c] == M.best_playout(rest.astype(np.int8), state.table())[0]
-                checked += 1
+    for state, table, hand in _hands_against_real_tables(11, 6):
+        plays = T._new_plays()
+        n = T._plays_of(hand, table, len(state.melds), *plays)
+        out = np.full(NC, -7, dtype=np.int64)
+        T.playouts_without(hand, table, len(state.melds), plays, n, out)
+        in_play = {int(c) for p in range(max(n, 0)) for c in plays[0][p, : plays[1][p]]}
+        for c in range(NC):
+            if c not in in_play or hand[c] == 0:
+                assert out[c] == -7
+                continue
+            rest = hand.copy()
+            rest[c] -= 1
+            assert out[c] == M.best_playout(rest.astype(np.int8), state.table())[0]
+            checked += 1
     assert checked > 200
 
 
