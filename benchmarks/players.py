@@ -18,8 +18,9 @@ decisions is not counted against it.
                                           [--option single_hand=True ...] [--out DIR]
 
 Each game at its suite table's player count (:data:`TABLES`), with the game's default options or those given
-by ``--option`` (e.g. Iceberg Rummy's suite table plays one hand: ``--option single_hand=True``). It is a benchmark, not a test: nothing
-asserts a time; the parity tests (``tests/<game>/test_compiled_players.py``) check that the decisions agree.
+by ``--option`` (e.g. Iceberg Rummy's suite table plays one hand: ``--option single_hand=True``). It is a
+benchmark, not a test: nothing asserts a time; the parity tests (``tests/<game>/test_compiled_players.py``)
+check that the decisions agree.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@
   search :func:`.compiled_playout.best_playout`, and past its budget by the reference through
   ``numba.objmode`` (as the engine does);
 * the best play-out of the hand less each card in turn (:func:`playouts_without`, the heuristic's card values):
-  one search of each component, which also finds its best score without each of its cards;
+  one search of each component (:func:`_search_components`), which also finds its best score without each of
+  its cards;
 * the end-of-hand penalty of a seat (:func:`_penalty`, ``rules.hand_penalty``) with that play-out, and the part
   of it no play-out changes (:func:`_ace_penalty`, a lower bound);
 * a table with one more play laid (:func:`_table_after`, the heuristic's ``_after``): a copy of the row's
@@ -237,28 +238,12 @@ def _components(plays, n: int):
 
 
 @njit
-def _component_order(root_of: np.ndarray, root: int, order: np.ndarray) -> int:
-    """The cards of component ``root`` in id order into ``order``; their number."""
-    m = 0
-    for x in range(NC):
-        if root_of[x] == root:
-            order[m] = x
-            m += 1
-    return m
-
-
-@njit
-def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) -> tuple[int, int]:
-    """``melds.best_playout`` by a plain exhaustive search of each independent component (cards linked by a
-    play or a table target), for hands with at most :data:`SMALL_PLAYS` plays that it settles within
-    :data:`SMALL_NODES` nodes; ``(-1, 0)``: not settled. Exhaustive, hence exact: the best score
-    (points, then cards) is unique, so it is the reference's. ``plays``: scratch play arrays (:func:`_new_plays`)."""
-    cards, length, target, value = plays
-    n = _plays_of(hand, table, num_melds, cards, length, target, value)
-    if n == 0:
-        return 0, 0
-    if n < 0 or n > SMALL_PLAYS:
-        return -1, 0
+def _search_components(hand: np.ndarray, plays, n: int, without, value_of) -> int:
+    """The best score (``points * 128 + cards``) of ``hand`` with its ``n`` legal plays ``plays``: each independent
+    component searched exhaustively by :func:`_small_search`, within :data:`SMALL_NODES` nodes in all; -1: not
+    settled. ``without``: as :func:`_small_search`'s; ``value_of``: ``None``, or one entry per card that gets the
+    best score of the card's component (cards in no play are left alone)."""
+    cards, length, target, _ = plays
     score, by_first, first_start, first_count, root_of = _components(plays, n)
     counts = np.zeros(NC, dtype=np.int64)
     order = np.empty(NC, dtype=np.int64)
@@ -276,11 +261,43 @@ def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) -
                 order[m] = x
                 m += 1
         got = _small_search(
-            counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes, None
+            counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes, without
         )
         if got < 0:
-            return -1, 0
+            return -1
+        if value_of is not None:
+            for i in range(m):
+                value_of[order[i]] = got
         total += got
+    return total
+
+
+@njit
+def _in_plays(plays, n: int) -> np.ndarray:
+    """Which cards are in at least one of the ``n`` plays ``plays``."""
+    cards, length, _, _ = plays
+    in_play = np.zeros(NC, dtype=np.bool_)
+    for p in range(n):
+        for i in range(length[p]):
+            in_play[cards[p, i]] = True
+    return in_play
+
+
+@njit
+def _small_playout(hand: np.ndarray, table: np.ndarray, num_melds: int, plays) -> tuple[int, int]:
+    """``melds.best_playout`` by a plain exhaustive search of each independent component (cards linked by a
+    play or a table target), for hands with at most :data:`SMALL_PLAYS` plays that it settles within
+    :data:`SMALL_NODES` nodes; ``(-1, 0)``: not settled. Exhaustive, hence exact: the best score
+    (points, then cards) is unique, so it is the reference's. ``plays``: scratch play arrays (:func:`_new_plays`)."""
+    cards, length, target, value = plays
+    n = _plays_of(hand, table, num_melds, cards, length, target, value)
+    if n == 0:
+        return 0, 0
+    if n < 0 or n > SMALL_PLAYS:
+        return -1, 0
+    total = _search_components(hand, plays, n, None, None)
+    if total < 0:
+        return -1, 0
     return total // CARD_SLOTS, total % CARD_SLOTS
 
 
@@ -289,47 +306,21 @@ def playouts_without(hand: np.ndarray, table: np.ndarray, num_melds: int, plays,
     """``out[c] = _playout(hand less one c)[0]`` (the points of the best play-out without one copy of ``c``) for
     every card ``c`` in one of the ``n`` legal plays ``plays`` of ``hand`` (:func:`_plays_of`; other entries
     untouched). A card's removal changes only its own component's play-out, and one search of a component
-    yields its best score without each of its cards (:func:`_small_search`'s ``without``); past
-    :data:`SMALL_PLAYS` plays or a search's node budget, each smaller hand's whole play-out by the engine's search
-    (:func:`_large_playout`)."""
-    cards, length, target, value = plays
+    yields its best score without each of its cards (:func:`_small_search`'s ``without``); where the small
+    search does not settle the hand (:func:`_small_playout`'s limits), each smaller hand's whole play-out by the
+    engine's search (:func:`_large_playout`)."""
     if n <= 0:
         return
     if n <= SMALL_PLAYS:
-        score, by_first, first_start, first_count, root_of = _components(plays, n)
-        counts = np.zeros(NC, dtype=np.int64)
-        order = np.empty(NC, dtype=np.int64)
-        nodes = np.full(1, SMALL_NODES, dtype=np.int64)
         without = np.full(NC, -1, dtype=np.int64)
-        comp_value = np.full(NC + MAX_TABLE, -1, dtype=np.int64)
-        total = 0
-        settled = True
-        for c in range(NC):
-            root = root_of[c]
-            if root < 0 or comp_value[root] >= 0:
-                continue
-            m = _component_order(root_of, root, order)
-            for i in range(m):
-                counts[order[i]] = hand[order[i]]
-            nodes[0] = SMALL_NODES
-            got = _small_search(
-                counts, order, m, cards, length, target, score, by_first, first_start, first_count, nodes, without
-            )
-            if got < 0:
-                settled = False
-                break
-            comp_value[root] = got
-            total += got
-        if settled:
+        value_of = np.full(NC, -1, dtype=np.int64)
+        total = _search_components(hand, plays, n, without, value_of)
+        if total >= 0:
             for c in range(NC):
-                root = root_of[c]
-                if root >= 0 and hand[c] > 0:
-                    out[c] = (total - comp_value[root] + without[c]) // CARD_SLOTS
+                if value_of[c] >= 0 and hand[c] > 0:
+                    out[c] = (total - value_of[c] + without[c]) // CARD_SLOTS
             return
-    in_play = np.zeros(NC, dtype=np.bool_)
-    for p in range(n):
-        for i in range(length[p]):
-            in_play[cards[p, i]] = True
+    in_play = _in_plays(plays, n)
     rest = hand.copy()
     for c in range(NC):  # the smaller hands are as large: straight to the engine's search
         if in_play[c] and hand[c] > 0:

@@ -83,6 +83,7 @@ from ice_envs.iceberg_rummy.compiled_hand_tools import (
     _ace_penalty,
     _cards_greater,
     _hand_of,
+    _in_plays,
     _is_special,
     _new_plays,
     _penalty,
@@ -303,10 +304,7 @@ def _choose_discard(
     plays = _new_plays()
     cards, length, target, value = plays
     num_plays = _plays_of(hand, table, num_melds, cards, length, target, value)
-    in_plays = np.zeros(NC, dtype=np.bool_)
-    for p in range(num_plays):
-        for i in range(length[p]):
-            in_plays[cards[p, i]] = True
+    in_plays = _in_plays(plays, max(num_plays, 0))
     without = np.zeros(NC, dtype=np.int64)  # the best play-out's points without each card in a play
     playouts_without(hand, table, num_melds, plays, num_plays, without)
     best_card = -1
