@@ -6,9 +6,9 @@
 #                   rllib extra (Ray, RLlib: about 520 MB) and the integrations extra (Tianshou, SuperSuit: about
 #                   240 MB), so the RLlib, Ray and recipe tests run instead of skipping, and the browser extra
 #                   (Playwright, for the web app's tests in Debian's chromium, which .ci/run installs); it compiles
-#                   every game's compiled engine into numba's disk cache first, two games at a time, so that the two
-#                   test workers load the machine code instead of each compiling it (a speed-up only: the tests
-#                   run whatever it says)
+#                   every game's compiled engine into numba's disk cache first, JOBS games at a time, so that the
+#                   JOBS test workers (the CPUs, at most 4) load the machine code instead of each compiling it (a
+#                   speed-up only: the tests run whatever it says); idle workers steal tests from busy ones
 # The virtual environment (.venv, or VENV=...) is made when absent and refreshed when pyproject.toml
 # or setup.py change: torch the CPU way first (a local wheel on these machines), then the project.
 
@@ -21,6 +21,9 @@ DOCS_STAMP := $(VENV)/.ice-envs-docs-installed
 
 .PHONY: evaluate test docs serve install clean-venv
 
+# test workers and compile jobs: the machine's CPUs, at most 4 (each worker holds the compiled engines and torch)
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); if [ $$n -gt 4 ]; then n=4; fi; echo $$n)
+
 PORT ?= 8000
 RUNS ?= runs
 
@@ -29,8 +32,8 @@ evaluate: $(STAMP)
 
 test: $(STAMP) $(TEST_STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
-	-$(BIN)/python -m ice_envs.core.compiled_warmup --jobs 2
-	$(BIN)/pytest -q -n 2
+	-$(BIN)/python -m ice_envs.core.compiled_warmup --jobs $(JOBS)
+	$(BIN)/pytest -q -n $(JOBS) --dist worksteal
 
 serve: $(STAMP)
 	$(BIN)/ice-envs serve --port $(PORT) --runs $(RUNS)

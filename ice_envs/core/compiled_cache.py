@@ -45,6 +45,7 @@ from typing import Any
 
 import numba
 import numpy as np
+from numba.core import types as numba_types
 from numba.core.caching import FunctionCache, IndexDataCacheFile, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 
@@ -251,14 +252,26 @@ class _CalleeAwareCache(FunctionCache):
 def njit(function: Any = None, **options: Any) -> Any:
     """``numba.njit(cache=True, nogil=True, error_model="numpy", **options)``, with a disk cache that is
     refreshed when a function it calls or a constant it reads changes, in whatever file (the module
-    docstring's freshness rule): usable bare (``@njit``) or with options (``@njit(inline="always")``)."""
+    docstring's freshness rule), and compiled once per plain argument types when called from compiled
+    code (:func:`_call_template_of_plain_types`): usable bare (``@njit``) or with options
+    (``@njit(inline="always")``)."""
     if function is None:
         return lambda fn: njit(fn, **options)
     settings = {"nogil": True, "error_model": "numpy", **options}
     dispatcher = numba.njit(**settings)(function)
     if isinstance(dispatcher, Dispatcher):
         dispatcher._cache = _CalleeAwareCache(dispatcher.py_func)
+        dispatcher.get_call_template = functools.partial(_call_template_of_plain_types, dispatcher)
     return dispatcher
+
+
+def _call_template_of_plain_types(dispatcher: Dispatcher, args: Sequence[Any], kws: dict[str, Any]) -> Any:
+    """``dispatcher.get_call_template`` for a call from compiled code, with every literal argument type made
+    plain (``Literal[int](0)`` is ``int64``, ``Literal[bool](True)`` is ``bool``): one machine code per
+    argument types instead of one per constant a caller passes, and none for the literal a loop variable
+    has before numba's type inference widens it; the code is the same for every value."""
+    plain = tuple(numba_types.unliteral(arg) for arg in args)
+    return Dispatcher.get_call_template(dispatcher, plain, {key: numba_types.unliteral(v) for key, v in kws.items()})
 
 
 @njit

@@ -8,10 +8,12 @@ function compiles on first use anyway (:mod:`ice_envs.core.compiled_cache`).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
@@ -55,9 +57,25 @@ def warm(games: Sequence[str] | None = None, jobs: int = 1) -> Iterator[tuple[st
         for name in names:
             yield name, *warm_game(name)
         return
+    names.sort(key=_compiled_source_size, reverse=True)  # the longest compiles start first
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for name, (wall, cpu) in zip(names, pool.map(warm_game, names), strict=True):
             yield name, wall, cpu
+
+
+def _compiled_source_size(game: str) -> int:
+    """Characters of the modules that hold ``game``'s compiled engine and players: the proxy for how long
+    they take to compile, so that with several jobs the longest start first and the jobs end together."""
+    from ice_envs.core.registry import get_spec
+
+    spec = get_spec(game)
+    size = 0
+    for ref in (spec.compiled, spec.compiled_players):
+        module = importlib.util.find_spec(ref.split(":")[0]) if ref else None
+        if module is not None and module.origin:
+            folder = Path(module.origin).parent
+            size = max(size, sum(len(path.read_bytes()) for path in folder.glob("compiled*.py")))
+    return size
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -185,3 +185,31 @@ def test_warming_an_unknown_game_is_one_line_and_exit_2(capsys):
     assert compiled_warmup.main(["nosuch"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "unknown game 'nosuch'" in err
+
+
+PLAIN_TYPES = """
+from ice_envs.core.compiled import njit
+
+
+@njit
+def step_up(k, by_two):
+    return k + 2 if by_two else k + 1
+
+
+@njit
+def climb():
+    k = 0
+    for _ in range(3):
+        k = step_up(k, True)  # k is Literal[int](0) before numba's inference widens it
+    return step_up(k, False) + step_up(7, True)
+"""
+
+
+def test_calls_from_compiled_code_compile_one_machine_code_per_plain_argument_types(tmp_path, monkeypatch):
+    (tmp_path / "plain_types_toy.py").write_text(PLAIN_TYPES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import plain_types_toy as toy
+
+    assert toy.climb() == 7 + 9
+    # constants and a loop variable's first literal type would each compile a machine code of their own
+    assert [tuple(str(t) for t in sig) for sig in toy.step_up.signatures] == [("int64", "bool")]
