@@ -480,9 +480,12 @@ def check_searchable(game: str, rollout: str) -> None:
 
 
 def _options_of(config: Any) -> dict[str, Any]:
-    """The env options that rebuild a game's ``config`` (its fields but the player count)."""
+    """The env options that rebuild a game's ``config``: its ``env_options()`` where it has them (a field that
+    is not itself an option, as Icebergs' map), else its fields but the player count."""
     if config is None or not dataclasses.is_dataclass(config):
         return {}
+    if callable(getattr(config, "env_options", None)):
+        return dict(config.env_options())
     return {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name != "num_players"}
 
 

@@ -44,7 +44,7 @@ scripted generator (``ice_envs.core.testing.ScriptedRng``) replays any example.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache, cached_property
 from itertools import chain, compress
 from typing import Any, ClassVar, Protocol
@@ -258,6 +258,13 @@ class IcebergsConfig:
                 f"icebergs: ships_per_player={k} for {n} players makes {n * k} ships; the box holds {BOX_SHIPS} "
                 "(extra_ships=True allows the 3 x 3 fleet beyond the box)"
             )
+
+    def env_options(self) -> dict[str, Any]:
+        """The env options that make this config (all but ``num_players``): its fields, with the map as
+        ``map_text`` (the map's text round-trips, name included)."""
+        options = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("num_players", "hexmap")}
+        options["map_text"] = self.hexmap.to_text()
+        return options
 
     @property
     def num_ships(self) -> int:

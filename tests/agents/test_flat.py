@@ -404,3 +404,23 @@ def test_a_rummy_redeal_loads_into_the_compiled_engine_with_its_stock_intact():
         back = engine.state_of(0)
         rules.check_state(back, back.config)
         assert back.stock[back.stock_pos :].tolist() == deal.stock[deal.stock_pos :].tolist()
+
+
+def _renamed_default_map() -> str:
+    from ice_envs.icebergs.hexmap import default_map
+
+    return default_map().to_text().replace("name: ", "name: renamed ", 1)
+
+
+@pytest.mark.parametrize(
+    ("n", "options"),
+    [(4, {}), (2, {"fleet": True, "exit_penalties": False}), (3, {"map_text": _renamed_default_map()})],
+    ids=["standard", "fleet", "map_text"],
+)
+def test_flat_rebuilds_an_icebergs_table_with_its_map_and_options(n, options):
+    """The rollouts' compiled engine is configured from the position's config, whose map is not an env option
+    itself (it travels as ``map_text``): the search runs, legal and reproducible, on every kind of table."""
+    budget = {**SMALL, "width": 4, "rollout": "heuristic"}
+    first = _play("icebergs", n, options, FlatMonteCarloAgent("icebergs", n, seed=7, **budget), seed=3, decisions=3)
+    second = _play("icebergs", n, options, FlatMonteCarloAgent("icebergs", n, seed=7, **budget), seed=3, decisions=3)
+    assert first and first == second
