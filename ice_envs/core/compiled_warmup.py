@@ -74,7 +74,7 @@ def _compiled_source_size(game: str) -> int:
         module = importlib.util.find_spec(ref.split(":")[0]) if ref else None
         if module is not None and module.origin:
             folder = Path(module.origin).parent
-            size = max(size, sum(len(path.read_bytes()) for path in folder.glob("compiled*.py")))
+            size = max(size, sum(path.stat().st_size for path in folder.glob("compiled*.py")))
     return size
 
 

@@ -367,9 +367,9 @@ def test_a_hand_past_the_old_guard_is_charged_its_best_play_out():
     assert M.best_playout(counts, ()) == best and best[0] > 1850
 
 
-#: Hand ends checked by the next test: 300 in the suite; ``ICE_RUMMY_PENALTY_HAND_ENDS=2000``
+#: Hand ends checked by the next test: 150 in the suite; ``ICE_RUMMY_PENALTY_HAND_ENDS=2000``
 #: is the full check of docs/rules/iceberg_rummy.md I12 (a few minutes).
-HAND_ENDS = int(os.environ.get("ICE_RUMMY_PENALTY_HAND_ENDS", "300"))
+HAND_ENDS = int(os.environ.get("ICE_RUMMY_PENALTY_HAND_ENDS", "150"))
 #: A long search: where the branch and bound finishes within this many states, its result stands.
 LONG_SEARCH = 100_000
 

@@ -44,12 +44,12 @@ INLINE_CATALOG = {
 
 #: (player count, options, games) of each parity run.
 CONFIGS: list[tuple[int, dict[str, Any], int]] = [
-    (3, {}, 20),
-    (4, {}, 13),
-    (5, {}, 11),
-    (3, {"compulsory_powers": True}, 17),
-    (4, {"catalog": example_catalog_path()}, 13),
-    (3, {"catalog": INLINE_CATALOG}, 15),
+    (3, {}, 10),
+    (4, {}, 7),
+    (5, {}, 6),
+    (3, {"compulsory_powers": True}, 9),
+    (4, {"catalog": example_catalog_path()}, 7),
+    (3, {"catalog": INLINE_CATALOG}, 8),
 ]
 
 
