@@ -72,6 +72,7 @@ from ice_envs.agents.greedy import GreedyAgent
 from ice_envs.agents.search import Exact, reward_unit, same_state, simulator_for
 from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.core.errors import OptionError
+from ice_envs.core.protocols import ConfigOptions
 from ice_envs.core.registry import HEURISTIC_VERSIONS, get_spec
 from ice_envs.core.vector import compiled_available, engine_class
 from ice_envs.core.vector import make as make_engine
@@ -480,11 +481,11 @@ def check_searchable(game: str, rollout: str) -> None:
 
 
 def _options_of(config: Any) -> dict[str, Any]:
-    """The env options that rebuild a game's ``config``: its ``env_options()`` where it has them (a field that
-    is not itself an option, as Icebergs' map), else its fields but the player count."""
+    """The env options that rebuild a game's ``config``: its ``env_options()`` where it has them
+    (:class:`~ice_envs.core.protocols.ConfigOptions`), else its fields but the player count."""
     if config is None or not dataclasses.is_dataclass(config):
         return {}
-    if callable(getattr(config, "env_options", None)):
+    if isinstance(config, ConfigOptions):
         return dict(config.env_options())
     return {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name != "num_players"}
 

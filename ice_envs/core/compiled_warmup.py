@@ -64,18 +64,16 @@ def warm(games: Sequence[str] | None = None, jobs: int = 1) -> Iterator[tuple[st
 
 
 def _compiled_source_size(game: str) -> int:
-    """Characters of the modules that hold ``game``'s compiled engine and players: the proxy for how long
-    they take to compile, so that with several jobs the longest start first and the jobs end together."""
+    """Bytes of the ``compiled*.py`` modules beside ``game``'s compiled engine (its kernels and players): the
+    proxy for how long they take to compile, so that with several jobs the longest start first and the jobs
+    end together (0 for a game without a compiled engine)."""
     from ice_envs.core.registry import get_spec
 
-    spec = get_spec(game)
-    size = 0
-    for ref in (spec.compiled, spec.compiled_players):
-        module = importlib.util.find_spec(ref.split(":")[0]) if ref else None
-        if module is not None and module.origin:
-            folder = Path(module.origin).parent
-            size = max(size, sum(path.stat().st_size for path in folder.glob("compiled*.py")))
-    return size
+    ref = get_spec(game).compiled
+    module = importlib.util.find_spec(ref.split(":")[0]) if ref else None
+    if module is None or not module.origin:
+        return 0
+    return sum(path.stat().st_size for path in Path(module.origin).parent.glob("compiled*.py"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

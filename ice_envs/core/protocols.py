@@ -77,6 +77,15 @@ class StateChecker(Protocol):
 
 
 @runtime_checkable
+class ConfigOptions(Protocol):
+    """Optional method of a game's config dataclass whose fields are not all env options (Icebergs holds its
+    map itself): the env options, all but ``num_players``, that make an equal config. Without it a config's
+    fields but ``num_players`` are taken as the options (the flat search rebuilds a position's table so)."""
+
+    def env_options(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
 class HeuristicFactory(Protocol):
     """``GameSpec.heuristic``: a class whose ``cls(seed)`` is an :class:`~ice_envs.core.agent.Agent`.
 
