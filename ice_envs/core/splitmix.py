@@ -16,6 +16,12 @@ The definitions (the compiled functions follow them draw by draw):
 * ``permutation(n | array)``: a copy (or ``arange(n)``) shuffled so.
 * ``choice(a, size=k, replace=False)``: the first ``k`` entries of ``permutation(a)``.
 * ``random()``: ``(next64 >> 11) * 2**-53``.
+
+Many draws at once (``random(size)``, ``integers(..., size)``, ``shuffle``) are computed as numpy arrays: the
+stream's ``k``-th output is a pure function of its state plus ``k`` times the increment, so the whole block
+is one vectorised SplitMix64 pass, bit for bit the draws made one at a time. A bounded draw that would need
+Lemire's rejection step (a chance of about ``n / 2**32`` per draw) sends the block back to the one-at-a-time
+path from the same state.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB
+_LOW32 = np.uint64(0xFFFFFFFF)
 
 
 def stream_state(seed: int) -> int:
@@ -63,6 +70,26 @@ class SplitMixRng:
         z = ((z ^ (z >> 27)) * _MIX2) & _MASK64
         return z ^ (z >> 31)
 
+    def next64_block(self, count: int) -> np.ndarray:
+        """The next ``count`` outputs of :meth:`next64` as a ``uint64`` array, the stream advanced past them."""
+        steps = np.arange(1, count + 1, dtype=np.uint64)
+        z = np.uint64(self.state) + steps * np.uint64(_GOLDEN)  # uint64 arrays wrap modulo 2**64
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(_MIX1)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(_MIX2)
+        z ^= z >> np.uint64(31)
+        self.state = (self.state + count * _GOLDEN) & _MASK64
+        return z
+
+    def _below_block(self, bounds: np.ndarray) -> np.ndarray | None:
+        """``[below(n) for n in bounds]`` from one block of draws, or ``None`` (the stream untouched) when one
+        of them would take Lemire's rejection step, which draws again."""
+        start = self.state
+        m = (self.next64_block(bounds.size) >> np.uint64(32)) * bounds
+        if ((m & _LOW32) < bounds).any():  # a possible rejection: leave it to the one-at-a-time path
+            self.state = start
+            return None
+        return (m >> np.uint64(32)).astype(np.int64)
+
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)`` (``1 <= n < 2**32``), as the compiled ``below``."""
         if not 1 <= n < 1 << 32:
@@ -84,6 +111,10 @@ class SplitMixRng:
         low, high = int(low), int(high)
         if size is not None:
             count = int(np.prod(size))
+            if not (low == 0 and high == 1 << 63) and 1 <= high - low < 1 << 32:
+                block = self._below_block(np.full(count, high - low, dtype=np.uint64))
+                if block is not None:
+                    return (low + block).reshape(size)
             values = [self.integers(low, high) for _ in range(count)]
             return np.asarray(values, dtype=np.int64).reshape(size)
         if low == 0 and high == 1 << 63:
@@ -92,6 +123,12 @@ class SplitMixRng:
 
     def shuffle(self, x: Any) -> None:
         """Shuffle ``x`` in place along its first axis (Fisher-Yates from the end)."""
+        n = len(x)
+        if n > 1:
+            swaps = self._below_block(np.arange(n, 1, -1, dtype=np.uint64))  # bounds n .. 2 for i = n-1 .. 1
+            if swaps is not None:
+                _swap_in_order(x, swaps.tolist())
+                return
         for i in range(len(x) - 1, 0, -1):
             j = self.below(i + 1)
             if isinstance(x, np.ndarray) and x.ndim > 1:
@@ -116,5 +153,16 @@ class SplitMixRng:
         """Uniform floats in ``[0, 1)``: ``(next64 >> 11) * 2**-53``."""
         if size is not None:
             count = int(np.prod(size))
-            return np.asarray([self.random() for _ in range(count)], dtype=np.float64).reshape(size)
+            return ((self.next64_block(count) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))).reshape(size)
         return (self.next64() >> 11) * (1.0 / (1 << 53))
+
+
+def _swap_in_order(x: Any, targets: list[int]) -> None:
+    """Fisher-Yates' swaps ``x[i] <-> x[targets[k]]`` for ``i = n-1 .. 1`` (``k = n-1-i``), in place."""
+    n = len(x)
+    items = list(range(n)) if isinstance(x, np.ndarray) else x
+    for k, j in enumerate(targets):
+        i = n - 1 - k
+        items[i], items[j] = items[j], items[i]
+    if isinstance(x, np.ndarray):
+        x[...] = x[items]  # the rows in their shuffled order (a copy is taken before the write)
