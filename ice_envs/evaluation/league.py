@@ -16,6 +16,8 @@ A league config (YAML; every key below, no others)::
     schedule: round_robin         # every set of `players` distinct agents is one table
     games_per_table: 300          # a multiple of `players`: every deal is played from every seat
     suite: v1                     # deals from the held-out suite's seeds (or `seed: S` for any first deal seed)
+    chance: splitmix              # optional: numpy (the env's own generator) or splitmix (the compiled engine's
+                                  # deals, played batched); --chance overrides it
     out: runs/league/cubemelt     # optional; --out overrides it
 
 **Tables.** With ``A`` agents and ``N`` seats the round robin has ``C(A, N)`` tables (at two players,
@@ -69,11 +71,14 @@ from ice_envs.agents.spec import load_agent, parse_agent_spec
 from ice_envs.core.errors import OptionError
 from ice_envs.core.files import FileFormatError, atomic_path, load_json, load_yaml, read_bytes, write_atomic
 from ice_envs.core.machine import machine_info
+from ice_envs.evaluation.matches import CHANCES
 from ice_envs.evaluation.suite import get_suite
 from ice_envs.evaluation.tournament import GamesFailedError, Match, check_engine, run_games
 
 SCHEDULES = ("round_robin",)
-CONFIG_KEYS = frozenset({"game", "players", "options", "agents", "schedule", "games_per_table", "suite", "seed", "out"})
+CONFIG_KEYS = frozenset(
+    {"game", "players", "options", "agents", "schedule", "games_per_table", "suite", "seed", "chance", "out"}
+)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 #: Bootstrap resamples of the pairwise intervals and tests (seeded: the report is reproducible).
 BOOTSTRAP = 4000
@@ -100,6 +105,8 @@ class LeagueConfig:
     schedule: str = "round_robin"
     suite: str | None = None
     out: str | None = None
+    #: The tables' chance (``numpy`` or ``splitmix``); ``None``: the engine's default (``--chance`` overrides it).
+    chance: str | None = None
 
     def tables(self) -> list[tuple[str, ...]]:
         """The round robin: every set of ``players`` distinct agents, in config order."""
@@ -173,9 +180,12 @@ def config_from_dict(data: Any, source: str = "league config", allow_python: boo
     out = data.get("out")
     if out is not None:
         out = _text(out, "out", source)
+    chance = data.get("chance")
+    if chance is not None and chance not in CHANCES:
+        raise OptionError(f"{source}: 'chance' must be one of {list(CHANCES)}, got {chance!r}")
     # the game, players and options must build the env (one clear error now, not in a worker)
     ice_envs.make(spec.name, raw=True, num_players=players, **options)
-    return LeagueConfig(spec.name, players, checked_agents, games, seed, dict(options), schedule, suite, out)
+    return LeagueConfig(spec.name, players, checked_agents, games, seed, dict(options), schedule, suite, out, chance)
 
 
 def _text(value: Any, key: str, source: str) -> str:
@@ -259,6 +269,7 @@ def play_league(
     ``engine`` and ``chance``: how the games are played and where their chance comes from
     (:func:`ice_envs.evaluation.tournament.evaluate`): the batched engine plays the tables of
     ``chance="splitmix"``, game by game the scalar engine's, and a table of either engine is reused by the other.
+    ``chance=None`` takes the config's ``chance`` (and, without one, the engine's default).
 
     ``backend``/``address``: where the games run (:func:`ice_envs.evaluation.tournament.run_games`).
     ``out`` must be new, empty or a league folder of the same game and player count
@@ -266,7 +277,7 @@ def play_league(
     key now is stale and played again; one with the current key whose games do not match it
     (:func:`check_table`) is refused with a :class:`~ice_envs.core.files.FileFormatError` naming it.
     """
-    chance = check_engine(engine, chance)
+    chance = check_engine(engine, cfg.chance if chance is None else chance)
     check_league_out(out, cfg, force)
     tables_dir = out / "tables"
     remove_temporary_files(out)
@@ -336,6 +347,7 @@ def play_league(
         echo(f"[league] {name}: {len(missing)} games in {elapsed:.1f} s")
     current = {table_name(a) for a in cfg.tables()}
     summary = summarise(cfg, [stored[n] for n in sorted(current)])
+    summary["chance"] = chance
     summary["tables_played"] = played
     summary["tables_reused"] = reused
     return summary

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,23 @@ def _quiet(*_args) -> None:
     pass
 
 
+def test_a_config_names_its_chance_and_the_command_line_overrides_it(tmp_path) -> None:
+    """``chance: splitmix`` plays the league on the compiled engine's deals (batched under ``auto``), as
+    ``--chance splitmix`` does; ``--chance numpy`` given on the command line wins over the config."""
+    cfg = _cfg(players=2, agents={"a": "random", "b": "greedy"}, games_per_table=4, chance="splitmix")
+    assert cfg.chance == "splitmix" and _cfg().chance is None
+    summary = league.play_league(cfg, tmp_path / "a", workers=1, progress=False, echo=_quiet)
+    flagged = league.play_league(
+        replace(cfg, chance=None), tmp_path / "b", workers=1, progress=False, echo=_quiet, chance="splitmix"
+    )
+    assert summary["chance"] == flagged["chance"] == "splitmix"
+    assert summary["ratings"] == flagged["ratings"]
+    overridden = league.play_league(cfg, tmp_path / "c", workers=1, progress=False, echo=_quiet, chance="numpy")
+    assert overridden["chance"] == "numpy"
+    with pytest.raises(OptionError, match="--chance splitmix"):
+        league.play_league(replace(cfg, chance="numpy"), tmp_path / "d", progress=False, echo=_quiet, engine="batched")
+
+
 def test_the_round_robin_has_every_set_of_distinct_agents() -> None:
     assert _cfg().tables() == [("rand_a", "rand_b"), ("rand_a", "heur"), ("rand_b", "heur")]
     four = _cfg(players=3, agents={k: "random" for k in "abcd"}, games_per_table=3)
@@ -47,6 +65,7 @@ def test_the_round_robin_has_every_set_of_distinct_agents() -> None:
         ({"schedule": "swiss"}, "schedule"),
         ({"suite": "v1"}, "either 'suite' or 'seed'"),
         ({"players": 0}, "'players'"),
+        ({"chance": "dice"}, "'chance' must be one of"),
         ({"options": {"hand_size": 99}}, "hand_size"),
     ],
 )
@@ -97,7 +116,7 @@ def test_a_shipped_league_config_plays_its_games_suite_table(path: Path) -> None
     assert cfg.suite == "v1" and cfg.seed == SUITE_V1.seed_of(table)
     assert (cfg.players, cfg.options) == (table.players, dict(table.options))
     assert {"random", "greedy", "heuristic", "ppo"} <= set(cfg.agents)
-    assert any(spec.startswith("mcts") for spec in cfg.agents.values())
+    assert any(spec.startswith(("mcts", "flat")) for spec in cfg.agents.values())
     assert cfg.games_per_table >= 300 and cfg.games_per_table % cfg.players == 0
 
 
@@ -123,6 +142,7 @@ def test_the_shipped_league_results_are_those_of_their_configs() -> None:
             "games_per_table": cfg.games_per_table,
             "agents": cfg.agents,
         }, entry["config"]
+        assert shipped.get("chance", "numpy") == (cfg.chance or "numpy"), entry["config"]
         assert [t["agents"] for t in shipped["tables"]] == sorted(map(list, cfg.tables()), key=league.table_name)
         assert shipped["command"].startswith(f"ice-envs league {entry['config']} ")
 
