@@ -30,12 +30,11 @@ the seat decides again), so the decision needs no randomness: the value of each 
 re-roll's chance of a discard is a count of the 384 rolls) is compared exactly, ties to the lowest action.
 The Python agent still draws from its generator: two re-deals of the hidden hands
 (``rules.resample_hidden``), two more when they differ, then four 64-bit seeds, whenever more than one
-action is legal. :func:`_resample_hidden` makes the same re-deal with the same draws (the shuffled unseen
-cards, ``_constrained_deal``'s proposals and Metropolis-Hastings choice, ``_consistent_deal`` and
-``_walk_deal``'s swaps), so the player's stream stays in step with the Python player's. Of a proposal round's
-uniforms it computes only those a proposal reads (SplitMix64's ``t``-th draw is a function of the state
-plus ``t`` steps) and moves the stream past the others; the last hand's cards are read by no later hand, so
-they are drawn only for the proposal the chain ends on.
+action is legal. :func:`~ice_envs.cardiceo.compiled_redeal.redeal` makes the same re-deals with the same
+draws (that module says how), from one :func:`~ice_envs.cardiceo.compiled_redeal.redeal_table` per decision,
+so the player's stream stays in step with the Python player's: the first two re-deals in full (whether they
+differ decides whether two more are drawn), the other two only for their draws (``content=False``: nothing
+reads their hands).
 """
 
 from __future__ import annotations

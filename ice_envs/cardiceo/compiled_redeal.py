@@ -15,10 +15,11 @@ the draws of the rules function it names, in the same order (``SplitMixRng`` sem
 **The constrained deal.** A proposal deals the hands in a fixed order, each the ``k`` cards of smallest
 uniform key among those it may still take; a round draws ``count x m`` uniforms per hand (``m`` unseen
 cards), and the Metropolis-Hastings chain one uniform per fitting proposal after the first. The deal keeps
-a proposal's cards as bit masks over the ``m <= 60`` unseen cards; a card's key is SplitMix64's draw at its
-stream position (the ``t``-th draw from state ``b`` is a function of ``b + (t + 1) * GOLDEN``), compared as the
-53-bit integer the uniform is made of, so only keys of cards a hand may take are computed. The last hand's
-keys are read only in the proposal the chain ends on, so they are computed for it alone.
+a proposal's cards as bit masks over the ``m <= 60`` unseen cards. A key is SplitMix64's draw at its stream
+position (the ``t``-th draw from state ``b`` is a function of ``b + (t + 1) * GOLDEN``), as the 53-bit integer
+the uniform is made of: a round's keys are computed in one loop without branches (:func:`_fill_keys`) and a
+hand's cards found by :func:`_smallest_keys` (a bound, then ranks without branches). The last hand's keys are
+read only in the proposal the chain ends on, so they are computed for it alone.
 
 **Draws without the deal.** Whether a proposal fits depends on the keys, but not always: a hand loses at most
 ``min(k', shared)`` of the cards it may take to each earlier hand of ``k'`` cards (``shared`` the unseen cards
