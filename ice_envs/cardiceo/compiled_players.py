@@ -30,41 +30,36 @@ the seat decides again), so the decision needs no randomness: the value of each 
 re-roll's chance of a discard is a count of the 384 rolls) is compared exactly, ties to the lowest action.
 The Python agent still draws from its generator: two re-deals of the hidden hands
 (``rules.resample_hidden``), two more when they differ, then four 64-bit seeds, whenever more than one
-action is legal. :func:`_resample_hidden` makes the same re-deal with the same draws (the shuffled unseen
-cards, ``_constrained_deal``'s proposals and Metropolis-Hastings choice, ``_consistent_deal`` and
-``_walk_deal``'s swaps), so the player's stream stays in step with the Python player's. Of a proposal round's
-uniforms it computes only those a proposal reads (SplitMix64's ``t``-th draw is a function of the state
-plus ``t`` steps) and moves the stream past the others; the last hand's cards are read by no later hand, so
-they are drawn only for the proposal the chain ends on.
+action is legal. :func:`~ice_envs.cardiceo.compiled_redeal.redeal` makes the same re-deals with the same
+draws (that module says how), from one :func:`~ice_envs.cardiceo.compiled_redeal.redeal_table` per decision,
+so the player's stream stays in step with the Python player's: the first two re-deals in full (whether they
+differ decides whether two more are drawn), the other two only for their draws (``content=False``: nothing
+reads their hands).
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from ice_envs.cardiceo import greedy, heuristic, rules, solitaire
 from ice_envs.cardiceo.compiled import (
-    C_PLAYERS,
     CURRENT,
     DICE,
     DISCARDED,
     END_TURN,
     HANDS,
     KEEP_DICE,
-    KNOWN_MISSING,
     NO_PLAY,
     NUM_SUBSETS,
     NV,
     PHASE,
     REROLL_ALL,
-    SIZES,
     SUBSET_DICE,
     USED,
 )
 from ice_envs.cardiceo.compiled_lattice import best_after_each_roll, solve_lattice, strides_of
-from ice_envs.core.compiled import below, njit, shuffle, uniform
+from ice_envs.cardiceo.compiled_redeal import redeal, redeal_table
+from ice_envs.core.compiled import njit, uniform
 from ice_envs.core.compiled_players import CompiledPlayer, only_legal, random_act
 
 __all__ = ["GREEDY_SAMPLES", "LATTICE_CAPACITY", "PLAYERS"]
@@ -107,11 +102,6 @@ ROLL_MADE = np.array(greedy._roll_masks(), dtype=np.int64)
 ALL_FREE = (1 << rules.NUM_DICE) - 1
 COPIES = rules.COPIES_PER_VALUE
 WIN, CARD, DIE = greedy.WIN, greedy.CARD, greedy.DIE
-RESAMPLE_PROPOSALS, RESAMPLE_ROUNDS = rules.RESAMPLE_PROPOSALS, rules.RESAMPLE_ROUNDS
-WALK_SWAPS_PER_CARD = rules.WALK_SWAPS_PER_CARD
-LOG_COMB = rules._LOG_COMB.copy()
-#: SplitMix64's increment: a stream ``t`` draws on is its state plus ``t`` times this.
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 # ---------------------------------------------------------------------------- the lattice of E
@@ -279,274 +269,6 @@ def heuristic_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.nda
     return random_act(s, cfg, mask, prng, memory)
 
 
-# ---------------------------------------------------------------------------- the greedy player's re-deals
-@njit
-def _k_smallest(keys: np.ndarray, choosable: np.ndarray, k: int, out: np.ndarray, out_keys: np.ndarray) -> None:
-    """The ``k`` choosable cards of smallest key into ``out`` (``np.argpartition(keys, k - 1)[:k]`` where at
-    least ``k`` cards are choosable, the others keyed 2.0), kept sorted by key in ``out_keys``."""
-    filled = 0
-    for i in range(keys.shape[0]):
-        if not choosable[i]:
-            continue
-        key = keys[i]
-        if filled == k and key >= out_keys[k - 1]:
-            continue
-        at = filled if filled < k else k - 1
-        while at > 0 and out_keys[at - 1] > key:
-            out_keys[at] = out_keys[at - 1]
-            out[at] = out[at - 1]
-            at -= 1
-        out_keys[at] = key
-        out[at] = i
-        if filled < k:
-            filled += 1
-
-
-@njit
-def _constrained_deal(
-    pool: np.ndarray, sizes: np.ndarray, lacks: np.ndarray, prng: np.ndarray, hands: np.ndarray
-) -> bool:
-    """``rules._constrained_deal`` with the same draws: hand ``j``'s counts into ``hands[j]``; False for None."""
-    m, count, n = pool.shape[0], RESAMPLE_PROPOSALS, sizes.shape[0]
-    allowed = np.zeros((n, m), dtype=np.bool_)
-    allowed_count = np.zeros(n, dtype=np.int64)
-    for j in range(n):
-        for i in range(m):
-            allowed[j, i] = not lacks[j, pool[i] - 1]
-            allowed_count[j] += allowed[j, i]
-    order = np.argsort(allowed_count, kind="mergesort")
-    owner = np.empty((count, m), dtype=np.int64)
-    log_weight = np.empty(count)
-    valid = np.empty(count, dtype=np.bool_)
-    keys = np.empty((count, m))
-    choosable = np.empty((count, m), dtype=np.bool_)
-    picks = np.empty(m, dtype=np.int64)
-    pick_keys = np.empty(m)
-    step = np.zeros(2, dtype=np.uint64)
-    last = -1  # the last hand dealt: its cards are read only in the proposal the chain ends on
-    for jj in range(n):
-        if sizes[order[jj]] > 0:
-            last = jj
-    last_base = prng[0]
-    found = False
-    for _ in range(RESAMPLE_ROUNDS):
-        owner[:] = -1
-        log_weight[:] = 0.0
-        valid[:] = True
-        for jj in range(n):
-            j = order[jj]
-            k = sizes[j]
-            if k == 0:
-                continue
-            for c in range(count):
-                if not valid[c]:  # an invalid proposal stays invalid: its cards and weight are never read
-                    continue
-                a = 0
-                for i in range(m):
-                    choosable[c, i] = allowed[j, i] and owner[c, i] < 0
-                    a += choosable[c, i]
-                valid[c] = valid[c] and a >= k
-                log_weight[c] += LOG_COMB[a, k]
-            # the count x m uniforms in row-major order; only the keys of choosable cards of proposals still
-            # valid are read, so only those are computed: draw t of the stream is the one after t steps
-            base = prng[0]
-            if jj == last:  # no later hand reads these cards: the chosen proposal's are dealt at the end
-                last_base = base
-                prng[0] = base + np.uint64(count * m) * GOLDEN
-                continue
-            for c in range(count):
-                if valid[c]:
-                    for i in range(m):
-                        if choosable[c, i]:
-                            step[0] = base + np.uint64(c * m + i) * GOLDEN
-                            keys[c, i] = uniform(step)
-            prng[0] = base + np.uint64(count * m) * GOLDEN
-            for c in range(count):
-                if valid[c]:  # an invalid proposal is never used again: its cards need not be placed
-                    _k_smallest(keys[c], choosable[c], k, picks, pick_keys)
-                    for t in range(k):
-                        owner[c, picks[t]] = j
-        for c in range(count):
-            if valid[c]:
-                found = True
-        if found:
-            break
-    if not found:
-        return False
-    current = -1
-    for c in range(count):
-        if valid[c]:
-            if current < 0:
-                current = c
-            elif math.log(uniform(prng)) < log_weight[c] - log_weight[current]:
-                current = c
-    if last >= 0:  # the last hand's cards in the chosen proposal, from the keys its round drew
-        j, k = order[last], sizes[order[last]]
-        for i in range(m):
-            if choosable[current, i]:
-                step[0] = last_base + np.uint64(current * m + i) * GOLDEN
-                keys[current, i] = uniform(step)
-        _k_smallest(keys[current], choosable[current], k, picks, pick_keys)
-        for t in range(k):
-            owner[current, picks[t]] = j
-    hands[:] = 0
-    for i in range(m):
-        if owner[current, i] >= 0:
-            hands[owner[current, i], pool[i] - 1] += 1
-    return True
-
-
-@njit
-def _consistent_deal(unseen: np.ndarray, sizes: np.ndarray, lacks: np.ndarray) -> np.ndarray:
-    """``rules._consistent_deal``: the same flow, breadth first in the same order (places after values)."""
-    n = sizes.shape[0]
-    places = n + 1
-    room = np.empty(places, dtype=np.int64)
-    total = 0
-    for v in range(NV):
-        total += unseen[v]
-    rest = total
-    for j in range(n):
-        room[j] = sizes[j]
-        rest -= sizes[j]
-    room[n] = rest
-    may_hold = np.ones((places, NV), dtype=np.bool_)
-    for j in range(n):
-        for v in range(NV):
-            may_hold[j, v] = not lacks[j, v]
-    deal = np.zeros((places, NV), dtype=np.int64)
-    nodes = NV + places  # values 0..14, then the places
-    came_from = np.empty(nodes, dtype=np.int64)
-    frontier = np.empty(nodes, dtype=np.int64)
-    nxt = np.empty(nodes, dtype=np.int64)
-    for value in range(NV):
-        for _ in range(unseen[value]):
-            came_from[:] = -2  # -2: not reached, -1: the start
-            came_from[value] = -1
-            frontier[0] = value
-            n_front, goal = 1, -1
-            while n_front > 0 and goal < 0:
-                n_next = 0
-                for f in range(n_front):
-                    node = frontier[f]
-                    if node < NV:  # a value: to the places that may hold it
-                        for p in range(places):
-                            if may_hold[p, node]:
-                                target = NV + p
-                                if came_from[target] != -2:
-                                    continue
-                                came_from[target] = node
-                                if room[p]:
-                                    goal = target
-                                    break
-                                nxt[n_next] = target
-                                n_next += 1
-                    else:  # a place: to the values it holds
-                        p = node - NV
-                        for v in range(NV):
-                            if deal[p, v]:
-                                if came_from[v] != -2:
-                                    continue
-                                came_from[v] = node
-                                nxt[n_next] = v
-                                n_next += 1
-                    if goal >= 0:
-                        break
-                frontier[:n_next] = nxt[:n_next]
-                n_front = n_next
-            if goal < 0:
-                raise ValueError("the record admits no deal of the unseen cards (inconsistent state)")
-            room[goal - NV] -= 1
-            node = goal
-            while came_from[node] != -1:
-                prev = came_from[node]
-                if node >= NV:
-                    deal[node - NV, prev] += 1
-                else:
-                    deal[prev - NV, node] -= 1
-                node = prev
-    return deal
-
-
-@njit
-def _walk_deal(unseen: np.ndarray, sizes: np.ndarray, lacks: np.ndarray, prng: np.ndarray, hands: np.ndarray) -> None:
-    """``rules._walk_deal`` with the same draws: the swaps from :func:`_consistent_deal` into ``hands``."""
-    n = sizes.shape[0]
-    start = _consistent_deal(unseen, sizes, lacks)
-    m = 0
-    for p in range(n + 1):
-        for v in range(NV):
-            m += start[p, v]
-    cards = np.empty(m, dtype=np.int64)
-    place = np.empty(m, dtype=np.int64)
-    at = 0
-    for p in range(n + 1):
-        for v in range(NV):
-            for _ in range(start[p, v]):
-                cards[at] = v + 1
-                place[at] = p
-                at += 1
-    bound = max(m, 1)
-    swaps = WALK_SWAPS_PER_CARD * m
-    draws = np.empty(2 * swaps, dtype=np.int64)
-    for t in range(2 * swaps):
-        draws[t] = below(prng, bound)
-    for t in range(swaps):
-        i, j = draws[2 * t], draws[2 * t + 1]
-        a, b = place[i], place[j]
-        ok_a = a == n or not lacks[a, cards[j] - 1]
-        ok_b = b == n or not lacks[b, cards[i] - 1]
-        if a != b and ok_a and ok_b:
-            cards[i], cards[j] = cards[j], cards[i]
-    hands[:] = 0
-    for t in range(m):
-        if place[t] < n:
-            hands[place[t], cards[t] - 1] += 1
-
-
-@njit
-def _resample_hidden(s: np.ndarray, cfg: np.ndarray, seat: int, prng: np.ndarray) -> np.ndarray:
-    """``rules.resample_hidden`` with the same draws: the other seats' re-dealt hands, in seat order."""
-    players = cfg[C_PLAYERS]
-    n = players - 1
-    others = np.empty(n, dtype=np.int64)
-    sizes = np.empty(n, dtype=np.int64)
-    lacks = np.zeros((n, NV), dtype=np.bool_)
-    at = 0
-    for p in range(players):
-        if p != seat:
-            others[at] = p
-            sizes[at] = s[SIZES + p]
-            for v in range(NV):
-                lacks[at, v] = s[KNOWN_MISSING + p * NV + v] != 0
-            at += 1
-    unseen = np.empty(NV, dtype=np.int64)
-    m = 0
-    for v in range(NV):
-        unseen[v] = COPIES - int(s[DISCARDED + v]) - int(s[HANDS + seat * NV + v])
-        m += unseen[v]
-    pool = np.empty(m, dtype=np.int64)
-    at = 0
-    for v in range(NV):
-        for _ in range(unseen[v]):
-            pool[at] = v + 1
-            at += 1
-    shuffle(prng, pool, m)
-    hands = np.zeros((n, NV), dtype=np.int64)
-    broken = False
-    at = 0
-    for j in range(n):
-        for _ in range(sizes[j]):
-            if lacks[j, pool[at] - 1]:
-                broken = True
-            hands[j, pool[at] - 1] += 1
-            at += 1
-    if broken:
-        if not _constrained_deal(pool, sizes, lacks, prng, hands):
-            _walk_deal(unseen, sizes, lacks, prng, hands)
-    return hands
-
-
 # ---------------------------------------------------------------------------- the greedy player
 @njit
 def _can_discard(s: np.ndarray, hand: np.ndarray, free_bits: int) -> bool:
@@ -621,16 +343,20 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
     if only >= 0:
         return only
     seat = int(s[CURRENT])
-    first = _resample_hidden(s, cfg, seat, prng)
-    second = _resample_hidden(s, cfg, seat, prng)
+    table = redeal_table(s, cfg, seat)
+    n = table.sizes.shape[0]
+    first = np.empty((n, NV), dtype=np.int64)
+    second = np.empty((n, NV), dtype=np.int64)
+    redeal(table, prng, first)
+    redeal(table, prng, second)
     hidden = False
-    for j in range(first.shape[0]):
+    for j in range(n):
         for v in range(NV):
             if first[j, v] != second[j, v]:
                 hidden = True
-    if hidden:
+    if hidden:  # read by nothing but the stream: the draws without the deals
         for _ in range(GREEDY_SAMPLES - 2):
-            _resample_hidden(s, cfg, seat, prng)
+            redeal(table, prng, first, False)
     for _ in range(GREEDY_SAMPLES):  # the sampling seeds (integers(0, 2**63): one 64-bit draw each)
         uniform(prng)
     hand = _own_hand(s, seat)

@@ -1,7 +1,7 @@
 """Cardiceo's compiled greedy and heuristic players (ice_envs/cardiceo/compiled_players.py) decide as the
 Python players do: decision by decision over every table size and variant, and on the pieces that are
-easy to get subtly wrong (the lattice of ``E`` bit for bit, plan ranking on random positions, the greedy
-agent's re-deals draw for draw, the kept lattice)."""
+easy to get subtly wrong (the lattice of ``E`` bit for bit, plan ranking on random positions, the kept
+lattice; the greedy agent's re-deals draw for draw in test_compiled_redeal.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from ice_envs.cardiceo import compiled_players as cp
 from ice_envs.cardiceo.spec import SPEC
 from ice_envs.core import vector
 from ice_envs.core.player_parity import run_player_parity
-from ice_envs.core.splitmix import SplitMixRng
 
 VARIANTS = sorted(SPEC.variants)
 #: Games per table size and variant: about 21,000 heuristic and 3,000 greedy decisions in all (the Python
@@ -146,60 +145,6 @@ def test_kept_lattice_covers_smaller_hands_only() -> None:
     strides, turns = cp._lattice(memory, other)
     assert np.array_equal(memory[cp.MEM_TOP : cp.MEM_TOP + rules.NUM_VALUES], other)
     assert turns[cp._index(other, strides)] == solitaire.Lattice(other).expected_turns(other) * compiled_lattice.GRID
-
-
-@pytest.mark.parametrize("players", [3, 6])
-def test_redeal_draws_as_resample_hidden(players: int) -> None:
-    """Every path of ``rules.resample_hidden``: unconstrained, the constrained proposals and the walk."""
-    engine = vector.make("cardiceo", 1, players, seed=0, engine="compiled")
-    cfg = engine._cfg
-    paths = set()
-    for seed in range(30):
-        state = rules.new_game(rules.CardiceoConfig(num_players=players), np.random.default_rng(seed))
-        gen = np.random.default_rng(100 + seed)
-        tight = seed % 3  # 0: no record, 1: a few known gaps, 2: every seat known to lack all it does not hold
-        for p in range(1, players):
-            lacks = state.hands[p] == 0
-            if tight == 1:
-                lacks &= gen.random(rules.NUM_VALUES) < 0.3
-            state.known_missing[p] = lacks if tight else False
-        row = np.asarray(engine.pack_state(state), dtype=np.int8)
-        stream = SplitMixRng(1000 + seed)
-        prng = np.array([1000 + seed, 0], dtype=np.uint64)
-        for _ in range(3):
-            expected = rules.resample_hidden(state, 0, stream)
-            got = cp._resample_hidden(row, cfg, 0, prng)
-            assert np.array_equal(got, expected.hands[1:]), seed
-            assert int(prng[0]) == stream.state, seed
-        paths.add(tight)
-    assert paths == {0, 1, 2}
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_constrained_and_walk_deals_draw_as_the_rules(seed: int) -> None:
-    """Six full hands of a 60-card deck with a record that pins every hand (few proposals fit, or none)."""
-    state = rules.new_game(rules.CardiceoConfig(num_players=6), np.random.default_rng(seed))
-    for p in range(6):
-        state.known_missing[p] = state.hands[p] == 0
-    others = list(range(1, 6))
-    unseen = rules.full_deck_counts() - state.discarded - state.hands[0]
-    sizes = np.array([int(state.hands[p].sum()) for p in others], dtype=np.int64)
-    lacks = state.known_missing[others]
-    pool = np.repeat(np.arange(1, rules.NUM_VALUES + 1), unseen)
-    SplitMixRng(seed).shuffle(pool)
-    stream, prng = SplitMixRng(seed), np.array([seed, 0], dtype=np.uint64)
-    expected = rules._constrained_deal(pool.copy(), sizes.tolist(), lacks, stream)
-    got = np.zeros((5, rules.NUM_VALUES), dtype=np.int64)
-    assert cp._constrained_deal(pool, sizes, lacks, prng, got) == (expected is not None)
-    assert int(prng[0]) == stream.state
-    if expected is not None:
-        assert np.array_equal(got, expected)
-    expected = rules._walk_deal(unseen, sizes.tolist(), lacks, stream)
-    cp._walk_deal(unseen, sizes, lacks, prng, got)
-    assert np.array_equal(got, expected) and int(prng[0]) == stream.state
-    assert np.array_equal(
-        cp._consistent_deal(unseen, sizes, lacks), rules._consistent_deal(unseen, sizes.tolist(), lacks)
-    )
 
 
 def test_greedy_draws_nothing_with_one_legal_action() -> None:
