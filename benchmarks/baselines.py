@@ -76,10 +76,11 @@ def leagues_markdown(entries: list[dict[str, Any]], page: Path) -> str:
         return ""
     parts = [
         "## Leagues: every agent on one scale (suite v1)\n\n"
-        "Per game at its standard table: random, greedy, the heuristic, MCTS and the shipped PPO agent in a round "
-        "robin of mixed tables on the held-out suite v1's deals, seats rotated (how a league is played and read: "
-        "[league.md](league.md); what these show: [leagues.md](leagues.md)). Each is reproduced by its command; "
-        "the tables are identical whatever `--workers` is.\n"
+        "Per game at its standard table: random, greedy, the heuristic, a search agent (the flat search or MCTS) "
+        "and the shipped PPO agent in a round robin of mixed tables on the held-out suite v1's deals, seats rotated "
+        "(how a league is played and read: [league.md](league.md); what these show: [leagues.md](leagues.md)). Each "
+        "is reproduced by its command (a config with `chance: splitmix` deals the compiled engine's games and plays "
+        "them batched); the tables are identical whatever `--workers` is.\n"
     ]
     for entry in entries:
         results = Path(entry["results"])
