@@ -45,6 +45,16 @@ def sea_neighbour(cfg: np.ndarray, space: int, d: int) -> int:
     return -1
 
 
+@njit(inline="always")
+def sea_tables(cfg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The map's tables as slices of the config row: each space's sea directions (a bit per direction)
+    and its neighbours (``NUM_DIRECTIONS`` per space). A loop indexes a slice several times faster than
+    the row at an offset (numba checks a computed index for wrap-around, not a loop's own)."""
+    spaces = cfg[C.C_SPACES]
+    sea_at, nbr_at = cfg[C.T_SEA_DIRS], cfg[C.T_NEIGHBOURS]
+    return cfg[sea_at : sea_at + spaces], cfg[nbr_at : nbr_at + NUM_DIRECTIONS * spaces]
+
+
 # ------------------------------------------------------------------ a binary heap in two arrays
 @njit
 def heap_push(keys: np.ndarray, items: np.ndarray, size: int, key, item: int) -> int:
@@ -105,8 +115,8 @@ def whole_move_distances(
     ``work[0]`` holds each distance's first entry (-1: none; all empty again on return),
     ``work[1]`` and ``work[2]`` each entry's next entry and space (:func:`whole_move_scratch`)."""
     head, nxt, node = work[0], work[1], work[2]
-    sea_at, nbr_at = cfg[C.T_SEA_DIRS], cfg[C.T_NEIGHBOURS]
     spaces = cfg[C.C_SPACES]
+    sea_dirs, nbrs = sea_tables(cfg)
     for x in range(spaces):
         dist[x] = BLOCKED
     entries = 0
@@ -136,11 +146,11 @@ def whole_move_distances(
         if b > dist[t]:
             continue
         base = b + 1 + pens[t]
-        dirs = cfg[sea_at + t]
+        dirs = sea_dirs[t]
         for dd in range(NUM_DIRECTIONS):
             if not dirs >> dd & 1:
                 continue
-            x = cfg[nbr_at + NUM_DIRECTIONS * t + dd]
+            x = nbrs[NUM_DIRECTIONS * t + dd]
             nd = base + pens[x]
             if nd < dist[x]:
                 dist[x] = nd
@@ -161,7 +171,7 @@ def float_distances(
 
     A step from ``x`` to ``t`` costs ``1 + side[x] + side[t] + enter[t]`` (``cap_price`` instead when
     dearer than ``cap_limit``); leaving from an edge space ``x`` costs ``1 + exit_side * side[x]``."""
-    sea_at, nbr_at = cfg[C.T_SEA_DIRS], cfg[C.T_NEIGHBOURS]
+    sea_dirs, nbrs = sea_tables(cfg)
     spaces = cfg[C.C_SPACES]
     for x in range(spaces):
         dist[x] = np.inf
@@ -181,11 +191,11 @@ def float_distances(
         if d > dist[t]:
             continue
         into_t = side[t] + enter[t]
-        dirs = cfg[sea_at + t]
+        dirs = sea_dirs[t]
         for dd in range(NUM_DIRECTIONS):
             if not dirs >> dd & 1:
                 continue
-            x = cfg[nbr_at + NUM_DIRECTIONS * t + dd]
+            x = nbrs[NUM_DIRECTIONS * t + dd]
             w = 1.0 + side[x] + into_t
             if cap_limit >= 0.0 and w > cap_limit:
                 w = cap_price
@@ -193,3 +203,50 @@ def float_distances(
             if nd < dist[x]:
                 dist[x] = nd
                 size = heap_push(keys, items, size, nd, x)
+
+
+@njit
+def whole_move_spread(cfg: np.ndarray, pens: np.ndarray, dist: np.ndarray, work: np.ndarray) -> None:
+    """Whole Moves from the sources already in ``dist`` to every space, settled in place.
+
+    ``dist`` holds each source's starting Moves and ``BLOCKED`` elsewhere; a step between neighbouring sea
+    spaces ``x`` and ``t`` costs ``1 + pens[x] + pens[t]`` either way, as in :func:`whole_move_distances`
+    (which searches from an edge). Distances of ``BLOCKED`` or more stay ``BLOCKED``; ``work`` as there."""
+    head, nxt, node = work[0], work[1], work[2]
+    sea_dirs, nbrs = sea_tables(cfg)
+    entries = 0
+    lo = BLOCKED
+    hi = -1
+    for x in range(cfg[C.C_SPACES]):
+        d0 = dist[x]
+        if d0 < BLOCKED:
+            node[entries] = x
+            nxt[entries] = head[d0]
+            head[d0] = entries
+            entries += 1
+            lo = min(lo, d0)
+            hi = max(hi, d0)
+    b = lo
+    while b <= hi:
+        e = head[b]
+        if e < 0:
+            b += 1
+            continue
+        head[b] = nxt[e]
+        t = node[e]
+        if b > dist[t]:
+            continue
+        base = b + 1 + pens[t]
+        dirs = sea_dirs[t]
+        for dd in range(NUM_DIRECTIONS):
+            if not dirs >> dd & 1:
+                continue
+            x = nbrs[NUM_DIRECTIONS * t + dd]
+            nd = base + pens[x]
+            if nd < dist[x]:
+                dist[x] = nd
+                node[entries] = x
+                nxt[entries] = head[nd]
+                head[nd] = entries
+                entries += 1
+                hi = max(hi, nd)
