@@ -18,6 +18,17 @@ seeds. Values are compared exactly, as integers over the common denominator ``4 
 memoizes, an outcome that leaves every field the value reads as the last valued row had them takes
 that row's value (the dice after an action mostly change only the roll).
 
+Most legal actions push an ice floe or an iceberg, and valuing each costs two route searches per own ship.
+An action that draws nothing or only dice and moves nothing but ice is first bounded instead
+(:func:`_moves_floor`): on the board before the action, each own ship's route terms (a search from the
+ship or its entry edge, :func:`~ice_envs.icebergs.compiled_routes.whole_move_spread`, and one from its
+goal edge) give the cheapest route through every space; ice that leaves a space lowers a route through
+it by at most twice its penalty there, and ice that arrives only adds. So the Moves after the action are
+at least the smaller of the route before and the cheapest route through a space the ice left, less twice
+the fall: an upper bound on the value, exact in integers. The bounded actions are then valued best bound
+first, and only while the bound can still beat the best value found (or tie it with a lower id); every
+other action is valued. The decision is the same highest value and lowest id among equals.
+
 Where the two can differ: (1) a non-solo position where some legal action has a chance path of four
 or more dice (the Python agent samples it with numpy's generator; no such position came up in the
 parity runs); (2) the solo game, where the ice movement table at the end of a turn draws icebergs,
