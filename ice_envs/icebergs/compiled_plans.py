@@ -402,13 +402,11 @@ def _score_path(
     for j in range(1, n + 1):
         sp = path[j]
         f, b, sh = s[floes + sp], s[bergs + sp], board.ships[sp]
-        cf = f > 0 and not board.solo and _choose_ice_dest(s, cfg, board, sp, avoid, no_bonus) >= 0
-        cb = (
-            b > 0
-            and moves >= ICEBERG_COST
-            and not board.solo
-            and _choose_ice_dest(s, cfg, board, sp, avoid, no_bonus) >= 0
-        )
+        # whether the ice of ``sp`` has somewhere to go: one question for floes and icebergs alike
+        movable = (f > 0 or (b > 0 and moves >= ICEBERG_COST)) and not board.solo
+        movable = movable and _choose_ice_dest(s, cfg, board, sp, avoid, no_bonus) >= 0
+        cf = f > 0 and movable
+        cb = b > 0 and moves >= ICEBERG_COST and movable
         cl_floes[j] = f if cf else 0
         cl_bergs[j] = b if cb else 0
         clear[j] = (f if cf else 0) + (ICEBERG_COST * b if cb else 0)
