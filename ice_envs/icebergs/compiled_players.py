@@ -91,7 +91,7 @@ FORCING = _forcing_table()
 #: ``POW6[i] == 6**i`` and where the sequences of ``i`` dice start in :data:`FORCING`.
 POW6 = np.array([6**i for i in range(MAX_DICE + 1)], dtype=np.int64)
 FORCING_AT = np.array([(6**i - 1) // 5 for i in range(MAX_DICE + 1)], dtype=np.int64)
-#: :func:`_action_ceiling`'s answer for an action it cannot bound (above every scaled value).
+#: :func:`action_value`'s answer, bounding, for an action it cannot bound (above every scaled value).
 NO_BOUND = 2**62
 #: The greedy value's weights (``greedy.py``).
 WIN, CARGO_HOME, MOVE, CARGO, FUEL = G.WIN, G.CARGO_HOME, G.MOVE, G.CARGO, G.FUEL
