@@ -64,7 +64,7 @@ def own_spaces(s: np.ndarray, cfg: np.ndarray, ship: int) -> np.ndarray:
     return out
 
 
-@njit
+@njit(inline="always")
 def _race_length(s: np.ndarray, cfg: np.ndarray, ship: int) -> float:
     """``heuristic.race_length``."""
     cols = cfg[C.C_COLS]
@@ -100,7 +100,7 @@ def threats(s: np.ndarray, cfg: np.ndarray, seat: int) -> np.ndarray:
     return out
 
 
-@njit
+@njit(inline="always")
 def fuel_penalty(fuel: float, moves_needed: float) -> float:
     """``heuristic.fuel_penalty``."""
     if moves_needed <= 0:
@@ -116,22 +116,23 @@ def board_of(s: np.ndarray, cfg: np.ndarray, ship: int) -> Board:
     """``heuristic.Board``: what ``ship`` sees of the map now."""
     n = cfg[C.C_SPACES]
     floes, bergs = cfg[C.S_FLOES], cfg[C.S_BERG_COUNT]
-    ships = np.zeros(n, dtype=np.int64)
+    counts = np.zeros((2, n), dtype=np.int64)  # one allocation per kind: ships and penalties
+    ships, pen = counts[0], counts[1]
     for k in range(cfg[C.C_SHIPS]):
         p = s[C.POS + k]
         if p >= 0 and k != ship:
             ships[p] += 1
-    pen = np.zeros(n, dtype=np.int64)
-    side = np.zeros(n, dtype=np.float64)
-    enter = np.zeros(n, dtype=np.float64)
+    prices = np.zeros((3, n), dtype=np.float64)
+    side, enter, zero = prices[0], prices[1], prices[2]
     solo = cfg[C.C_SOLO] != 0
+    floe_count, berg_count = s[floes : floes + n], s[bergs : bergs + n]  # slices: a loop indexes them faster
     for x in range(n):
-        pen[x] = s[floes + x] + ICEBERG_PENALTY * s[bergs + x] + ships[x]
+        pen[x] = floe_count[x] + ICEBERG_PENALTY * berg_count[x] + ships[x]
         if solo:
             side[x] = float(pen[x])
-            enter[x] = HAZARD_MOVES * s[bergs + x]
+            enter[x] = HAZARD_MOVES * berg_count[x]
         else:
-            side[x] = 0.5 * s[floes + x] + 1.5 * s[bergs + x] + ships[x]
+            side[x] = 0.5 * floe_count[x] + 1.5 * berg_count[x] + ships[x]
     st = s[C.STATUS + ship]
     active = st == C.START or st == C.AT_SEA or st == C.ALASKA_LOADING or st == C.ALASKA_READY
     goal_east = s[C.LOADED + ship] != 0 or st == C.ALASKA_LOADING or st == C.ALASKA_READY
@@ -140,13 +141,11 @@ def board_of(s: np.ndarray, cfg: np.ndarray, ship: int) -> Board:
     cap_limit = float(SOLO_MOVES) if solo else -1.0
     dist = np.zeros(n if active else 0, dtype=np.float64)
     if active:
-        keys = np.empty(8 * n + 16, dtype=np.float64)
         items = np.empty(8 * n + 16, dtype=np.int64)
-        float_distances(cfg, side, enter, goal_east, exit_side, cap_limit, SOLO_STUCK_MOVES, dist, keys, items)
+        float_distances(cfg, side, enter, goal_east, exit_side, cap_limit, SOLO_STUCK_MOVES, dist, items)
     own = own_spaces(s, cfg, ship)
-    zero = np.zeros(n, dtype=np.float64)
-    seen = np.empty(n, dtype=np.bool_)  # scratch: cleared by each user
-    avoid = np.empty(n, dtype=np.bool_)
+    marks = np.empty((2, n), dtype=np.bool_)  # scratch sets: cleared by each user
+    seen, avoid = marks[0], marks[1]
     return Board(
         ship,
         active,
@@ -167,7 +166,7 @@ def board_of(s: np.ndarray, cfg: np.ndarray, ship: int) -> Board:
     )
 
 
-@njit
+@njit(inline="always")
 def entries(cfg: np.ndarray, board: Board) -> np.ndarray:
     """``Board.entries``: the entry spaces when off the map (east from Newfoundland, west from Alaska)."""
     out = np.empty(cfg[C.C_ROWS], dtype=np.int64)
@@ -181,7 +180,7 @@ def entries(cfg: np.ndarray, board: Board) -> np.ndarray:
     return out[:count]
 
 
-@njit
+@njit(inline="always")
 def firsts(cfg: np.ndarray, board: Board) -> np.ndarray:
     """The first spaces of a route: the entries off the map, else the sea neighbours (direction order)."""
     if board.start == OFF:
@@ -196,13 +195,13 @@ def firsts(cfg: np.ndarray, board: Board) -> np.ndarray:
     return out[:count]
 
 
-@njit
+@njit(inline="always")
 def _on_goal_edge(cfg: np.ndarray, board: Board, space: int) -> bool:
     col = space % cfg[C.C_COLS]
     return col == (cfg[C.C_COLS] - 1 if board.goal_east else 0)
 
 
-@njit
+@njit(inline="always")
 def remaining(cfg: np.ndarray, board: Board) -> float:
     """``Board.remaining``."""
     if not board.active:
@@ -220,14 +219,14 @@ def remaining(cfg: np.ndarray, board: Board) -> float:
     return board.dist[p] + board.pen[p] - board.side[p]
 
 
-@njit
+@njit(inline="always")
 def static_cost(s: np.ndarray, cfg: np.ndarray, board: Board, space: int, entering: bool) -> float:
     """``Board.static_cost``."""
     hazard = HAZARD_MOVES * s[cfg[C.S_BERG_COUNT] + space] if entering else 0.0
     return board.dist[space] + board.pen[space] - board.side[space] + hazard
 
 
-@njit
+@njit(inline="always")
 def route_of(cfg: np.ndarray, board: Board, first: int, out: np.ndarray) -> int:
     """``Board.route`` into ``out`` (start, first, ...); its length, or 0 for a dead end (None)."""
     seen, side, enter, dist = board.seen, board.side, board.enter, board.dist
@@ -267,7 +266,7 @@ def route_of(cfg: np.ndarray, board: Board, first: int, out: np.ndarray) -> int:
 
 
 # ------------------------------------------------------------------ moving ice off the route
-@njit
+@njit(inline="always")
 def _choose_ice_dest(
     s: np.ndarray, cfg: np.ndarray, board: Board, space: int, avoid: np.ndarray, bonus: np.ndarray
 ) -> int:
@@ -315,7 +314,7 @@ def clearing_move(
     return -1
 
 
-@njit
+@njit(inline="always")
 def _spare_savings(spare: float, floes: int, bergs: int) -> tuple[float, bool]:
     """``heuristic.spare_savings``."""
     s = int(spare + 1e-9)
@@ -352,7 +351,7 @@ def _new_plans(cfg: np.ndarray, moves: int) -> Plans:
     )
 
 
-@njit
+@njit(inline="always")
 def _offer(
     plans: Plans, board: Board, moves: int, needed: float, rest: float, route: int, steps: int, haz: float,
     done: bool, af: int, ab: int, fuel_after: float,
@@ -403,13 +402,11 @@ def _score_path(
     for j in range(1, n + 1):
         sp = path[j]
         f, b, sh = s[floes + sp], s[bergs + sp], board.ships[sp]
-        cf = f > 0 and not board.solo and _choose_ice_dest(s, cfg, board, sp, avoid, no_bonus) >= 0
-        cb = (
-            b > 0
-            and moves >= ICEBERG_COST
-            and not board.solo
-            and _choose_ice_dest(s, cfg, board, sp, avoid, no_bonus) >= 0
-        )
+        # whether the ice of ``sp`` has somewhere to go: one question for floes and icebergs alike
+        movable = (f > 0 or (b > 0 and moves >= ICEBERG_COST)) and not board.solo
+        movable = movable and _choose_ice_dest(s, cfg, board, sp, avoid, no_bonus) >= 0
+        cf = f > 0 and movable
+        cb = b > 0 and moves >= ICEBERG_COST and movable
         cl_floes[j] = f if cf else 0
         cl_bergs[j] = b if cb else 0
         clear[j] = (f if cf else 0) + (ICEBERG_COST * b if cb else 0)

@@ -18,6 +18,17 @@ seeds. Values are compared exactly, as integers over the common denominator ``4 
 memoizes, an outcome that leaves every field the value reads as the last valued row had them takes
 that row's value (the dice after an action mostly change only the roll).
 
+Most legal actions push an ice floe or an iceberg, and valuing each costs two route searches per own ship.
+An action that draws nothing or only dice and moves nothing but ice is first bounded instead
+(:func:`_moves_floor`): on the board before the action, each own ship's route terms (a search from the
+ship or its entry edge, :func:`~ice_envs.icebergs.compiled_routes.whole_move_spread`, and one from its
+goal edge) give the cheapest route through every space; ice that leaves a space lowers a route through
+it by at most twice its penalty there, and ice that arrives only adds. So the Moves after the action are
+at least the smaller of the route before and the cheapest route through a space the ice left, less twice
+the fall: an upper bound on the value, exact in integers. The bounded actions are then valued best bound
+first, and only while the bound can still beat the best value found (or tie it with a lower id); every
+other action is valued. The decision is the same highest value and lowest id among equals.
+
 Where the two can differ: (1) a non-solo position where some legal action has a chance path of four
 or more dice (the Python agent samples it with numpy's generator; no such position came up in the
 parity runs); (2) the solo game, where the ice movement table at the end of a turn draws icebergs,
@@ -31,6 +42,8 @@ other decision is the Python agent's.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from ice_envs.core.compiled import njit, uniform
@@ -39,7 +52,7 @@ from ice_envs.core.splitmix import SplitMixRng
 from ice_envs.icebergs import compiled as C
 from ice_envs.icebergs import greedy as G
 from ice_envs.icebergs.compiled_heuristic import MEMORY_WIDTH, heuristic_act
-from ice_envs.icebergs.compiled_routes import BLOCKED, edge_space, whole_move_distances
+from ice_envs.icebergs.compiled_routes import BLOCKED, edge_space, whole_move_distances, whole_move_spread
 
 __all__ = ["FORCING", "PLAYERS", "greedy_act", "greedy_value", "moves_to_go"]
 
@@ -78,6 +91,8 @@ FORCING = _forcing_table()
 #: ``POW6[i] == 6**i`` and where the sequences of ``i`` dice start in :data:`FORCING`.
 POW6 = np.array([6**i for i in range(MAX_DICE + 1)], dtype=np.int64)
 FORCING_AT = np.array([(6**i - 1) // 5 for i in range(MAX_DICE + 1)], dtype=np.int64)
+#: :func:`action_value`'s answer, bounding, for an action it cannot bound (above every scaled value).
+NO_BOUND = 2**62
 #: The greedy value's weights (``greedy.py``).
 WIN, CARGO_HOME, MOVE, CARGO, FUEL = G.WIN, G.CARGO_HOME, G.MOVE, G.CARGO, G.FUEL
 
@@ -152,7 +167,7 @@ def greedy_value(s: np.ndarray, cfg: np.ndarray, seat: int, scratch: np.ndarray,
 
 
 # ------------------------------------------------------------------ the expectation over the dice
-@njit
+@njit(inline="always")
 def _forcing_state(script: np.ndarray, length: int) -> np.uint64:
     code = 0
     for i in range(length):
@@ -192,7 +207,7 @@ def _memo_value(
     if memo[0] and _same_valued_fields(work, memo_row, cfg):
         return memo[1]
     value = greedy_value(work, cfg, seat, scratch, keys)
-    memo_row[:] = work
+    copy_row(memo_row, work)
     memo[0] = 1
     memo[1] = value
     return value
@@ -206,7 +221,7 @@ def _sampled_value(
     """The sum of the values after ``action`` on one outcome per seed, times ``6**MAX_DICE``."""
     total = 0
     for k in range(SAMPLES):
-        work[:] = s
+        copy_row(work, s)
         rng[0] = seeds[k]
         rng[1] = 0
         C.apply(work, action, rng, cfg)
@@ -214,27 +229,203 @@ def _sampled_value(
     return total * POW6[MAX_DICE]
 
 
+# ------------------------------------------------------------------ bounds that skip hopeless actions
+Bounds = namedtuple("Bounds", ["on", "terms", "through", "worth", "cheapest", "script"])
+"""``on``: :func:`action_value` bounds the value rather than values it; what :func:`_moves_floor` reads
+(the route terms of :func:`_route_terms`: ``through[j, a]``, the cheapest route of term ``j`` through
+space ``a``, ``worth[j]`` its cheapest route; ``cheapest``: a scratch row per term); ``script``: the
+dice of the outcome being played."""
+
+
+@njit(inline="always")
+def _rest_value(s: np.ndarray, cfg: np.ndarray, seat: int) -> int:
+    """:func:`greedy_value` less its Moves term (``-MOVE`` times the own ships' :func:`moves_to_go`)."""
+    kps = cfg[C.C_KPS]
+    total = 0
+    if s[C.OVER] and not s[C.TRUNCATED]:
+        total += WIN if s[C.RESULT + seat] > 0 else -WIN
+    for k in range(seat * kps, seat * kps + kps):
+        status = s[C.STATUS + k]
+        if status == C.HOME:
+            total += CARGO_HOME * s[C.CARGO + k]
+        if status != C.SUNK:
+            if s[C.LOADED + k] and status != C.HOME:
+                total += CARGO * s[C.CARGO + k]
+            total += FUEL * s[C.FUEL + k]
+    return total
+
+
+@njit(inline="always")
+def copy_row(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[:] = src`` as a plain loop (numba's slice assignment costs ten times as much on a state row)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(inline="always")
+def fill(dst: np.ndarray, value: int) -> None:
+    """``dst[:] = value`` as a plain loop."""
+    for i in range(dst.shape[0]):
+        dst[i] = value
+
+
+@njit
+def _seed_entries(cfg: np.ndarray, pens: np.ndarray, east_edge: bool, dist: np.ndarray) -> None:
+    """``dist``: the entry price ``1 + pens[x]`` at each ``east_edge`` (or west) space, ``BLOCKED`` elsewhere."""
+    fill(dist, BLOCKED)
+    for r in range(cfg[C.C_ROWS]):
+        x = edge_space(cfg, r, east_edge)
+        if x >= 0:
+            dist[x] = min(dist[x], 1 + pens[x])
+
+
+@njit
+def _route_terms(
+    s: np.ndarray, cfg: np.ndarray, seat: int, reach: np.ndarray, rest: np.ndarray, worth: np.ndarray,
+    keys: np.ndarray,
+) -> int:  # fmt: skip
+    """The own ships' :func:`moves_to_go` as route terms, for :func:`_moves_floor`; their count.
+
+    Term ``j``: ``worth[j]`` Moves, the cheapest of the routes from a start (a ship's space, or the
+    entries of an edge at their price) to a goal edge; ``reach[j]`` the Moves from the start to every
+    space and ``rest[j]`` from every space to the goal (each a search on the ship's penalties)."""
+    kps = cfg[C.C_KPS]
+    spaces = cfg[C.C_SPACES]
+    exit_pen = cfg[C.C_EXIT_PENALTIES] != 0
+    pens = np.zeros(spaces, dtype=np.int64)
+    count = 0
+    for k in range(seat * kps, seat * kps + kps):
+        status = s[C.STATUS + k]
+        if status == C.HOME:
+            continue
+        _penalties(s, cfg, k, pens)
+        loaded_at_sea = status == C.AT_SEA and s[C.LOADED + k] != 0
+        east = rest[count]
+        whole_move_distances(cfg, pens, True, exit_pen, east, keys)
+        if loaded_at_sea:  # off the east edge from the ship's space
+            fill(reach[count], BLOCKED)
+            reach[count][s[C.POS + k]] = 0
+            whole_move_spread(cfg, pens, reach[count], keys)
+            worth[count] = min(BLOCKED, east[s[C.POS + k]])
+            count += 1
+            continue
+        _seed_entries(cfg, pens, False, reach[count])  # back from Alaska: in at the west edge, off the east
+        whole_move_spread(cfg, pens, reach[count], keys)
+        worth[count] = _entry(cfg, False, pens, east)
+        count += 1
+        if status == C.ALASKA_LOADING or status == C.ALASKA_READY:
+            continue
+        west = rest[count]
+        whole_move_distances(cfg, pens, False, exit_pen, west, keys)
+        if status == C.AT_SEA:
+            fill(reach[count], BLOCKED)
+            reach[count][s[C.POS + k]] = 0
+            whole_move_spread(cfg, pens, reach[count], keys)
+            worth[count] = min(BLOCKED, west[s[C.POS + k]])
+        else:  # START, SUNK: in at the east edge, off the west
+            _seed_entries(cfg, pens, True, reach[count])
+            whole_move_spread(cfg, pens, reach[count], keys)
+            worth[count] = _entry(cfg, True, pens, west)
+        count += 1
+    return count
+
+
+@njit(inline="always")
+def _ice_only(s: np.ndarray, after: np.ndarray, cfg: np.ndarray, seat: int) -> bool:
+    """``after`` differs from ``s`` in no ship's space and no own ship's status or load (so the own ships'
+    route terms keep their starts and goals and only the ice may have moved)."""
+    for k in range(cfg[C.C_SHIPS]):
+        if after[C.POS + k] != s[C.POS + k]:
+            return False
+    kps = cfg[C.C_KPS]
+    for k in range(seat * kps, seat * kps + kps):
+        if after[C.STATUS + k] != s[C.STATUS + k] or after[C.LOADED + k] != s[C.LOADED + k]:
+            return False
+    return True
+
+
+@njit(inline="always")
+def _moves_floor(s: np.ndarray, after: np.ndarray, cfg: np.ndarray, bounds: Bounds) -> int:
+    """A lower bound on the own ships' :func:`moves_to_go` in ``after`` (:func:`_ice_only` holds).
+
+    Only the ice moved, so each ship's penalty changed by the same amount in each space. A route of
+    the new board that passes no space whose penalty fell costs at least what it cost before, so at
+    least its term's ``worth``; one that passes such a space ``a`` cost at least ``through[a]`` (the
+    cheapest route through ``a`` on ``s``) before, and a route passes each space once, where its penalty
+    counts at most twice: it costs at least that less twice the fall summed over the spaces. Capping
+    at ``BLOCKED`` keeps the bound."""
+    floes, bergs = cfg[C.S_FLOES], cfg[C.S_BERG_COUNT]
+    spaces = cfg[C.C_SPACES]
+    terms, through, worth = bounds.terms, bounds.through, bounds.worth
+    # slices: numba indexes them without the checks an offset index costs (several times faster)
+    floes_now, floes_before = after[floes : floes + spaces], s[floes : floes + spaces]
+    bergs_now, bergs_before = after[bergs : bergs + spaces], s[bergs : bergs + spaces]
+    lowest = 0
+    for x in range(spaces):  # no branch: the common case (nothing fell) is one quick pass
+        lowest = min(lowest, (floes_now[x] - floes_before[x]) + 3 * (bergs_now[x] - bergs_before[x]))
+    total = 0
+    if lowest == 0:
+        for j in range(terms):
+            total += worth[j]
+        return total
+    fall = 0
+    cheapest = bounds.cheapest
+    fill(cheapest, 2 * BLOCKED + 1)
+    for x in range(spaces):
+        change = (floes_now[x] - floes_before[x]) + 3 * (bergs_now[x] - bergs_before[x])
+        if change < 0:
+            fall -= change
+            for j in range(terms):
+                cheapest[j] = min(cheapest[j], through[j, x])
+    for j in range(terms):
+        total += min(worth[j], cheapest[j] - 2 * fall)
+    return total
+
+
+@njit(inline="always")
+def _outcome_worth(
+    s: np.ndarray, work: np.ndarray, cfg: np.ndarray, seat: int, scratch: np.ndarray, keys: np.ndarray,
+    memo_row: np.ndarray, memo: np.ndarray, bounds: Bounds,
+) -> int:  # fmt: skip
+    """The value of the outcome ``work`` of an action on ``s``: exact (:func:`_memo_value`), or with
+    ``bounds.on``, an upper bound from :func:`_moves_floor` (``NO_BOUND`` when it moved more than ice)."""
+    if not bounds.on:
+        return _memo_value(work, cfg, seat, scratch, keys, memo_row, memo)
+    if not _ice_only(s, work, cfg, seat):
+        return NO_BOUND
+    floor = _moves_floor(s, work, cfg, bounds)
+    return _rest_value(work, cfg, seat) - MOVE * floor
+
+
 @njit
 def action_value(
     s: np.ndarray, cfg: np.ndarray, action: int, seat: int, seeds: np.ndarray, work: np.ndarray, rng: np.ndarray,
-    scratch: np.ndarray, keys: np.ndarray, memo_row: np.ndarray, memo: np.ndarray,
+    scratch: np.ndarray, keys: np.ndarray, memo_row: np.ndarray, memo: np.ndarray, bounds: Bounds,
 ) -> int:  # fmt: skip
     """The agent's value of ``action`` times ``SAMPLES * 6**MAX_DICE``: the exact expectation over its
-    dice (the odometer of ``core/chance.py``: a draw past the script takes 0), or sampled (module docstring)."""
+    dice (the odometer of ``core/chance.py``: a draw past the script takes 0), or sampled (module docstring).
+
+    With ``bounds.on``: an upper bound on it from the same outcomes, or ``NO_BOUND`` (an action that moves
+    more than ice or is sampled)."""
     solo = cfg[C.C_SOLO] != 0
     if solo and s[C.PHASE] == C.PHASE_ICE_CHOICE:
+        if bounds.on:
+            return NO_BOUND
         return _sampled_value(s, cfg, action, seat, seeds, work, rng, scratch, keys, memo_row, memo)
-    script = np.zeros(MAX_DICE + 1, dtype=np.int64)
+    script = bounds.script
+    fill(script, 0)
     length = 0
     total = 0
     while True:
         while True:
-            work[:] = s
+            copy_row(work, s)
             rng[0] = _forcing_state(script, min(length, MAX_DICE))
             rng[1] = 0
             C.apply(work, action, rng, cfg)
             drawn = np.int64(rng[1])
             if drawn > MAX_DICE or (solo and _ice_table_reached(s, work)):
+                if bounds.on:
+                    return NO_BOUND
                 return _sampled_value(s, cfg, action, seat, seeds, work, rng, scratch, keys, memo_row, memo)
             if drawn > length:
                 for i in range(length, drawn):
@@ -243,7 +434,10 @@ def action_value(
                 continue
             length = drawn
             break
-        total += _memo_value(work, cfg, seat, scratch, keys, memo_row, memo) * POW6[MAX_DICE - length]
+        worth = _outcome_worth(s, work, cfg, seat, scratch, keys, memo_row, memo, bounds)
+        if worth == NO_BOUND:
+            return NO_BOUND
+        total += worth * POW6[MAX_DICE - length]
         i = length - 1
         while i >= 0 and script[i] + 1 >= 6:
             i -= 1
@@ -271,14 +465,57 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
     keys[0] = -1
     memo_row = s.copy()
     memo = np.zeros(2, dtype=np.int64)
+    # The bounds' tables (the own ships' route terms on ``s``); the solo game's ice table moves ice at
+    # random, so there every action is valued.
+    terms_cap = 2 * cfg[C.C_KPS]
+    reach = np.empty((terms_cap, spaces), dtype=np.int64)
+    rest = np.empty((terms_cap, spaces), dtype=np.int64)
+    worth = np.zeros(terms_cap, dtype=np.int64)
+    solo = cfg[C.C_SOLO] != 0
+    terms = 0 if solo else _route_terms(s, cfg, seat, reach, rest, worth, keys)
+    through = reach  # the cheapest route through each space: from the start to it, and on to the goal
+    for j in range(terms):
+        for x in range(spaces):
+            through[j, x] = reach[j, x] + rest[j, x]
+    cheapest = np.empty(terms_cap, dtype=np.int64)
+    script = np.zeros(MAX_DICE + 1, dtype=np.int64)
+    exact = Bounds(False, terms, through, worth, cheapest, script)
+    bound = Bounds(True, terms, through, worth, cheapest, script)
+    # Every action that moves more than ice is valued; one that moves only ice is valued only while its
+    # bound can still beat (or tie with a lower id) the best value found: the best is the highest
+    # value, the lowest id among equals, whatever order the actions are valued in.
     best = -1
     best_value = 0
+    bounded = np.empty(mask.shape[0], dtype=np.int64)
+    ceilings = np.empty(mask.shape[0], dtype=np.int64)
+    count = 0
     for a in range(mask.shape[0]):
-        if mask[a]:
-            v = action_value(s, cfg, a, seat, seeds, work, rng, scratch, keys, memo_row, memo)
-            if best < 0 or v > best_value:
+        if not mask[a]:
+            continue
+        ceiling = (
+            NO_BOUND if solo else action_value(s, cfg, a, seat, seeds, work, rng, scratch, keys, memo_row, memo, bound)
+        )
+        if ceiling == NO_BOUND:
+            v = action_value(s, cfg, a, seat, seeds, work, rng, scratch, keys, memo_row, memo, exact)
+            if best < 0 or v > best_value or (v == best_value and a < best):
                 best = a
                 best_value = v
+        else:
+            bounded[count] = a
+            ceilings[count] = ceiling
+            count += 1
+    order = np.argsort(-ceilings[:count], kind="mergesort")  # highest bound first, ids ascending
+    for i in order:
+        a = bounded[i]
+        ceiling = ceilings[i]
+        if best >= 0 and ceiling < best_value:
+            break
+        if best >= 0 and ceiling == best_value and a > best:
+            continue
+        v = action_value(s, cfg, a, seat, seeds, work, rng, scratch, keys, memo_row, memo, exact)
+        if best < 0 or v > best_value or (v == best_value and a < best):
+            best = a
+            best_value = v
     return best
 
 

@@ -262,3 +262,115 @@ def test_the_compiled_greedy_plays_the_solo_game_legally():
             env.step(action)
             decided += 1
     assert decided > 20
+
+
+# ------------------------------------------------------------------ the speed-ups' helpers
+def _random_prices(spaces: int, rng: np.random.Generator, solo: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Prices as the heuristic's board makes them: pieces in half Moves, hazards in whole ones."""
+    floes, bergs, ships = rng.integers(0, 3, spaces), rng.integers(0, 2, spaces), rng.integers(0, 2, spaces)
+    if solo:
+        return (floes + 3 * bergs + ships).astype(np.float64), 4.0 * bergs
+    return 0.5 * floes + 1.5 * bergs + ships, np.zeros(spaces)
+
+
+@pytest.mark.parametrize("options", [{}, {"map": "strait"}, {"solo": True}, {"exit_penalties": False}])
+def test_the_bucket_search_gives_the_python_heuristic_distances(options):
+    from ice_envs.icebergs import compiled_routes as R
+    from ice_envs.icebergs import heuristic as H
+
+    env = make_env("icebergs", raw=True, num_players=1 if options.get("solo") else 2, **options)
+    env.reset(seed=0)
+    geo = H.geometry(env.game_state.config.hexmap)
+    engine = vector.make("icebergs", 1, env.num_players, seed=0, engine="compiled", **options)
+    cfg = engine.config_row()
+    spaces = int(cfg[C.C_SPACES])
+    rng = np.random.default_rng(1)
+    items = np.empty(8 * spaces + 16, dtype=np.int64)
+    for trial in range(40):
+        side, enter = _random_prices(spaces, rng, bool(options.get("solo")))
+        goal_east, exit_side = trial % 3 == 0, float(trial % 2)
+        cap = (7.0, 10.0) if options.get("solo") else None
+        limits = cap or (-1.0, 10.0)
+        expected = H.distances(geo, side.tolist(), enter.tolist(), goal_east, exit_side, cap)
+        buckets = np.zeros(spaces)
+        assert R.half_move_distances(cfg, side, enter, goal_east, exit_side, *limits, buckets, items)
+        assert buckets.tolist() == expected
+        # a quarter Move is not whole half Moves: the buckets decline, the heap search answers
+        quarter = side + 0.25
+        heap = np.zeros(spaces)
+        assert not R.half_move_distances(cfg, quarter, enter, goal_east, exit_side, *limits, heap, items)
+        R.float_distances(cfg, quarter, enter, goal_east, exit_side, *limits, heap, items)
+        assert heap.tolist() == H.distances(geo, quarter.tolist(), enter.tolist(), goal_east, exit_side, cap)
+
+
+def _brute_distances(cfg: np.ndarray, pens: np.ndarray, sources: dict[int, int]) -> np.ndarray:
+    """Bellman-Ford over the sea spaces: the Moves from the cheapest source (step: 1 + both penalties)."""
+    from ice_envs.icebergs.compiled_routes import BLOCKED, sea_neighbour
+
+    spaces = pens.shape[0]
+    dist = np.full(spaces, BLOCKED, dtype=np.int64)
+    for x, d in sources.items():
+        dist[x] = min(dist[x], d)
+    changed = True
+    while changed:
+        changed = False
+        for t in range(spaces):
+            for d in range(6):
+                x = sea_neighbour(cfg, t, d)
+                if x >= 0 and dist[t] + 1 + pens[t] + pens[x] < dist[x]:
+                    dist[x] = dist[t] + 1 + pens[t] + pens[x]
+                    changed = True
+    return np.minimum(dist, BLOCKED)
+
+
+def test_the_spread_search_gives_the_cheapest_moves_from_its_sources():
+    from ice_envs.icebergs.compiled_routes import BLOCKED, whole_move_spread
+
+    engine = vector.make("icebergs", 1, 2, seed=0, engine="compiled", map="strait")
+    cfg = engine.config_row()
+    spaces = int(cfg[C.C_SPACES])
+    rng = np.random.default_rng(4)
+    sea = [x for x in range(spaces) if cfg[cfg[C.T_TERRAIN] + x] == 0]
+    for _ in range(10):
+        pens = rng.integers(0, 5, spaces)
+        sources = {int(x): int(rng.integers(0, 6)) for x in rng.choice(sea, size=3, replace=False)}
+        dist = np.full(spaces, BLOCKED, dtype=np.int64)
+        for x, d in sources.items():
+            dist[x] = d
+        whole_move_spread(cfg, pens, dist, whole_move_scratch(spaces))
+        assert np.array_equal(dist, _brute_distances(cfg, pens, sources))
+
+
+@pytest.mark.parametrize(("num_players", "options"), [(2, {}), (3, {"ships_per_player": 2, "map": "strait"})])
+def test_the_greedy_bound_is_never_below_the_value(num_players, options):
+    # The compiled greedy skips an action whose bound cannot win: every bound must be at least the value.
+    from ice_envs.icebergs import compiled_players as P
+
+    engine = _played(num_players, options, steps=120)
+    cfg = engine.config_row()
+    spaces = int(cfg[C.C_SPACES])
+    width = vector.make("icebergs", 1, num_players, seed=0, engine="compiled", **options).reset()[1].shape[1]
+    mask = np.zeros(width, dtype=np.int8)
+    bounded = 0
+    for i in range(engine.num_envs):
+        s = engine.state[i]
+        if s[C.OVER]:
+            continue
+        C.legal(s, cfg, mask)
+        seat = C.deciding(s, cfg)
+        keys = whole_move_scratch(spaces)
+        reach, rest = np.empty((6, spaces), dtype=np.int64), np.empty((6, spaces), dtype=np.int64)
+        worth = np.zeros(6, dtype=np.int64)
+        terms = P._route_terms(s, cfg, seat, reach, rest, worth, keys)
+        through = reach + rest
+        script, cheapest = np.zeros(P.MAX_DICE + 1, dtype=np.int64), np.empty(6, dtype=np.int64)
+        bound = P.Bounds(True, terms, through, worth, cheapest, script)
+        exact = P.Bounds(False, terms, through, worth, cheapest, script)
+        args = (np.zeros(P.SAMPLES, dtype=np.uint64), s.copy(), np.zeros(2 + P.LOG_SLOTS, dtype=np.uint64))
+        scratch = np.zeros((3, spaces), dtype=np.int64)
+        for a in np.flatnonzero(mask):
+            ceiling = P.action_value(s, cfg, a, seat, *args, scratch, keys, s.copy(), np.zeros(2, np.int64), bound)
+            value = P.action_value(s, cfg, a, seat, *args, scratch, keys, s.copy(), np.zeros(2, np.int64), exact)
+            assert ceiling >= value
+            bounded += ceiling != P.NO_BOUND
+    assert bounded >= 50
