@@ -150,19 +150,9 @@ def moves_to_go(s: np.ndarray, cfg: np.ndarray, ship: int, scratch: np.ndarray, 
 def greedy_value(s: np.ndarray, cfg: np.ndarray, seat: int, scratch: np.ndarray, keys: np.ndarray) -> int:
     """``greedy.value``: the greedy value of the row for ``seat`` (higher is better)."""
     kps = cfg[C.C_KPS]
-    total = 0
-    if s[C.OVER] and not s[C.TRUNCATED]:
-        total += WIN if s[C.RESULT + seat] > 0 else -WIN
-    for k in range(seat * kps, seat * kps + kps):
-        if s[C.STATUS + k] == C.HOME:
-            total += CARGO_HOME * s[C.CARGO + k]
+    total = _rest_value(s, cfg, seat)
     for k in range(seat * kps, seat * kps + kps):
         total -= MOVE * moves_to_go(s, cfg, k, scratch, keys)
-        status = s[C.STATUS + k]
-        if status != C.SUNK:
-            if s[C.LOADED + k] and status != C.HOME:
-                total += CARGO * s[C.CARGO + k]
-            total += FUEL * s[C.FUEL + k]
     return total
 
 

@@ -118,51 +118,13 @@ def whole_move_distances(
     The whole-Move distances below ``BLOCKED`` are settled bucket by bucket (Dial's queue):
     ``work[0]`` holds each distance's first entry (-1: none; all empty again on return),
     ``work[1]`` and ``work[2]`` each entry's next entry and space (:func:`whole_move_scratch`)."""
-    head, nxt, node = work[0], work[1], work[2]
-    spaces = cfg[C.C_SPACES]
-    sea_dirs, nbrs = sea_tables(cfg)
-    for x in range(spaces):
+    for x in range(cfg[C.C_SPACES]):
         dist[x] = BLOCKED
-    entries = 0
-    lo = BLOCKED
-    hi = -1
     for r in range(cfg[C.C_ROWS]):
         x = edge_space(cfg, r, east)
-        if x < 0:
-            continue
-        d0 = 1 + (pens[x] if exit_pen else 0)
-        if d0 < dist[x]:
-            dist[x] = d0
-            node[entries] = x
-            nxt[entries] = head[d0]
-            head[d0] = entries
-            entries += 1
-            lo = min(lo, d0)
-            hi = max(hi, d0)
-    b = lo
-    while b <= hi:
-        e = head[b]
-        if e < 0:
-            b += 1
-            continue
-        head[b] = nxt[e]
-        t = node[e]
-        if b > dist[t]:
-            continue
-        base = b + 1 + pens[t]
-        dirs = sea_dirs[t]
-        for dd in range(NUM_DIRECTIONS):
-            if not dirs >> dd & 1:
-                continue
-            x = nbrs[NUM_DIRECTIONS * t + dd]
-            nd = base + pens[x]
-            if nd < dist[x]:
-                dist[x] = nd
-                node[entries] = x
-                nxt[entries] = head[nd]
-                head[nd] = entries
-                entries += 1
-                hi = max(hi, nd)
+        if x >= 0:
+            dist[x] = min(dist[x], 1 + (pens[x] if exit_pen else 0))
+    whole_move_spread(cfg, pens, dist, work)
 
 
 # ------------------------------------------------------------------ the heuristic's float Moves
