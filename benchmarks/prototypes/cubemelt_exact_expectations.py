@@ -1,6 +1,8 @@
 """Does a CubeMelt heuristic re-roll decision hinge on how its expectations ``trans @ values`` are rounded?
 
-Plays heuristic self-play (the Python heuristic decides every move) and, at every re-roll decision that
+Plays heuristic self-play as the heuristic played it with float products (the installed heuristic, its re-roll
+decisions replaced by ``numpy``'s below, so the games are the same whatever is installed) and, at every re-roll
+decision that
 looks ahead (at least one expectation over a re-roll), recomputes the decision with the expectations
 
 * ``numpy``: ``quantised(trans @ values)``, the heuristic as it was (numpy's ``@``, i.e. BLAS, on its float
@@ -10,14 +12,13 @@ looks ahead (at least one expectation over a re-roll), recomputes the decision w
 * ``fsum``: ``math.fsum`` of the float products (the correctly rounded sum);
 * ``exact``: the rational ``sum(w * V) / F**r`` in integers (``w`` the re-roll's outcome counts, ``V`` the
   values in quanta, ``F**r`` the outcomes of the ``r`` re-rolled dice), rounded to the nearest quantum, a tie
-  to the even one (:func:`ice_envs.cubemelt.heuristic.exact_expectations` where that exists, else its copy here);
+  to the even one (computed here, independently of the heuristic);
 * ``exact_up``: the same with a tie rounded up (does any decision read a tie's rounding at all?),
 
-and counts the decisions that differ from ``numpy``'s (``installed``: the heuristic the games are played with,
-which is the exact one once it is installed), the product rows that are exact ties (and those the
+and counts the decisions that differ from ``numpy``'s (``installed``: the installed heuristic's own decision), the product rows that are exact ties (and those the
 decision reads), and the smallest distance of a non-tie row from a rounding boundary.
 
-    python benchmarks/prototypes/cubemelt_exact_expectations.py --games 20 [--suite-games 100]
+    python benchmarks/prototypes/cubemelt_exact_expectations.py --games 95 --suite-games 300 [--only expansion:4]
 """
 
 from __future__ import annotations
