@@ -15,11 +15,10 @@ row keeps them (:func:`_kept_plans`), and a count whose plans equal an earlier c
 :func:`_same_plans`) and :func:`_values` (``values``: the softmaxes, the race-or-melt weighting, the finished games).
 The tables ``COUNTS``, ``KEEPS`` and ``KEEP_OK`` are the heuristic's. The look-ahead over re-rolls is the
 heuristic's integer arithmetic: values in quanta (``int64``), the transition as whole numbers of the ``F**r``
-outcomes of a re-roll (``heuristic.transition_weights``, kept sparse: the 1,716 (keep, re-rolled faces)
-entries, :data:`T_START`, :data:`T_FINAL`; precomputed for the faces of the built-in variants, computed per
-decision for other faces) and each expectation rounded to the nearest quantum, a tie to the even one
-(:func:`_expectations`, ``heuristic.expectations``), so no float and no summation order enters it. The
-position values are rounded to ``VALUE_QUANTUM`` where the Python heuristic rounds them. ``exp`` is libm's
+outcomes of a re-roll (``heuristic.transition_weights``, whole numbers held as float64; precomputed for the
+faces of the built-in variants, computed per decision for other faces) and each expectation rounded to the
+nearest quantum, a tie to the even one (:func:`_expectations`, ``heuristic.expectations``: ``np.dot`` adds whole
+numbers below ``2**53``, so no rounding and no summation order enters it). The position values are rounded to ``VALUE_QUANTUM`` where the Python heuristic rounds them. ``exp`` is libm's
 here and numpy's SIMD one there: they may differ in the last bit, which changes a decision only if a value
 falls within that bit of a rounding boundary of the quantum (about one value in ``2**30``).
 
@@ -159,17 +158,18 @@ KEEP_DICE = np.array([ND - sum(keep) for keep in heuristic.KEEPS], dtype=np.int6
 
 @njit
 def _transition_of(kind_faces: np.ndarray, num_faces: int) -> tuple[np.ndarray, np.ndarray]:
-    """``heuristic.transition_weights`` in the sparse layout: ``(weights, outcomes)``, ``weights[e]`` the rolls of
-    entry ``e`` among the ``outcomes[k] = num_faces ** r`` of its keep (``kind_faces[j]``: the faces of kind ``j``)."""
-    weights = np.empty(T_FINAL.shape[0], dtype=np.int64)
-    for e in range(T_FINAL.shape[0]):
-        w = T_WAYS[e]
-        for k in range(KINDS):
-            w *= kind_faces[k] ** T_ROLL[e, k]
-        weights[e] = w
+    """``heuristic.transition_weights``: ``(weights, outcomes)``, ``weights[k, c]`` the rolls that end on count ``c``
+    among the ``outcomes[k] = num_faces ** r`` of keep ``k`` (``kind_faces[j]``: the faces of kind ``j``). The
+    weights are whole numbers held as float64 (exact, below ``12**6``), for :func:`_expectations`' ``np.dot``."""
+    weights = np.zeros((N_KEEPS, N_COUNTS))
     outcomes = np.empty(N_KEEPS, dtype=np.int64)
     for keep in range(N_KEEPS):
         outcomes[keep] = num_faces ** KEEP_DICE[keep]
+        for e in range(T_START[keep], T_START[keep + 1]):
+            w = T_WAYS[e]
+            for k in range(KINDS):
+                w *= kind_faces[k] ** T_ROLL[e, k]
+            weights[keep, T_FINAL[e]] += w
     return weights, outcomes
 
 
@@ -223,13 +223,17 @@ def _quantised(x: float) -> float:
 
 
 @njit
-def _expectations(weights: np.ndarray, outcomes: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
+def _expectations(
+    weights: np.ndarray, outcomes: np.ndarray, values: np.ndarray, scratch: np.ndarray, out: np.ndarray
+) -> None:
     """``heuristic.expectations``: each keep's ``sum(w * V) / F**r`` rounded to the nearest quantum, a tie to the
-    even one, in int64 (``values`` and ``out`` in quanta; the heuristic's bound: within ``2**42`` of zero)."""
+    even one (``values`` and ``out`` in quanta, int64; ``scratch``: ``N_COUNTS`` floats). ``np.dot`` (BLAS) adds
+    whole numbers within ``2**42`` of zero, exactly in any order (the heuristic's bound)."""
+    for c in range(N_COUNTS):
+        scratch[c] = values[c]
+    sums = np.dot(weights, scratch)
     for k in range(N_KEEPS):
-        total = 0
-        for e in range(T_START[k], T_START[k + 1]):
-            total += weights[e] * values[T_FINAL[e]]
+        total = np.int64(sums[k])
         d = outcomes[k]
         whole = total // d
         twice = 2 * (total - whole * d)
@@ -705,8 +709,9 @@ def _reroll_action(s: np.ndarray, cfg: np.ndarray, me: int, memory: np.ndarray) 
             terminal[j, row] = np.int64(np.rint(found[row] * QUANTUM_SCALE))
     values = terminal[levels - 1].copy()
     ev = np.empty(N_KEEPS, dtype=np.int64)
+    scratch = np.empty(N_COUNTS)
     for j in range(levels - 2, 0, -1):
-        _expectations(weights, outcomes, values, ev)
+        _expectations(weights, outcomes, values, scratch, ev)
         for row in range(N_COUNTS):  # heuristic._best_over_keeps
             best = terminal[j, row]
             if allowed[j]:
@@ -714,7 +719,7 @@ def _reroll_action(s: np.ndarray, cfg: np.ndarray, me: int, memory: np.ndarray) 
                     if ev[OK_KEEPS[at]] > best:
                         best = ev[OK_KEEPS[at]]
             values[row] = best
-    _expectations(weights, outcomes, values, ev)
+    _expectations(weights, outcomes, values, scratch, ev)
     pick = -1
     for at in range(OK_START[c], OK_START[c + 1]):  # the first keep of the best value
         k = OK_KEEPS[at]

@@ -34,12 +34,12 @@ It reads only the public state of the game (everything in CubeMelt is public).
 **Bit-exact on any CPU.** Position values come from ``exp`` (softmaxes), whose last bit differs between
 numpy's SIMD paths and libm, so every value is rounded to a multiple of :data:`VALUE_QUANTUM` (``2**-20``)
 where it is made (:meth:`CubeMeltHeuristic.values`). The look-ahead over re-rolls works on those values as
-integers, in quanta, and uses no float: keeping ``KEEPS[k]`` and re-rolling ``r`` dice of ``F`` faces ends on
-each face count in a whole number of the ``F**r`` equally likely outcomes (:func:`transition_weights`), so a
-re-roll's expectation is the fraction ``sum(w * V) / F**r``, rounded to the nearest quantum in integer
-arithmetic, a tie to the even one (:func:`expectations`). A float matrix product would round those ties
-by the order of its sum, which differs between BLAS builds. Ties between options are broken by a fixed
-rule: stop before re-rolling, the first keep in :data:`KEEPS` order, Love before Adventure, decline the Ninja.
+integers, in quanta, and rounds nothing but its own expectations, exactly: keeping ``KEEPS[k]`` and re-rolling
+``r`` dice of ``F`` faces ends on each face count in a whole number of the ``F**r`` equally likely outcomes
+(:func:`transition_weights`), so a re-roll's expectation is the fraction ``sum(w * V) / F**r``, rounded to the
+nearest quantum in integer arithmetic, a tie to the even one (:func:`expectations`; its sums are of whole
+numbers below ``2**53``, exact in any order). A float product of the probabilities would round those ties by
+the order of its sum, which differs between BLAS builds. Ties between options are broken by a fixed rule: stop before re-rolling, the first keep in :data:`KEEPS` order, Love before Adventure, decline the Ninja.
 """
 
 from __future__ import annotations
@@ -142,14 +142,26 @@ def in_quanta(values: np.ndarray) -> np.ndarray:
 
 def expectations(weights: np.ndarray, outcomes: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Each keep's expected value over its re-roll, in quanta, rounded to the nearest quantum (a tie to the even
-    one): ``round(weights @ values / outcomes)`` in integers (:func:`transition_weights`; ``values`` in quanta).
+    one): ``round(weights @ values / outcomes)`` (:func:`transition_weights`; ``values`` in quanta, int64 out).
 
-    No overflow: ``|values| <= 2**20`` (values lie in [-1, 1]) and a row's weights sum to at most ``12**6 < 2**22``,
-    so every partial sum lies within ``2**42`` of zero.
+    Exact in any summation order: ``|values| <= 2**20`` (values lie in [-1, 1]) and a row's weights sum to at most
+    ``12**6 < 2**22``, so every product and every partial sum is an integer within ``2**42`` of zero. A float64
+    holds each exactly (``2**42 < 2**53``), so the product may be BLAS's (``weights`` given as float64: its order,
+    blocking and fused multiply-adds round nothing), and int64 cannot overflow.
     """
-    whole, rest = np.divmod(weights @ values, outcomes)
+    sums = (np.asarray(weights, dtype=np.float64) @ np.asarray(values, dtype=np.float64)).astype(np.int64)
+    whole, rest = np.divmod(sums, outcomes)
     twice = 2 * rest
     return whole + ((twice > outcomes) | ((twice == outcomes) & (whole % 2 == 1)))
+
+
+@lru_cache(maxsize=8)
+def _summable_weights(faces: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`transition_weights` with the weights as float64 (whole numbers, exact) for :func:`expectations`."""
+    weights, outcomes = transition_weights(faces)
+    summable = weights.astype(np.float64)
+    summable.flags.writeable = False
+    return summable, outcomes
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -209,7 +221,7 @@ class CubeMeltHeuristic(SeededAgent):
         c = _COUNT_INDEX[counts]
         levels = self._levels(s, me)
         terminal = [in_quanta(self.terminal_values(s, me, paid)) for paid, _ in levels]
-        weights, outcomes = transition_weights(tuple(s.config.faces))
+        weights, outcomes = _summable_weights(tuple(s.config.faces))
         values = terminal[-1]
         for j in range(len(levels) - 2, 0, -1):
             values = self._best_over_keeps(terminal[j], expectations(weights, outcomes, values), levels[j][1])

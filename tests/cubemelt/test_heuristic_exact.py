@@ -84,12 +84,30 @@ def test_mirrored_keeps_of_mirrored_values_are_worth_the_same() -> None:
             assert ev[k] == ev[KEEPS.index((keep[0], keep[1], keep[3], keep[2]))]
 
 
-def test_the_reroll_decision_reads_only_integers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Over heuristic self-play, every expectation the re-roll decision takes is of int64 values into int64."""
+@pytest.mark.parametrize("faces", [FACES[0], ("heart",) * 12])
+def test_expectations_do_not_depend_on_the_order_of_the_sum(faces: tuple[str, ...]) -> None:
+    """The float64 product of :func:`expectations` adds whole numbers below ``2**53``: any order gives the same."""
+    weights, outcomes = transition_weights(ids(faces))
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        values = rng.integers(-(2**20), 2**20 + 1, len(COUNTS))
+        order = rng.permutation(len(COUNTS))
+        ev = expectations(weights, outcomes, values)
+        assert np.array_equal(ev, expectations(weights[:, order], outcomes, values[order]))
+        assert np.array_equal(ev, expectations(weights[:, ::-1].astype(np.float64), outcomes, values[::-1]))
+        sums = np.array([sum(int(w) * int(v) for w, v in zip(row, values, strict=True)) for row in weights])
+        assert np.abs(sums).max() < 2**53
+        assert np.array_equal(ev, [round(Fraction(int(t), int(d))) for t, d in zip(sums, outcomes, strict=True)])
+
+
+def test_the_reroll_decision_reads_only_whole_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over heuristic play, every expectation the re-roll decision takes is of whole-number weights (float64, exact)
+    and int64 values in quanta, into int64."""
     calls = []
 
     def checked(weights: np.ndarray, outcomes: np.ndarray, values: np.ndarray) -> np.ndarray:
-        assert weights.dtype == outcomes.dtype == values.dtype == np.int64
+        assert outcomes.dtype == values.dtype == np.int64
+        assert np.array_equal(weights, np.round(weights)) and np.array_equal(weights.sum(axis=1), outcomes)
         out = expectations(weights, outcomes, values)
         assert out.dtype == np.int64
         calls.append(1)
@@ -106,8 +124,7 @@ def test_the_reroll_decision_reads_only_integers(monkeypatch: pytest.MonkeyPatch
                 action = agent.reroll_action(state, state.active)
                 decisions += 1
             else:
-                legal = rules.legal_actions(state)
-                action = int(legal[0])
+                action = int(rules.legal_actions(state)[0])
             if action not in rules.legal_actions(state):
                 action = rules.STOP
             rules.apply(state, action, rng)
