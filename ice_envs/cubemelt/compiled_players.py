@@ -13,14 +13,14 @@ and ``_plan_values``: the face counts' plans from the engine's ``_plan``, the Kn
 the Unicorn; the plans depend only on the config, the active seat and the Ninja flag, so the seat's memory
 row keeps them (:func:`_kept_plans`), and a count whose plans equal an earlier count's takes its value,
 :func:`_same_plans`) and :func:`_values` (``values``: the softmaxes, the race-or-melt weighting, the finished games).
-The tables ``COUNTS``, ``KEEPS`` and ``KEEP_OK`` are the heuristic's. The transition of a keep to the face
-counts (``heuristic.transition``) is computed by the same float operations (``math.pow`` is the C ``pow`` of
-Python's ``**``), once for the faces of the built-in variants and per decision for other faces. The
-expectations ``trans @ values`` are ``np.dot``, which calls the BLAS matrix-vector product that numpy's
-``@`` calls (so the sums are added in the same order: the tests check it bit for bit), and every value is rounded to ``VALUE_QUANTUM`` where the Python
-heuristic rounds it, so the comparisons are the same. ``exp`` is libm's here and numpy's SIMD one there:
-they may differ in the last bit, which changes a decision only if a value falls within that bit of a
-rounding boundary of the quantum (about one value in ``2**30``).
+The tables ``COUNTS``, ``KEEPS`` and ``KEEP_OK`` are the heuristic's. The look-ahead over re-rolls is the
+heuristic's integer arithmetic: values in quanta (``int64``), the transition as whole numbers of the ``F**r``
+outcomes of a re-roll (``heuristic.transition_weights``, whole numbers held as float64; precomputed for the
+faces of the built-in variants, computed per decision for other faces) and each expectation rounded to the
+nearest quantum, a tie to the even one (:func:`_expectations`, ``heuristic.expectations``: ``np.dot`` adds whole
+numbers below ``2**53``, so no rounding and no summation order enters it). The position values are rounded to ``VALUE_QUANTUM`` where the Python heuristic rounds them. ``exp`` is libm's
+here and numpy's SIMD one there: they may differ in the last bit, which changes a decision only if a value
+falls within that bit of a rounding boundary of the quantum (about one value in ``2**30``).
 
 **greedy** mirrors ``agents/greedy.py``'s ``GreedyAgent`` on CubeMelt's value (:func:`ice_envs.cubemelt.greedy.value`,
 :func:`_greedy_value` here) through the game's ``expected_values`` hook, which takes every action exactly:
@@ -147,23 +147,30 @@ def _transition_layout() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
 
 T_START, T_FINAL, T_ROLL, T_DICE = _transition_layout()
 FACTORIAL = np.array([math.factorial(k) for k in range(ND + 1)], dtype=np.int64)
+#: ``T_WAYS[e]``: the orders of entry ``e``'s re-rolled dice, ``r! / prod(x!)``.
+T_WAYS = np.array(
+    [math.factorial(int(r)) // math.prod(math.factorial(int(x)) for x in roll) for roll, r in zip(T_ROLL, T_DICE)],
+    dtype=np.int64,
+)
+#: ``KEEP_DICE[k]``: the dice keep ``k`` re-rolls.
+KEEP_DICE = np.array([ND - sum(keep) for keep in heuristic.KEEPS], dtype=np.int64)
 
 
 @njit
-def _transition_of(kind_faces: np.ndarray, num_faces: int) -> np.ndarray:
-    """``heuristic.transition``: ``P[keep, counts]``, each entry ``float(r!) * prod(p ** x / x!)`` computed with
-    the same float operations (``p`` a kind's share of the ``num_faces`` faces; zero where it has none)."""
-    p = np.empty(KINDS)
-    for k in range(KINDS):
-        p[k] = kind_faces[k] / num_faces
-    out = np.zeros((N_KEEPS, N_COUNTS))
+def _transition_of(kind_faces: np.ndarray, num_faces: int) -> tuple[np.ndarray, np.ndarray]:
+    """``heuristic.transition_weights``: ``(weights, outcomes)``, ``weights[k, c]`` the rolls that end on count ``c``
+    among the ``outcomes[k] = num_faces ** r`` of keep ``k`` (``kind_faces[j]``: the faces of kind ``j``). The
+    weights are whole numbers held as float64 (exact, below ``12**6``), for :func:`_expectations`' ``np.dot``."""
+    weights = np.zeros((N_KEEPS, N_COUNTS))
+    outcomes = np.empty(N_KEEPS, dtype=np.int64)
     for keep in range(N_KEEPS):
+        outcomes[keep] = num_faces ** KEEP_DICE[keep]
         for e in range(T_START[keep], T_START[keep + 1]):
-            prob = float(FACTORIAL[T_DICE[e]])
+            w = T_WAYS[e]
             for k in range(KINDS):
-                prob *= math.pow(p[k], float(T_ROLL[e, k])) / FACTORIAL[T_ROLL[e, k]]
-            out[keep, T_FINAL[e]] += prob
-    return out
+                w *= kind_faces[k] ** T_ROLL[e, k]
+            weights[keep, T_FINAL[e]] += w
+    return weights, outcomes
 
 
 def _faces_key(faces: tuple[int, ...]) -> int:
@@ -171,7 +178,7 @@ def _faces_key(faces: tuple[int, ...]) -> int:
     return len(faces) * 13**KINDS + sum(c * 13**k for k, c in enumerate(kinds))
 
 
-def _precomputed() -> tuple[np.ndarray, np.ndarray]:
+def _precomputed() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The transitions of the faces of the built-in variants (keys by :func:`_faces_key`)."""
     from ice_envs.cubemelt.spec import SPEC
 
@@ -179,20 +186,22 @@ def _precomputed() -> tuple[np.ndarray, np.ndarray]:
     for variant in SPEC.variants.values():
         if "faces" in variant.options:
             found.add(tuple(variant.options["faces"]))
-    keys, tables = [], []
+    keys, weights, outcomes = [], [], []
     for names in sorted(found):
         faces = tuple(rules.FACE_NAMES.index(f) for f in names)
         kinds = np.array([faces.count(k) for k in range(KINDS)], dtype=np.int64)
         keys.append(_faces_key(faces))
-        tables.append(_transition_of(kinds, len(faces)))
-    return np.array(keys, dtype=np.int64), np.stack(tables)
+        w, o = _transition_of(kinds, len(faces))
+        weights.append(w)
+        outcomes.append(o)
+    return np.array(keys, dtype=np.int64), np.stack(weights), np.stack(outcomes)
 
 
-TRANS_KEYS, TRANS_TABLES = _precomputed()
+TRANS_KEYS, TRANS_WEIGHTS, TRANS_OUTCOMES = _precomputed()
 
 
 @njit
-def _transition(cfg: np.ndarray) -> np.ndarray:
+def _transition(cfg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The transition of the config's faces (precomputed for the built-in variants, else computed now)."""
     nf = cfg[C_NUM_FACES]
     kinds = np.zeros(KINDS, dtype=np.int64)
@@ -203,7 +212,7 @@ def _transition(cfg: np.ndarray) -> np.ndarray:
         key += kinds[k] * 13**k
     for t in range(TRANS_KEYS.shape[0]):
         if TRANS_KEYS[t] == key:
-            return TRANS_TABLES[t]
+            return TRANS_WEIGHTS[t], TRANS_OUTCOMES[t]
     return _transition_of(kinds, nf)
 
 
@@ -214,12 +223,23 @@ def _quantised(x: float) -> float:
 
 
 @njit
-def _expectations(trans: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
-    """``quantised(trans @ values)``: ``np.dot`` is the BLAS matrix-vector product numpy's ``@`` calls, so the
-    sums are added in the same order (the tests check it bit for bit)."""
-    ev = np.dot(trans, values)
+def _expectations(
+    weights: np.ndarray, outcomes: np.ndarray, values: np.ndarray, scratch: np.ndarray, out: np.ndarray
+) -> None:
+    """``heuristic.expectations``: each keep's ``sum(w * V) / F**r`` rounded to the nearest quantum, a tie to the
+    even one (``values`` and ``out`` in quanta, int64; ``scratch``: ``N_COUNTS`` floats). ``np.dot`` (BLAS) adds
+    whole numbers within ``2**42`` of zero, exactly in any order (the heuristic's bound)."""
+    for c in range(N_COUNTS):
+        scratch[c] = values[c]
+    sums = np.dot(weights, scratch)
     for k in range(N_KEEPS):
-        out[k] = _quantised(ev[k])
+        total = np.int64(sums[k])
+        d = outcomes[k]
+        whole = total // d
+        twice = 2 * (total - whole * d)
+        if twice > d or (twice == d and whole % 2 == 1):
+            whole += 1
+        out[k] = whole
 
 
 # ---------------------------------------------------------------------------- position values
@@ -680,14 +700,18 @@ def _reroll_action(s: np.ndarray, cfg: np.ndarray, me: int, memory: np.ndarray) 
     if not allowed[0] or levels < 2:
         return STOP
     c = _count_index(s)
-    trans = _transition(cfg)
-    terminal = np.empty((levels, N_COUNTS))
+    weights, outcomes = _transition(cfg)
+    terminal = np.empty((levels, N_COUNTS), dtype=np.int64)  # in quanta
+    found = np.empty(N_COUNTS)
     for j in range(levels):
-        _cached_terminal_values(s, cfg, me, paid[j], BEST, terminal[j], memory)
+        _cached_terminal_values(s, cfg, me, paid[j], BEST, found, memory)
+        for row in range(N_COUNTS):
+            terminal[j, row] = np.int64(np.rint(found[row] * QUANTUM_SCALE))
     values = terminal[levels - 1].copy()
-    ev = np.empty(N_KEEPS)
+    ev = np.empty(N_KEEPS, dtype=np.int64)
+    scratch = np.empty(N_COUNTS)
     for j in range(levels - 2, 0, -1):
-        _expectations(trans, values, ev)
+        _expectations(weights, outcomes, values, scratch, ev)
         for row in range(N_COUNTS):  # heuristic._best_over_keeps
             best = terminal[j, row]
             if allowed[j]:
@@ -695,7 +719,7 @@ def _reroll_action(s: np.ndarray, cfg: np.ndarray, me: int, memory: np.ndarray) 
                     if ev[OK_KEEPS[at]] > best:
                         best = ev[OK_KEEPS[at]]
             values[row] = best
-    _expectations(trans, values, ev)
+    _expectations(weights, outcomes, values, scratch, ev)
     pick = -1
     for at in range(OK_START[c], OK_START[c + 1]):  # the first keep of the best value
         k = OK_KEEPS[at]

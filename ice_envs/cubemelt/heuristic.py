@@ -31,12 +31,15 @@ Strategy, as a decent player would play:
 
 It reads only the public state of the game (everything in CubeMelt is public).
 
-**Bit-exact on any CPU.** Position values come from ``exp`` (softmaxes) and from matrix products,
-whose last bit differs between numpy's SIMD paths and BLAS builds. Every value is therefore
-rounded to a multiple of :data:`VALUE_QUANTUM` (``2**-20``) where it is made — by
-:meth:`CubeMeltHeuristic.values` and after every expectation over a re-roll — and all
-comparisons are exact on those multiples. Ties are broken by a fixed rule: stop before
-re-rolling, the first keep in :data:`KEEPS` order, Love before Adventure, decline the Ninja.
+**Bit-exact on any CPU.** Position values come from ``exp`` (softmaxes), whose last bit differs between
+numpy's SIMD paths and libm, so every value is rounded to a multiple of :data:`VALUE_QUANTUM` (``2**-20``)
+where it is made (:meth:`CubeMeltHeuristic.values`). The look-ahead over re-rolls works on those values as
+integers, in quanta, and rounds nothing but its own expectations, exactly: keeping ``KEEPS[k]`` and re-rolling
+``r`` dice of ``F`` faces ends on each face count in a whole number of the ``F**r`` equally likely outcomes
+(:func:`transition_weights`), so a re-roll's expectation is the fraction ``sum(w * V) / F**r``, rounded to the
+nearest quantum in integer arithmetic, a tie to the even one (:func:`expectations`; its sums are of whole
+numbers below ``2**53``, exact in any order). A float product of the probabilities would round those ties by
+the order of its sum, which differs between BLAS builds. Ties between options are broken by a fixed rule: stop before re-rolling, the first keep in :data:`KEEPS` order, Love before Adventure, decline the Ninja.
 """
 
 from __future__ import annotations
@@ -67,27 +70,45 @@ _KEEP_OK = np.array(
 #: How many re-rolls beyond the current one the look-ahead considers (house rules allow 1 paid;
 #: ``docs/rules/cubemelt.md`` R2.3).
 _MAX_LOOKAHEAD = 3
+#: Below every value in quanta: what a keep that may not be taken is worth.
+_NO_KEEP = np.iinfo(np.int64).min
 #: Entries of a heuristic's cache of terminal values before it is emptied (each is 84 floats).
 _TERMINAL_CACHE_SIZE = 4096
 
 
 @lru_cache(maxsize=8)
-def transition(faces: tuple[int, ...]) -> np.ndarray:
-    """``P[k, c]``: probability that keeping ``KEEPS[k]`` and re-rolling the rest ends on ``COUNTS[c]``."""
-    p = [faces.count(kind) / len(faces) for kind in range(_KINDS)]
-    out = np.zeros((len(KEEPS), len(COUNTS)))
+def transition_weights(faces: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """``(weights, outcomes)``: of the ``outcomes[k] = F**r`` equally likely rolls of the ``r`` dice that keeping
+    ``KEEPS[k]`` re-rolls (``F`` faces per die), ``weights[k, c]`` end on ``COUNTS[c]`` (int64, read only).
+
+    ``weights[k, c]`` is the multinomial ``r! / prod(x!)`` times ``prod(faces of kind j ** x[j])``, ``x`` the
+    re-rolled dice's face counts. Every row sums to its ``outcomes``, at most ``12**6`` (a die has 1-12 faces).
+    """
+    nf = len(faces)
+    kind_faces = [faces.count(kind) for kind in range(_KINDS)]
+    weights = np.zeros((len(KEEPS), len(COUNTS)), dtype=np.int64)
+    outcomes = np.zeros(len(KEEPS), dtype=np.int64)
     for ki, keep in enumerate(KEEPS):
         r = _DICE - sum(keep)
+        outcomes[ki] = nf**r
         for roll in product(range(r + 1), repeat=_KINDS):
             if sum(roll) != r:
                 continue
-            prob = float(factorial(r))
+            ways = factorial(r)
             for kind in range(_KINDS):
-                prob *= p[kind] ** roll[kind] / factorial(roll[kind])
-            if prob:
-                final = tuple(keep[j] + roll[j] for j in range(_KINDS))
-                out[ki, _COUNT_INDEX[final]] += prob
-    return out
+                ways = ways // factorial(roll[kind]) * kind_faces[kind] ** roll[kind]
+            if ways:
+                weights[ki, _COUNT_INDEX[tuple(keep[j] + roll[j] for j in range(_KINDS))]] += ways
+    weights.flags.writeable = False
+    outcomes.flags.writeable = False
+    return weights, outcomes
+
+
+def transition(faces: tuple[int, ...]) -> np.ndarray:
+    """``P[k, c]``: probability that keeping ``KEEPS[k]`` and re-rolling the rest ends on ``COUNTS[c]``
+    (:func:`transition_weights` as floats; the heuristic itself computes with the integers)."""
+    weights, outcomes = transition_weights(faces)
+    return weights / outcomes[:, None]
 
 
 @lru_cache(maxsize=64)
@@ -112,6 +133,35 @@ VALUE_QUANTUM = 2.0**-20
 def quantised(values: np.ndarray) -> np.ndarray:
     """``values`` rounded to the nearest multiple of :data:`VALUE_QUANTUM` (ties to even)."""
     return np.rint(np.asarray(values, dtype=np.float64) / VALUE_QUANTUM) * VALUE_QUANTUM
+
+
+def in_quanta(values: np.ndarray) -> np.ndarray:
+    """Values that are multiples of :data:`VALUE_QUANTUM` (in [-1, 1]) as int64 numbers of quanta (exact)."""
+    return np.rint(np.asarray(values, dtype=np.float64) / VALUE_QUANTUM).astype(np.int64)
+
+
+def expectations(weights: np.ndarray, outcomes: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Each keep's expected value over its re-roll, in quanta, rounded to the nearest quantum (a tie to the even
+    one): ``round(weights @ values / outcomes)`` (:func:`transition_weights`; ``values`` in quanta, int64 out).
+
+    Exact in any summation order: ``|values| <= 2**20`` (values lie in [-1, 1]) and a row's weights sum to at most
+    ``12**6 < 2**22``, so every product and every partial sum is an integer within ``2**42`` of zero. A float64
+    holds each exactly (``2**42 < 2**53``), so the product may be BLAS's (``weights`` given as float64: its order,
+    blocking and fused multiply-adds round nothing), and int64 cannot overflow.
+    """
+    sums = (np.asarray(weights, dtype=np.float64) @ np.asarray(values, dtype=np.float64)).astype(np.int64)
+    whole, rest = np.divmod(sums, outcomes)
+    twice = 2 * rest
+    return whole + ((twice > outcomes) | ((twice == outcomes) & (whole % 2 == 1)))
+
+
+@lru_cache(maxsize=8)
+def _summable_weights(faces: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`transition_weights` with the weights as float64 (whole numbers, exact) for :func:`expectations`."""
+    weights, outcomes = transition_weights(faces)
+    summable = weights.astype(np.float64)
+    summable.flags.writeable = False
+    return summable, outcomes
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -170,18 +220,18 @@ class CubeMeltHeuristic(SeededAgent):
         counts = tuple(rules.face_counts(s.dice))
         c = _COUNT_INDEX[counts]
         levels = self._levels(s, me)
-        terminal = [self.terminal_values(s, me, paid) for paid, _ in levels]
-        trans = transition(tuple(s.config.faces))
+        terminal = [in_quanta(self.terminal_values(s, me, paid)) for paid, _ in levels]
+        weights, outcomes = _summable_weights(tuple(s.config.faces))
         values = terminal[-1]
         for j in range(len(levels) - 2, 0, -1):
-            values = self._best_over_keeps(terminal[j], quantised(trans @ values), levels[j][1])
+            values = self._best_over_keeps(terminal[j], expectations(weights, outcomes, values), levels[j][1])
         stop = terminal[0][c]
         if not levels[0][1] or len(levels) < 2:
             return rules.STOP
-        ev = quantised(trans @ values)
-        options = np.where(_KEEP_OK[c], ev, -np.inf)
+        ev = expectations(weights, outcomes, values)
+        options = np.where(_KEEP_OK[c], ev, _NO_KEEP)
         k = int(options.argmax())  # the first keep of the best value
-        if options[k] <= stop:  # exact: the values are multiples of VALUE_QUANTUM; a tie stops
+        if options[k] <= stop:  # integers (quanta); a tie stops
             return rules.STOP
         return self._reroll_mask(s.dice, KEEPS[k])
 
@@ -225,9 +275,10 @@ class CubeMeltHeuristic(SeededAgent):
 
     @staticmethod
     def _best_over_keeps(stop: np.ndarray, keep_values: np.ndarray, allowed: bool) -> np.ndarray:
+        """Per face count, the better of stopping and its best proper keep (in quanta)."""
         if not allowed:
             return stop
-        best = np.where(_KEEP_OK, keep_values[None, :], -np.inf).max(axis=1)
+        best = np.where(_KEEP_OK, keep_values[None, :], _NO_KEEP).max(axis=1)
         return np.maximum(stop, best)
 
     @staticmethod

@@ -61,21 +61,22 @@ def engine_for(players: int = 3, **options):
 
 @pytest.mark.parametrize("faces", FACES)
 def test_transition_matches_the_heuristic(faces: tuple[str, ...]) -> None:
-    engine = engine_for(faces=faces)
-    dense = cp._transition(engine._cfg)
+    dense, outcomes = cp._transition(engine_for(faces=faces)._cfg)
     ids = tuple(rules.FACE_NAMES.index(f) for f in faces)
-    assert np.array_equal(dense, heuristic.transition(ids))
+    expected_weights, expected_outcomes = heuristic.transition_weights(ids)
+    assert np.array_equal(dense, expected_weights) and np.array_equal(outcomes, expected_outcomes)
+    assert np.array_equal(dense.sum(axis=1), outcomes)  # every outcome of a re-roll ends somewhere
 
 
-def test_expectations_match_numpy_bit_for_bit() -> None:
+def test_expectations_match_the_heuristic() -> None:
     rng = np.random.default_rng(3)
-    trans = cp._transition(engine_for()._cfg)
-    dense = heuristic.transition(tuple(rules.FACE_NAMES.index(f) for f in rules.DEFAULT_FACES))
-    out = np.empty(cp.N_KEEPS)
+    weights, outcomes = cp._transition(engine_for()._cfg)
+    dense = heuristic.transition_weights(tuple(rules.FACE_NAMES.index(f) for f in rules.DEFAULT_FACES))
+    out = np.empty(cp.N_KEEPS, dtype=np.int64)
     for t in range(300):
-        values = heuristic.quantised(rng.random(cp.N_COUNTS) if t % 2 else rng.integers(0, 64, cp.N_COUNTS) / 64)
-        cp._expectations(trans, values, out)
-        assert np.array_equal(out, heuristic.quantised(dense @ values))
+        values = rng.integers(0, 2**20 + 1, cp.N_COUNTS) if t % 2 else rng.integers(0, 64, cp.N_COUNTS) << 14
+        cp._expectations(weights, outcomes, values, np.empty(cp.N_COUNTS), out)
+        assert np.array_equal(out, heuristic.expectations(*dense, values))
 
 
 @pytest.mark.parametrize("players", [2, 3, 5])
