@@ -396,11 +396,12 @@ def _fits(cfg: np.ndarray, pat: int, cnt: int, total: int, v0: int, s0: int, sma
 
 #: Rows of the one scratch table of :func:`_slot_options` (indexed in place: no row views, whose reference counts
 #: would cost more than the search). The held items, by their index ``j`` in item id order: item id, suit, number,
-#: is a die, the index of the previous identical held die (-1: none). Identical dice are allowed by the same
-#: patterns, so a slot's candidates are the held items its pattern allows: one bitmask over ``j``, no copy.
-H_ID, H_SUIT, H_NUM, H_DIE, H_PREV = range(5)
+#: is a die, the index of the previous identical held die (-1: none), the item's bit in a pattern's two allowed
+#: words (``suit * 21 + number``). Identical dice are allowed by the same patterns, so a slot's candidates are
+#: the held items its pattern allows: one bitmask over ``j``, no copy.
+H_ID, H_SUIT, H_NUM, H_DIE, H_PREV, H_KEY = range(6)
 #: For the current slot, from held index ``j`` on: the candidates left, their largest number, their dice.
-S_LEFT, S_MAX, S_DICE = range(5, 8)
+S_LEFT, S_MAX, S_DICE = range(6, 9)
 #: The row of depth 0 of the search of :func:`_completable` (depth ``k`` at ``WORK + k``), and its columns: the
 #: partial meld (count, total, first number and suit, suits and numbers seen as bitmasks, lowest and highest
 #: number, dice), the next held index to try and the held items chosen (a bitmask).
@@ -492,12 +493,14 @@ def _held_table(s: np.ndarray, seat: int, b: np.ndarray) -> int:
     for c in range(NC):
         if s[CARD_LOC + c] == seat:
             b[H_ID, n], b[H_SUIT, n], b[H_NUM, n], b[H_DIE, n], b[H_PREV, n] = c, ITEM_SUIT[c], CARD_NUM[c], 0, -1
+            b[H_KEY, n] = ITEM_SUIT[c] * (MAX_NUMBER + 1) + CARD_NUM[c]
             n += 1
     cards = n
     for d in range(ND):
         if s[DIE_LOC + d] == seat:
             t, v = ITEM_SUIT[ITEM_DIE0 + d], s[DIE_VAL + d]
             b[H_ID, n], b[H_SUIT, n], b[H_NUM, n], b[H_DIE, n], b[H_PREV, n] = ITEM_DIE0 + d, t, v, 1, -1
+            b[H_KEY, n] = t * (MAX_NUMBER + 1) + v
             for q in range(n - 1, cards - 1, -1):  # identical dice are allowed by the same patterns
                 if b[H_SUIT, q] == t and b[H_NUM, q] == v:
                     b[H_PREV, n] = q
@@ -539,10 +542,12 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
         # the candidates: the held items this pattern allows, one bit each; searched only if one may turn legal
         allowed = 0
         m = 0
+        low, high = cfg[C_ALLOWED + 2 * card], cfg[C_ALLOWED + 2 * card + 1]  # as _allowed: bit ``key`` of the two
         for j in range(n):
-            if _allowed(cfg, card, b[H_SUIT, j], b[H_NUM, j]):
-                allowed |= 1 << j
-                m += 1
+            key = b[H_KEY, j]
+            bit = ((high if key >= 64 else low) >> (key & 63)) & 1
+            allowed |= bit << j
+            m += bit
         if m < f[F_CMIN] or not (allowed & open_bits or sel_len) or sel_bits & ~allowed:
             continue
         # the selection as a partial meld of this slot
