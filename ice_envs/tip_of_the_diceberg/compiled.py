@@ -312,36 +312,67 @@ def _allowed(cfg: np.ndarray, card: int, suit: int, number: int) -> bool:
 
 
 @inline
-def _complete(cfg: np.ndarray, pat: int, cnt: int, total: int, lo: int, hi: int, nd: int) -> bool:
-    """A partial meld that passed every check of :func:`_fits` is a meld of the pattern (``patterns.matches``)."""
+def _pattern_of(cfg: np.ndarray, pat: int) -> tuple:
+    """The :data:`PATTERN_FIELDS` of the pattern at ``pat`` as a tuple (read once per slot: in a search they stay
+    in registers, where reads of the config row would be repeated after every store into the search's table)."""
     return (
-        cnt >= 1
-        and cnt >= cfg[pat + F_CMIN]
-        and total >= cfg[pat + F_SMIN]
-        and nd >= cfg[pat + F_DMIN]
-        and cnt - nd >= cfg[pat + F_KMIN]
-        and (not cfg[pat + F_RUN] or hi - lo == cnt - 1)
+        cfg[pat + F_CMIN],
+        cfg[pat + F_CMAX],
+        cfg[pat + F_SAME_N],
+        cfg[pat + F_SAME_S],
+        cfg[pat + F_DIST_N],
+        cfg[pat + F_DIST_S],
+        cfg[pat + F_RUN],
+        cfg[pat + F_SMIN],
+        cfg[pat + F_SMAX],
+        cfg[pat + F_VMIN],
+        cfg[pat + F_VMAX],
+        cfg[pat + F_PARITY],
+        cfg[pat + F_SUITS],
+        cfg[pat + F_DMIN],
+        cfg[pat + F_DMAX],
+        cfg[pat + F_KMIN],
+        cfg[pat + F_KMAX],
     )
 
 
 @inline
-def _fits(cfg: np.ndarray, pat: int, cnt: int, total: int, v0: int, s0: int, smask: int, nmask: int, lo: int,
-          hi: int, nd: int, v: int, t: int, d: int) -> bool:  # fmt: skip
-    """Whether an allowed item (number ``v``, suit ``t``, a die if ``d``) may join a partial meld of ``cnt`` items."""
-    cmax = cfg[pat + F_CMAX]
-    if cnt + 1 > cmax or total + v > cfg[pat + F_SMAX]:
+def _complete_in(f: tuple, cnt: int, total: int, lo: int, hi: int, nd: int) -> bool:
+    """:func:`_complete` on the pattern fields ``f`` (:func:`_pattern_of`)."""
+    return (
+        cnt >= 1
+        and cnt >= f[F_CMIN]
+        and total >= f[F_SMIN]
+        and nd >= f[F_DMIN]
+        and cnt - nd >= f[F_KMIN]
+        and (not f[F_RUN] or hi - lo == cnt - 1)
+    )
+
+
+@inline
+def _complete(cfg: np.ndarray, pat: int, cnt: int, total: int, lo: int, hi: int, nd: int) -> bool:
+    """A partial meld that passed every check of :func:`_fits` is a meld of the pattern (``patterns.matches``)."""
+    return _complete_in(_pattern_of(cfg, pat), cnt, total, lo, hi, nd)
+
+
+@inline
+def _fits_in(f: tuple, cnt: int, total: int, v0: int, s0: int, smask: int, nmask: int, lo: int, hi: int, nd: int,
+             v: int, t: int, d: int) -> bool:  # fmt: skip
+    """:func:`_fits` on the pattern fields ``f`` (:func:`_pattern_of`)."""
+    cmax = f[F_CMAX]
+    if cnt + 1 > cmax or total + v > f[F_SMAX]:
         return False
     if cnt:
-        if cfg[pat + F_PARITY] == PARITY_SAME and (v ^ v0) & 1:
+        if f[F_PARITY] == PARITY_SAME and (v ^ v0) & 1:
             return False
-        if cfg[pat + F_SAME_N] and v != v0:
+        if f[F_SAME_N] and v != v0:
             return False
-        if cfg[pat + F_SAME_S] and t != s0:
+        if f[F_SAME_S] and t != s0:
             return False
-    if cfg[pat + F_DIST_S] and (smask >> t) & 1:
+    if f[F_DIST_S] and (smask >> t) & 1:
         return False
-    run = cfg[pat + F_RUN]
-    if (cfg[pat + F_DIST_N] or run) and (nmask >> v) & 1:
+    run = f[F_RUN]
+    if (f[F_DIST_N] or run) and (nmask >> v) & 1:
         return False
     if run and cnt:
         nlo = v if v < lo else lo
@@ -349,20 +380,28 @@ def _fits(cfg: np.ndarray, pat: int, cnt: int, total: int, v0: int, s0: int, sma
         if nhi - nlo >= cmax:
             return False
     if d:
-        if nd + 1 > min(cfg[pat + F_DMAX], cmax - cfg[pat + F_KMIN]):
+        if nd + 1 > min(f[F_DMAX], cmax - f[F_KMIN]):
             return False
-    elif cnt + 1 - nd > min(cfg[pat + F_KMAX], cmax - cfg[pat + F_DMIN]):
+    elif cnt + 1 - nd > min(f[F_KMAX], cmax - f[F_DMIN]):
         return False
     return True
 
 
+@inline
+def _fits(cfg: np.ndarray, pat: int, cnt: int, total: int, v0: int, s0: int, smask: int, nmask: int, lo: int,
+          hi: int, nd: int, v: int, t: int, d: int) -> bool:  # fmt: skip
+    """Whether an allowed item (number ``v``, suit ``t``, a die if ``d``) may join a partial meld of ``cnt`` items."""
+    return _fits_in(_pattern_of(cfg, pat), cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d)
+
+
 #: Rows of the one scratch table of :func:`_slot_options` (indexed in place: no row views, whose reference counts
 #: would cost more than the search). The held items, by their index ``j`` in item id order: item id, suit, number,
-#: is a die, the index of the previous identical held die (-1: none). Identical dice are allowed by the same
-#: patterns, so a slot's candidates are the held items its pattern allows: one bitmask over ``j``, no copy.
-H_ID, H_SUIT, H_NUM, H_DIE, H_PREV = range(5)
+#: is a die, the index of the previous identical held die (-1: none), the item's bit in a pattern's two allowed
+#: words (``suit * 21 + number``). Identical dice are allowed by the same patterns, so a slot's candidates are
+#: the held items its pattern allows: one bitmask over ``j``, no copy.
+H_ID, H_SUIT, H_NUM, H_DIE, H_PREV, H_KEY = range(6)
 #: For the current slot, from held index ``j`` on: the candidates left, their largest number, their dice.
-S_LEFT, S_MAX, S_DICE = range(5, 8)
+S_LEFT, S_MAX, S_DICE = range(6, 9)
 #: The row of depth 0 of the search of :func:`_completable` (depth ``k`` at ``WORK + k``), and its columns: the
 #: partial meld (count, total, first number and suit, suits and numbers seen as bitmasks, lowest and highest
 #: number, dice), the next held index to try and the held items chosen (a bitmask).
@@ -372,14 +411,14 @@ TABLE_ROWS = WORK + MAX_MELD + 1
 
 
 @inline
-def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, n: int, allowed: int, start: int, chosen: int, cnt: int,
-                 total: int, v0: int, s0: int, smask: int, nmask: int, lo: int, hi: int, nd: int) -> bool:  # fmt: skip
+def _completable(f: tuple, b: np.ndarray, n: int, allowed: int, start: int, chosen: int, cnt: int, total: int,
+                 v0: int, s0: int, smask: int, nmask: int, lo: int, hi: int, nd: int) -> bool:  # fmt: skip
     """Whether a partial meld (the held items ``chosen``) can be completed with the candidates ``allowed`` from
-    held index ``start`` on: a depth-first search for one meld, identical dice in held order, pruned as
+    held index ``start`` on (pattern fields ``f``): a depth-first search for one meld, identical dice in held order, pruned as
     ``enumerate_melds`` (the rows ``S_*`` of table ``b`` hold the current slot's bounds)."""
-    if _complete(cfg, pat, cnt, total, lo, hi, nd):
+    if _complete_in(f, cnt, total, lo, hi, nd):
         return True
-    cmin, cmax, smin, dmin = cfg[pat + F_CMIN], cfg[pat + F_CMAX], cfg[pat + F_SMIN], cfg[pat + F_DMIN]
+    cmin, cmax, smin, dmin = f[F_CMIN], f[F_CMAX], f[F_SMIN], f[F_DMIN]
     if cnt >= cmax:
         return False
     w = WORK
@@ -406,12 +445,12 @@ def _completable(cfg: np.ndarray, pat: int, b: np.ndarray, n: int, allowed: int,
             continue
         v, t, d = b[H_NUM, i], b[H_SUIT, i], b[H_DIE, i]
         lo_, hi_ = b[w, W_LO], b[w, W_HI]
-        if not _fits(cfg, pat, c, tot, b[w, W_V0], b[w, W_S0], b[w, W_SMASK], b[w, W_NMASK], lo_, hi_, nd_, v, t, d):
+        if not _fits_in(f, c, tot, b[w, W_V0], b[w, W_S0], b[w, W_SMASK], b[w, W_NMASK], lo_, hi_, nd_, v, t, d):
             continue
         c2, t2, nd2 = c + 1, tot + v, nd_ + d
         lo2 = lo_ if (c and lo_ <= v) else v
         hi2 = hi_ if (c and hi_ >= v) else v
-        if _complete(cfg, pat, c2, t2, lo2, hi2, nd2):
+        if _complete_in(f, c2, t2, lo2, hi2, nd2):
             return True
         if c2 >= cmax:
             continue
@@ -454,12 +493,14 @@ def _held_table(s: np.ndarray, seat: int, b: np.ndarray) -> int:
     for c in range(NC):
         if s[CARD_LOC + c] == seat:
             b[H_ID, n], b[H_SUIT, n], b[H_NUM, n], b[H_DIE, n], b[H_PREV, n] = c, ITEM_SUIT[c], CARD_NUM[c], 0, -1
+            b[H_KEY, n] = ITEM_SUIT[c] * (MAX_NUMBER + 1) + CARD_NUM[c]
             n += 1
     cards = n
     for d in range(ND):
         if s[DIE_LOC + d] == seat:
             t, v = ITEM_SUIT[ITEM_DIE0 + d], s[DIE_VAL + d]
             b[H_ID, n], b[H_SUIT, n], b[H_NUM, n], b[H_DIE, n], b[H_PREV, n] = ITEM_DIE0 + d, t, v, 1, -1
+            b[H_KEY, n] = t * (MAX_NUMBER + 1) + v
             for q in range(n - 1, cards - 1, -1):  # identical dice are allowed by the same patterns
                 if b[H_SUIT, q] == t and b[H_NUM, q] == v:
                     b[H_PREV, n] = q
@@ -497,15 +538,17 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
         if not sel_len and not open_bits and not probe:
             break  # every item is legal already and no selection completes a slot
         card = s[SLOT_CARD + k]
-        pat = C_PATTERN + NF * card
+        f = _pattern_of(cfg, C_PATTERN + NF * card)
         # the candidates: the held items this pattern allows, one bit each; searched only if one may turn legal
         allowed = 0
         m = 0
+        low, high = cfg[C_ALLOWED + 2 * card], cfg[C_ALLOWED + 2 * card + 1]  # as _allowed: bit ``key`` of the two
         for j in range(n):
-            if _allowed(cfg, card, b[H_SUIT, j], b[H_NUM, j]):
-                allowed |= 1 << j
-                m += 1
-        if m < cfg[pat + F_CMIN] or not (allowed & open_bits or sel_len) or sel_bits & ~allowed:
+            key = b[H_KEY, j]
+            bit = ((high if key >= 64 else low) >> (key & 63)) & 1
+            allowed |= bit << j
+            m += bit
+        if m < f[F_CMIN] or not (allowed & open_bits or sel_len) or sel_bits & ~allowed:
             continue
         # the selection as a partial meld of this slot
         cnt = total = v0 = s0 = smask = nmask = lo = hi = nd = 0
@@ -514,7 +557,7 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
             for j in range(n):
                 if (sel_bits >> j) & 1:
                     v, t, d = b[H_NUM, j], b[H_SUIT, j], b[H_DIE, j]
-                    if not _fits(cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d):
+                    if not _fits_in(f, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d):
                         ok = False
                         break
                     if cnt == 0:
@@ -529,13 +572,13 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
                     nd += d
             if not ok:
                 continue
-            if _complete(cfg, pat, cnt, total, lo, hi, nd):
+            if _complete_in(f, cnt, total, lo, hi, nd):
                 mask[A_COMMIT + k] = 1
         if not allowed & open_bits:
             continue  # nothing left to add here: only whether the selection completes the slot
         # the search's bounds from each held index on: candidates left, and (read only then) largest number, dice
         b[S_LEFT, n] = b[S_MAX, n] = b[S_DICE, n] = 0
-        bounds = cfg[pat + F_SMIN] or cfg[pat + F_DMIN]
+        bounds = f[F_SMIN] or f[F_DMIN]
         for q in range(n - 1, -1, -1):
             here = (allowed >> q) & 1
             b[S_LEFT, q] = b[S_LEFT, q + 1] + here
@@ -549,13 +592,12 @@ def _slot_options(s: np.ndarray, cfg: np.ndarray, seat: int, mask: np.ndarray, u
             if prev >= 0 and not (sel_bits >> prev) & 1:
                 continue
             v, t, d = b[H_NUM, q], b[H_SUIT, q], b[H_DIE, q]
-            if not _fits(cfg, pat, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d):
+            if not _fits_in(f, cnt, total, v0, s0, smask, nmask, lo, hi, nd, v, t, d):
                 continue
             nlo = v if (cnt == 0 or v < lo) else lo
             nhi = v if (cnt == 0 or v > hi) else hi
             good = _completable(
-                cfg,
-                pat,
+                f,
                 b,
                 n,
                 allowed,
