@@ -39,8 +39,9 @@ Python                       here
 random fallback              ``random_act`` (``random_legal``: one ``below(k)``)
 ===========================  ===================================================================
 
-**heuristic@v2** mirrors :class:`ice_envs.tip_of_the_diceberg.heuristic.DicebergHeuristicV2`: version 1 with
-its draft (:func:`_h_draft_v2`, with :func:`_solo_value` for ``solo_value``).
+**heuristic@v2** mirrors :class:`ice_envs.tip_of_the_diceberg.heuristic.DicebergHeuristicV2`: version 1 that
+plays unless a pass is ``PLAY_MARGIN`` turns better (:func:`_h_play`'s ``margin``), with its draft
+(:func:`_h_draft_v2`, with :func:`_solo_value` for ``solo_value``).
 
 Kept in the seat's memory row between decisions (:data:`HEURISTIC_MEMORY` words), besides the plan cache:
 
@@ -141,6 +142,7 @@ from ice_envs.tip_of_the_diceberg.heuristic import (
 from ice_envs.tip_of_the_diceberg.heuristic import (
     DRAFT_TOLERANCE,
     EPS,
+    PLAY_MARGIN,
     POWER_TURN_COST,
     REROLL_MARGIN,
     STUCK_COST,
@@ -460,9 +462,10 @@ def _round9(x: float) -> float:
 
 
 @njit
-def _h_play(work, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-untyped-def]
+def _h_play(work, s, cfg, mask, memory, seat: int, margin: float = 0.0) -> int:  # type: ignore[no-untyped-def]
     """``DicebergHeuristic._play`` with ``play_options``: the best meld consistent with the selection, or a
-    pass (with the pool die that helps most) when no play beats it; -1: nothing (random fallback)."""
+    pass (with the pool die that helps most) when no play beats it, its cost less ``margin`` (``play_margin``:
+    0 in version 1, ``PLAY_MARGIN`` in version 2); -1: nothing (random fallback)."""
     held = _held(s, seat)
     n = held.shape[0]
     sel_len = s[SEL_LEN]
@@ -572,7 +575,7 @@ def _h_play(work, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[no-un
             b_key, b_len, b_flex, b_k, b_meld = key, size, flex, k, meld
     if not sel_len:
         pass_cost = 1.0 + value(plan, hmask)
-        best_play = b_key if has else np.inf
+        best_play = (b_key if has else np.inf) - margin
         if best_play >= pass_cost - EPS:
             action, best = A_PASS, pass_cost
             for a in range(A_PASS_TAKE, A_PASS_TAKE + ND):
@@ -794,7 +797,7 @@ def _h_draft_v2(work, s, cfg, mask, memory, seat: int) -> int:  # type: ignore[n
 def _heuristic(
     s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray, version: int
 ) -> int:
-    """``DicebergHeuristic.act`` (``version`` 1) or ``DicebergHeuristicV2.act`` (2: its draft)."""
+    """``DicebergHeuristic.act`` (``version`` 1) or ``DicebergHeuristicV2.act`` (2: its play margin and draft)."""
     only = only_legal(mask)
     if only >= 0:
         return only
@@ -803,7 +806,7 @@ def _heuristic(
     work = _new_work()
     action = -1
     if phase == PLAY:
-        action = _h_play(work, s, cfg, mask, memory, seat)
+        action = _h_play(work, s, cfg, mask, memory, seat, PLAY_MARGIN if version == 2 else 0.0)
     elif phase == DRAFT and version == 2:
         action = _h_draft_v2(work, s, cfg, mask, memory, seat)
     elif phase == DRAFT:
@@ -827,7 +830,7 @@ def heuristic_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.nda
 
 @njit
 def heuristic_v2_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
-    """``DicebergHeuristicV2.act``: version 1 with its draft (:func:`_h_draft_v2`)."""
+    """``DicebergHeuristicV2.act``: version 1 with its play margin (:func:`_h_play`) and draft (:func:`_h_draft_v2`)."""
     return _heuristic(s, cfg, mask, prng, memory, 2)
 
 

@@ -240,6 +240,8 @@ class DicebergHeuristic(SeededAgent):
 
     name = "heuristic"
     needs_view = True
+    #: Turns by which a play may leave a dearer hand than a pass and still be played (version 1: none).
+    play_margin = 0.0
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed)
@@ -437,13 +439,14 @@ class DicebergHeuristic(SeededAgent):
         return best_action
 
     def _play(self, state: rules.DicebergState, seat: int, legal: list[int]) -> int | None:
-        """Continue the best meld; at the start of a turn, pass (with a helpful die) if no play beats it."""
+        """Continue the best meld; at the start of a turn, pass (with a helpful die) if no play beats it
+        (the best play's cost less :attr:`play_margin` against the pass's)."""
         options = self.play_options(state, seat)
         sel = state.selection
         if not sel:
             hand = self.hand(state, rules.items_of(state, seat))
             pass_cost = 1.0 + hand.value()
-            best_play = options[0][0] if options else float("inf")
+            best_play = (options[0][0] if options else float("inf")) - self.play_margin
             if best_play >= pass_cost - EPS:
                 best_action, best = rules.PASS, pass_cost
                 for a in legal:
@@ -479,23 +482,30 @@ def describe(state: rules.DicebergState, seat: int, agent: DicebergHeuristic | N
 
 
 # ---------------------------------------------------------------------------- version 2
-# Tip of the Diceberg heuristic, version 2 (``heuristic@v2``): version 1 with a better draft.
+# Tip of the Diceberg heuristic, version 2 (``heuristic@v2``): version 1 that plays rather than passes, with a
+# better draft.
 #
-# Version 1 (:class:`~ice_envs.tip_of_the_diceberg.heuristic.DicebergHeuristic`) drafts the pool die whose
-# hand is cheapest and, among dice of equal cost, the one of lowest id: a d4 before a d6, a d6 before a d20.
-# Two of every three draft picks have such ties. The one-step headroom probe (``ice-envs probe``,
-# ``docs/agents/probe.md``) found better draft picks at those ties, nearly always a larger die than the one
-# version 1 took. Version 2 drafts like this:
+# 1. **Play rather than pass.** Version 1 passes at the start of its turn unless its best play leaves a hand
+#    cheaper than passing does (a play that breaks the hand's planned melds is not made). Version 2 plays
+#    unless passing leaves a hand more than :data:`PLAY_MARGIN` turns cheaper than the best play: a pass hands
+#    the trick to the others (they shed into the open slots, and the last of them to play leads next), and
+#    what the broken melds cost later is less than the cost model says. Measured against version 1 on
+#    development deals (``docs/experiments/2026-12-07-tip-heuristic-v2-rules.md``): a margin of 0.25, 0.5, 1
+#    and 2 turns gained more and more, never passing while a play exists less; passing more lost.
+# 2. **Draft**: version 1 drafts the pool die whose hand is cheapest and, among dice of equal cost, the one of
+#    lowest id (a d4 before a d20; two of every three draft picks have such ties). Version 2:
 #
-# 1. **Own cost first.** Every draftable die is scored by the cost of the hand with it (version 1's
-#    ``value_with_die``); the dice within :data:`DRAFT_TOLERANCE` of the cheapest are equally good for the
-#    drafter (smaller differences come from the waiting-cost terms, not from a meld the die makes).
-# 2. **Among those, deny what others want most**: the die with the highest :func:`solo_value` (a die that
-#    goes alone onto a *clear* or *discard* card is worth a turn or more to whoever holds it), then the die
-#    with more faces, then the higher number, then the lowest id.
+#    a. **Own cost first.** Every draftable die is scored by the cost of the hand with it (version 1's
+#       ``value_with_die``); the dice within :data:`DRAFT_TOLERANCE` of the cheapest are equally good for the
+#       drafter (smaller differences come from the waiting-cost terms, not from a meld the die makes).
+#    b. **Among those, deny what others want most**: the die with the highest :func:`solo_value` (a die that
+#       goes alone onto a *clear* or *discard* card is worth a turn or more to whoever holds it), then the die
+#       with more faces, then the higher number, then the lowest id.
 #
-# Every other decision (plays, passes, powers) is version 1's.
+# Every other decision (which meld, the powers) is version 1's.
 
+#: Turns by which version 2's best play may leave a dearer hand than a pass and still be played.
+PLAY_MARGIN = 2.0
 #: Dice whose hands cost within this much of the cheapest count as equally good for the drafter.
 DRAFT_TOLERANCE = 0.01
 
@@ -517,7 +527,10 @@ def solo_value(state: rules.DicebergState, d: int) -> float:
 
 
 class DicebergHeuristicV2(DicebergHeuristic):
-    """Version 1 with the draft of the module docstring (:meth:`draft_pick`)."""
+    """Version 1 that plays unless a pass is :data:`PLAY_MARGIN` turns better, with the draft of
+    :meth:`draft_pick` (the version 2 notes above)."""
+
+    play_margin = PLAY_MARGIN
 
     def draft_scores(self, state: rules.DicebergState, seat: int, legal: list[int]) -> list[tuple[float, ...]]:
         """``(own cost, solo value, faces, number, die)`` of every draftable die."""

@@ -1,8 +1,9 @@
 """The compiled ``heuristic@v2`` of Tip of the Diceberg decides as the Python player does, decision by decision
 (:func:`ice_envs.core.player_parity.run_player_parity`), on the tables of the v1 parity tests.
 
-Version 2 differs from version 1 only at draft picks (eight a round with 4 players), and every other decision
-is version 1's code, whose parity ``test_compiled_players.py`` checks at length: a third of its games suffice."""
+Version 2 differs from version 1 at draft picks (eight a round with 4 players) and at the pass-or-play choice
+that starts a turn (its play margin, met in every game: ``test_heuristic_v2.py``), and every other decision is
+version 1's code, whose parity ``test_compiled_players.py`` checks at length: a third of its games suffice."""
 
 from __future__ import annotations
 

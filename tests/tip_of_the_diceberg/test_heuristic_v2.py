@@ -97,3 +97,41 @@ def test_v2_plays_legal_and_deterministic_games():
     first = _game(3)
     assert len(first) > 20
     assert _game(3) == first
+
+
+def _first_action(option: tuple, selection: tuple) -> int:
+    """The first action of a play option ``(cost, tie-break, slot, meld)`` from an empty selection."""
+    _, _, k, meld = option
+    return rules.COMMIT + k if len(meld) == len(selection) else meld[len(selection)]
+
+
+def test_v2_plays_where_v1_passes_unless_a_pass_is_play_margin_turns_better():
+    """At the turns' first decisions of version 1's games: version 2 decides as version 1 except where
+    version 1 passes and its best play costs at most ``PLAY_MARGIN`` turns more than the pass; there
+    version 2 starts that best play."""
+    env = ice_envs.make("tip_of_the_diceberg", raw=True, num_players=4, num_rounds=1)
+    v2_played = same = 0
+    for seed in (0, 1):
+        env.reset(seed=seed)
+        v1 = [DicebergHeuristic(seed * 4 + k) for k in range(4)]
+        while not env._game_over() and env.agents:
+            seat, state, legal = env.current_seat, env.game_state, env.legal_actions()
+            view = PlayerView("tip_of_the_diceberg", seat, 4, state, legal)
+            action = v1[seat].act({"action_mask": env.action_mask()}, view)
+            if state.phase == rules.PHASE_PLAY and not state.selection and len(legal) > 1:
+                judge = DicebergHeuristicV2(0)
+                mine = decide(judge, state)
+                options = judge.play_options(state, seat)
+                pass_cost = 1.0 + judge.hand(state, rules.items_of(state, seat)).value()
+                passes = action == rules.PASS or rules.PASS_TAKE <= action < rules.PASS_TAKE + rules.NUM_DICE
+                if mine == action:
+                    same += 1
+                    if passes and options:
+                        assert options[0][0] - heuristic.PLAY_MARGIN >= pass_cost - heuristic.EPS
+                else:
+                    assert passes and options
+                    assert options[0][0] - heuristic.PLAY_MARGIN < pass_cost - heuristic.EPS
+                    assert mine == _first_action(options[0], ())
+                    v2_played += 1
+            env.step(action)
+    assert v2_played > 0 and same > v2_played
