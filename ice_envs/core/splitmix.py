@@ -111,7 +111,7 @@ class SplitMixRng:
         low, high = int(low), int(high)
         if size is not None:
             count = int(np.prod(size))
-            if not (low == 0 and high == 1 << 63) and 1 <= high - low < 1 << 32:
+            if 1 <= high - low < 1 << 32:
                 block = self._below_block(np.full(count, high - low, dtype=np.uint64))
                 if block is not None:
                     return (low + block).reshape(size)

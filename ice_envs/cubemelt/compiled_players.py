@@ -118,7 +118,7 @@ BEST, APPLY, DECLINE = 0, 1, 2
 
 # ---------------------------------------------------------------------------- the transition, sparse
 def _compositions(r: int) -> list[tuple[int, ...]]:
-    """Every face count of ``r`` dice, in ``itertools.product`` order (as ``heuristic.transition`` visits them)."""
+    """Every face count of ``r`` dice, in ``itertools.product`` order (as ``heuristic.transition_weights`` visits them)."""
     return [c for c in product(range(r + 1), repeat=KINDS) if sum(c) == r]
 
 

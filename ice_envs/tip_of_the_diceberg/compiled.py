@@ -305,9 +305,15 @@ def _snake_seat(start: int, n: int, pick: int) -> int:
 
 # ============================================================================ patterns
 @inline
+def _item_key(suit: int, number: int) -> int:
+    """An item's bit in a pattern's two allowed words (:func:`allowed_words`: ``suit * 21 + number``)."""
+    return suit * (MAX_NUMBER + 1) + number
+
+
+@inline
 def _allowed(cfg: np.ndarray, card: int, suit: int, number: int) -> bool:
     """``Pattern.allows_item`` of catalog card ``card`` (from the config row's bitmask)."""
-    key = suit * (MAX_NUMBER + 1) + number
+    key = _item_key(suit, number)
     return (cfg[C_ALLOWED + 2 * card + (key >> 6)] >> (key & 63)) & 1 == 1
 
 
@@ -493,14 +499,14 @@ def _held_table(s: np.ndarray, seat: int, b: np.ndarray) -> int:
     for c in range(NC):
         if s[CARD_LOC + c] == seat:
             b[H_ID, n], b[H_SUIT, n], b[H_NUM, n], b[H_DIE, n], b[H_PREV, n] = c, ITEM_SUIT[c], CARD_NUM[c], 0, -1
-            b[H_KEY, n] = ITEM_SUIT[c] * (MAX_NUMBER + 1) + CARD_NUM[c]
+            b[H_KEY, n] = _item_key(ITEM_SUIT[c], CARD_NUM[c])
             n += 1
     cards = n
     for d in range(ND):
         if s[DIE_LOC + d] == seat:
             t, v = ITEM_SUIT[ITEM_DIE0 + d], s[DIE_VAL + d]
             b[H_ID, n], b[H_SUIT, n], b[H_NUM, n], b[H_DIE, n], b[H_PREV, n] = ITEM_DIE0 + d, t, v, 1, -1
-            b[H_KEY, n] = t * (MAX_NUMBER + 1) + v
+            b[H_KEY, n] = _item_key(t, v)
             for q in range(n - 1, cards - 1, -1):  # identical dice are allowed by the same patterns
                 if b[H_SUIT, q] == t and b[H_NUM, q] == v:
                     b[H_PREV, n] = q
