@@ -74,6 +74,8 @@ import numpy as np
 
 from ice_envs.agents.greedy import GreedyAgent
 from ice_envs.agents.search import Simulator, same_state, simulator_for
+from ice_envs.agents.whole_moves import WHOLE_MOVE_LENGTH, WHOLE_MOVES_MAX, follow, whole_moves
+from ice_envs.agents.whole_moves import RecordingDraws as _Draws
 from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.core.registry import get_spec
 
@@ -112,9 +114,6 @@ LEAVES = ("rank", "margin", "leader")
 #: Without ``width``, the tree search keeps at most ``sims // AUTO_WIDTH_VISITS`` root actions (the best by
 #: greedy value): every root action gets a few visits and selection happens.
 AUTO_WIDTH_VISITS = 4
-#: ``whole=yes``: the most whole moves enumerated a decision, and the most decisions in one whole move.
-WHOLE_MOVES_MAX = 512
-WHOLE_MOVE_LENGTH = 16
 #: Fixed-point bits of the UCB1 scores and of the logarithm table.
 _SCORE_BITS = 24
 _LN_BITS = 48
@@ -161,40 +160,6 @@ class _Node:
     def children(self) -> dict[tuple[int, int], _Node]:
         """The children after no chance draw (the root's children)."""
         return self.branches.setdefault((), {})
-
-
-class _Draws:
-    """A generator that forwards every call to ``rng`` and records what it returned: the chance outcome
-    of an engine call, as a hashable key (equal draws, equal key)."""
-
-    __slots__ = ("rng", "drawn")
-
-    def __init__(self, rng: Any) -> None:
-        self.rng = rng
-        self.drawn: list[Any] = []
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self.rng, name)
-        if not callable(attr):
-            return attr
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            out = attr(*args, **kwargs)
-            self.drawn.append((name, _hashable(args[0] if out is None and args else out)))
-            return out
-
-        return call
-
-
-def _hashable(value: Any) -> Any:
-    """``value`` as a hashable key: arrays and lists as tuples of their items."""
-    if isinstance(value, np.ndarray):
-        return tuple(value.ravel().tolist())
-    if isinstance(value, (list, tuple)):
-        return tuple(_hashable(v) for v in value)
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 class MCTSAgent(SeededAgent):
@@ -513,23 +478,7 @@ class MCTSAgent(SeededAgent):
         another seat decides, the game ends or :data:`WHOLE_MOVE_LENGTH` decisions are made. Past
         :data:`WHOLE_MOVES_MAX` sequences the ones still open stop where they are (partial moves, which
         the rollout policy completes). The state after a move that drew chance is one sample of it."""
-        sim = self.sim
-        done: list[tuple[tuple[int, ...], Any]] = []
-        stack: list[tuple[tuple[int, ...], Any]] = [((a,), state) for a in reversed(sim.legal_actions(state))]
-        while stack:
-            seq, parent = stack.pop()
-            after = sim.copy(parent)
-            draws = _Draws(np.random.default_rng(len(done)))
-            sim.apply(after, seq[-1], draws)
-            if draws.drawn or sim.is_over(after) or sim.deciding_seat(after) != seat or len(seq) >= WHOLE_MOVE_LENGTH:
-                done.append((seq, after))
-                continue
-            following = sim.legal_actions(after)
-            if len(done) + len(stack) + len(following) > WHOLE_MOVES_MAX:
-                done.append((seq, after))
-                continue
-            stack.extend(((*seq, a), after) for a in reversed(following))
-        return done
+        return whole_moves(self.sim, state, seat)
 
     def _whole_candidates(self, view: PlayerView, legal: list[int], deal: Any) -> list[tuple[int, ...]]:
         """The candidates of a whole-move flat search: the rollout policy's own whole move first (its
@@ -553,19 +502,9 @@ class MCTSAgent(SeededAgent):
         rng = np.random.default_rng(int(self.rng.integers(0, 2**63)))
         if self._heuristic is not None:
             self._heuristic.reset(seed=int(rng.integers(0, 2**63)))
-        seq: list[int] = []
-        while len(seq) < WHOLE_MOVE_LENGTH:
-            if self.rollout == "heuristic":
-                action = self._heuristic_action(state, legal)
-            else:
-                action = self._greedy_action(sim.copy(state), legal, rng)
-            seq.append(action)
-            draws = _Draws(rng)
-            sim.apply(state, action, draws)
-            if draws.drawn or sim.is_over(state) or sim.deciding_seat(state) != seat:
-                break
-            legal = sim.legal_actions(state)
-        return tuple(seq)
+        if self.rollout == "heuristic":
+            return follow(sim, state, seat, self._heuristic_action, rng)
+        return follow(sim, state, seat, lambda s, lg: self._greedy_action(sim.copy(s), lg, rng), rng)
 
     @staticmethod
     def _flat_record(stats: dict[int, list[int]], rewards: dict[int, int], base: int | None) -> None:

@@ -1,4 +1,4 @@
-"""Agent spec strings: ``random``, ``heuristic``, ``greedy``, ``mcts:...``, ``flat:...``, ``ppo:PATH``, ``rllib:PATH``, ``python:module:factory``.
+"""Agent spec strings: ``random``, ``heuristic``, ``greedy``, ``mcts:...``, ``flat:...``, ``ppo:PATH``, ``moves:PATH``, ``rllib:PATH``, ``python:module:factory``.
 
 ==========================  ===========================================================================
 spec                        agent
@@ -34,6 +34,8 @@ spec                        agent
                             playing heuristic rollouts),
                             e.g. ``flat:rollouts=8192,rollout=random``
 ``ppo:PATH[?players=any]``  a PPO checkpoint
+``moves:PATH``              a move-scoring learner's model (:mod:`ice_envs.agents.move_scorer`): scores
+                            every whole move; plays only the game and player count it was trained for
 ``rllib:PATH``              a run of the RLlib backend (its directory or a policy ``.npz``,
                             :mod:`ice_envs.agents.rllib_agent`; ``?players=any`` as for ``ppo``)
 ``python:module:factory``   a user's own agent: ``module`` is imported by name and
@@ -89,7 +91,7 @@ __all__ = [
 ]
 
 
-KINDS = ("random", "heuristic", "greedy", "mcts", "flat", "ppo", "rllib", "python")
+KINDS = ("random", "heuristic", "greedy", "mcts", "flat", "ppo", "moves", "rllib", "python")
 #: What an object needs to be an :class:`~ice_envs.core.agent.Agent`.
 AGENT_MEMBERS = ("name", "needs_view", "needs_observation", "reset", "act")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -207,7 +209,7 @@ class AgentSpec:
 
     @property
     def label(self) -> str:
-        if self.kind in ("ppo", "rllib") and self.path:
+        if self.kind in ("ppo", "moves", "rllib") and self.path:
             return f"{self.kind}:{Path(self.path).name}"
         if self.kind == "python":
             return f"python:{self.target}"
@@ -233,7 +235,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if kind not in KINDS:
         raise AgentSpecError(
             f"unknown agent {text!r}{did_you_mean(kind, KINDS)}; use one of: random, heuristic, greedy, mcts[:OPTIONS], "
-            "flat[:OPTIONS], ppo:PATH, "
+            "flat[:OPTIONS], ppo:PATH, moves:PATH, "
             "rllib:PATH, python:module:factory"
         )
     if kind == "ppo":
@@ -245,6 +247,12 @@ def parse_agent_spec(text: str) -> AgentSpec:
                 f"agent {text!r}: the only option of a PPO agent is ?players=any, as in ppo:PATH?players=any"
             )
         return AgentSpec("ppo", path, any_players=bool(query))
+    if kind == "moves":
+        if not sep or not arg:
+            raise AgentSpecError(
+                f"agent {text!r}: a move-scoring agent needs its model file, as in moves:checkpoints/cardiceo_moves/model.npz"
+            )
+        return AgentSpec("moves", arg)
     if kind == "rllib":
         path, _, query = arg.partition("?")
         if not sep or not path or query not in ("", "players=any"):
@@ -356,6 +364,17 @@ def load_agent(
         return _build(spec, FlatMonteCarloAgent, game, seed, num_players)
     if spec.kind == "python":
         return _python_agent(spec, game, seed, num_players)
+    if spec.kind == "moves":
+        from ice_envs.agents.move_scorer import MoveScorerAgent, load_move_scorer
+
+        net = load_move_scorer(spec.path)
+        players = num_players if num_players is not None else int(net.meta.get("players", 0)) or None
+        if players is None:
+            raise AgentSpecError(f"agent {spec.label!r}: the player count is not known")
+        trained = net.meta.get("players")
+        if trained is not None and int(trained) != players:
+            raise AgentSpecError(f"agent {spec.label!r}: trained for {trained} players, asked to play {players}")
+        return MoveScorerAgent(net, game, players, seed)
     if spec.kind == "rllib":
         from ice_envs.agents.rllib_agent import RLlibAgent
 

@@ -28,6 +28,7 @@ from ice_envs.evaluation.cli import CommandLineParser, at_least, check_record_ta
 from ice_envs.evaluation.record import GameRecorder, take
 from ice_envs.play import cli as play_cli
 from ice_envs.train import cli as train_cli
+from ice_envs.train import move_learner
 from ice_envs.web import cli as web_cli
 
 
@@ -155,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     probe_cli.add_subcommand(sub)
     play_cli.add_subcommand(sub)
     train_cli.add_subcommand(sub)
+    move_learner.add_subcommand(sub)
     web_cli.add_subcommand(sub)
     return parser
 

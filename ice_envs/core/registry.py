@@ -111,6 +111,10 @@ class GameSpec:
             :class:`~ice_envs.core.compiled_players.CompiledPlayer`: the ``greedy`` and ``heuristic``
             players as numba functions on the compiled engine's state row, deciding exactly as the
             Python players do), or ``None``: only the random player runs inside the compiled engine.
+        move_features: ``"module:function"`` of the game's own whole-move features for the move-scoring
+            learner (:mod:`ice_envs.agents.move_scorer`), or ``None``: ``function(state, seat, moves)``
+            returns one row of floats per move (``moves``: ``(actions, state after)`` pairs made by ``seat``
+            from ``state``, a re-deal of its view) and the function's ``NAMES`` attribute names the columns.
         hidden_information: whether a seat's observation leaves part of the engine state unseen
             (other hands, a deck order). ``True``: ``resample_hidden`` must re-deal that part (the
             test kit checks that it changes the state at some point of a random game and that the
@@ -137,6 +141,7 @@ class GameSpec:
     vector: str | None = None
     compiled: str | None = None
     compiled_players: str | None = None
+    move_features: str | None = None
     hidden_information: bool = False
     held_out: tuple[HeldOutTable, ...] = ()
 

@@ -62,7 +62,7 @@ ENGINES = ("scalar", "batched", "auto")
 #: decision is fixed by the game's seeds (a compiled twin inside the engine, or a fresh copy per game called
 #: from Python). ``python:`` and ``rllib:`` agents and Agent objects may keep state from game to game, as the
 #: scalar path's one object per entry does, so ``auto`` plays their tables on the scalar path.
-PACK_KINDS = ("random", "heuristic", "greedy", "mcts", "flat", "ppo")
+PACK_KINDS = ("random", "heuristic", "greedy", "mcts", "flat", "ppo", "moves")
 
 
 def batched_blocker(entries: tuple[AgentSpec | Agent, ...]) -> AgentSpec | Agent | None:

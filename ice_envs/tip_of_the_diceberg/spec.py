@@ -20,6 +20,7 @@ SPEC = GameSpec(
     quick=Variant({"num_rounds": 1}, players=(3,)),
     heuristic="ice_envs.tip_of_the_diceberg.heuristic:DicebergHeuristic",
     greedy="ice_envs.tip_of_the_diceberg.greedy:value",
+    move_features="ice_envs.tip_of_the_diceberg.move_features:move_features",
     ui="ice_envs.tip_of_the_diceberg.ui",
     compiled="ice_envs.tip_of_the_diceberg.compiled:TipOfTheDicebergCompiled",
     compiled_players="ice_envs.tip_of_the_diceberg.compiled_players:PLAYERS",
