@@ -54,15 +54,24 @@ def test_the_cards_game_config_and_seed_are_the_runs(folder):
     card = _card(folder)
     resolved = yaml.safe_load((folder / "config.yaml").read_text())
     game = re.search(r"^\| game \| `(\w+)`, (\d+) players", card, flags=re.MULTILINE)
-    assert game and game.groups() == (resolved["game"]["name"], str(resolved["game"]["players"]))
+    assert game and game.groups() == (_game(resolved), str(_players(resolved)))
     config = re.search(r"^\| config \| \[`([^`]+)`\]\(\.\./\.\./\1\) with seed (\d+)", card, flags=re.MULTILINE)
     assert config and (REPO / config.group(1)).is_file()
     assert int(config.group(2)) == resolved["seed"]
     shipped = yaml.safe_load((REPO / config.group(1)).read_text())
-    assert shipped["game"]["name"] == resolved["game"]["name"] and shipped.get("name") == resolved.get("name")
+    assert _game(shipped) == _game(resolved) and shipped.get("name") == resolved.get("name")
     if (folder / "meta.json").is_file():
         assert json.loads((folder / "meta.json").read_text())["seed"] == resolved["seed"]
-    assert f"`ppo:checkpoints/{folder.name}/final.npz`" in card
+    assert f"`ppo:checkpoints/{folder.name}/final.npz`" in card or f"`moves:checkpoints/{folder.name}/model.npz`" in card
+
+
+def _game(config: dict) -> str:
+    """The game of a PPO config (``game: {name: ...}``) or a move learner's (``game: NAME``)."""
+    return config["game"]["name"] if isinstance(config["game"], dict) else config["game"]
+
+
+def _players(config: dict) -> int:
+    return config["game"]["players"] if isinstance(config["game"], dict) else config["players"]
 
 
 @pytest.mark.parametrize("folder", AGENTS, ids=lambda p: p.name)
@@ -83,5 +92,5 @@ def test_the_cards_commands_parse_and_name_files_that_exist(folder):
     for command in commands:
         words = shlex.split(command)
         build_parser().parse_args(words[1:])
-        for path in re.findall(r"ppo:([^,\s]+)", command):
+        for path in re.findall(r"(?:ppo|moves):([^,\s]+)", command):
             assert (REPO / path).is_file(), path
