@@ -62,7 +62,9 @@ def test_the_cards_game_config_and_seed_are_the_runs(folder):
     assert _game(shipped) == _game(resolved) and shipped.get("name") == resolved.get("name")
     if (folder / "meta.json").is_file():
         assert json.loads((folder / "meta.json").read_text())["seed"] == resolved["seed"]
-    assert f"`ppo:checkpoints/{folder.name}/final.npz`" in card or f"`moves:checkpoints/{folder.name}/model.npz`" in card
+    assert (
+        f"`ppo:checkpoints/{folder.name}/final.npz`" in card or f"`moves:checkpoints/{folder.name}/model.npz`" in card
+    )
 
 
 def _game(config: dict) -> str:

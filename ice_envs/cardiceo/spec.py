@@ -17,6 +17,7 @@ SPEC = GameSpec(
     quick=Variant({"hand_size": 5}, players=(2,)),
     heuristic="ice_envs.cardiceo.heuristic:CardiceoHeuristic",
     greedy="ice_envs.cardiceo.greedy:value",
+    move_features="ice_envs.cardiceo.move_features:move_features",
     ui="ice_envs.cardiceo.ui",
     smoke_config="smoke.yaml",
     vector="ice_envs.cardiceo.batched:CardiceoBatched",

@@ -15,6 +15,8 @@ from ice_envs.agents.move_scorer import BLOCKS, MoveFeaturizer, MoveScorerAgent,
 from ice_envs.agents.search import same_state, simulator_for
 from ice_envs.agents.spec import load_agent, parse_agent_spec
 from ice_envs.agents.whole_moves import WHOLE_MOVE_LENGTH, WHOLE_MOVES_MAX, RecordingDraws, whole_moves
+from ice_envs.cardiceo import move_features as cardiceo_features
+from ice_envs.cardiceo import rules as cardiceo_rules
 from ice_envs.core.agent import make_view
 from ice_envs.core.errors import AgentSpecError, OptionError
 from ice_envs.evaluation.tournament import evaluate
@@ -79,17 +81,35 @@ def test_tip_draft_picks_are_moves_of_their_own():
     assert sim is featurizer.sim
 
 
-def test_tip_features_read_only_what_the_seat_sees():
+@pytest.mark.parametrize("game,players,count", [(TIP, 4, 60), ("cardiceo", 4, 30)])
+def test_game_features_read_only_what_the_seat_sees(game, players, count):
     """Two re-deals of one seat's view give the same game features for every move."""
-    featurizer = MoveFeaturizer(TIP, 4, ("game",))
+    featurizer = MoveFeaturizer(game, players, ("game",))
     checked = 0
-    for other, seat, view in _positions(TIP, 4, 11, 60):
+    for other, seat, view in _positions(game, players, 11, count):
         a = featurizer.candidates(view.state, seat)
         b = featurizer.candidates(other.state, seat)
         assert a[0] == b[0]
         np.testing.assert_array_equal(a[1], b[1])
         checked += 1
-    assert checked == 60
+    assert checked == count
+
+
+def test_cardiceo_features_describe_the_move():
+    featurizer = MoveFeaturizer("cardiceo", 4, ("game",))
+    col = {name: i for i, name in enumerate(cardiceo_features.NAMES)}
+    kinds = set()
+    for _, seat, view in _positions("cardiceo", 4, 4, 40):
+        moves, rows = featurizer.candidates(view.state, seat)
+        assert rows[:, col["turns_gap"]].min() == 0
+        for move, row in zip(moves, rows):
+            shed = sum(len(cardiceo_rules.SUBSETS[a]) > 0 for a in move if a < cardiceo_rules.NUM_SUBSETS)
+            assert row[col["cards_shed"]] == shed
+            assert row[col["is_reroll"]] == (cardiceo_rules.REROLL_ALL in move)
+            if row[col["cards_shed"]] == row[col["cards_now"]]:
+                assert row[col["turns_after"]] == 0  # went out
+            kinds.add("reroll" if row[col["is_reroll"]] else "play")
+    assert kinds == {"reroll", "play"}
 
 
 def test_tip_features_describe_the_move():
@@ -178,7 +198,7 @@ def test_bad_model_files_and_specs_name_the_problem(tmp_path: Path):
     with pytest.raises(AgentSpecError, match="blocks"):
         MoveFeaturizer(TIP, 4, ("everything",))
     with pytest.raises(AgentSpecError, match="no game features"):
-        MoveFeaturizer("cardiceo", 4, ("game",))
+        MoveFeaturizer("cubemelt", 3, ("game",))
 
 
 @pytest.mark.parametrize("game,players", [("cardiceo", 4), ("cubemelt", 3)])
