@@ -20,15 +20,21 @@ Columns (:data:`NAMES`):
   selection left open, past the listing's caps);
 * ``play_points``, ``play_cards``, ``is_special``: what a play scores at once, its cards, whether it lays a
   special meld (odds or evens; the heuristic never holds those back);
-* ``settle_after``, ``settle_gap``: the settlement of the hand after the move (a play's points count in it;
-  a discard's is the play-out of the hand without the card), and its excess under the best move of the
-  decision (0 for the best);
+* ``settle_after``, ``settle_gap``, ``play_gap``: the settlement of the hand after the move (a play's points
+  count in it; a discard's is the play-out of the hand without the card), its shortfall under the best move
+  of the decision, and a play's shortfall under the best play (the heuristic's choice among plays; 0 for
+  discards);
 * ``cards_after``, ``goes_out``, ``keeps_two``: cards left in hand after the move, whether none (the hand
   ends), whether at least two (the heuristic's play when going out would lose);
 * ``discard_value``, ``discard_gap``: the discarded card's value to the hand by the heuristic's rule 4
   (:func:`~ice_envs.iceberg_rummy.heuristic.card_values`, :data:`~ice_envs.iceberg_rummy.heuristic.WEIGHTS_V2`),
-  and its excess over the hand's least valuable card (both 0 for plays);
-* ``held_back``: a play the holding rule would hold now (version 2 holding, not a special meld);
+  its excess over the hand's least valuable card (both 0 for plays), and whether the card is among the least
+  valuable (within the heuristic's quantum of 1/1000 of a point);
+* ``card_id``, ``card_rank``: the discarded card, or a play's lowest card (its id, 0-51, and its rank, 1-12
+  from the two up; both -1 for other moves): the heuristic breaks ties by them (a play of the lowest cards, a
+  discard of the highest);
+* ``held_back``: a play the holding rule would hold now (version 2 holding, not a special meld, and the hand
+  cannot go out this turn);
 * ``hand_now``, ``playout_now``, ``dead_now``: the hand before the move, its best play-out's points and the
   cards that play-out leaves;
 * ``can_go_out``, ``go_out_wins``: whether the whole hand can be laid this turn (one card left at most), and
@@ -61,11 +67,15 @@ NAMES = (
     "is_special",
     "settle_after",
     "settle_gap",
+    "play_gap",
     "cards_after",
     "goes_out",
     "keeps_two",
     "discard_value",
     "discard_gap",
+    "discard_lowest",
+    "card_id",
+    "card_rank",
     "held_back",
     "hand_now",
     "playout_now",
@@ -152,7 +162,9 @@ def move_features(state: rules.IcebergRummyState, seat: int, moves: list[tuple[t
             row[_COL["play_cards"]] = len(cards)
             special = H.is_special(play)
             row[_COL["is_special"]] = special
-            row[_COL["held_back"]] = hold2 and not special
+            row[_COL["held_back"]] = hold2 and not special and not can_go_out
+            row[_COL["card_id"]] = cards[0]
+            row[_COL["card_rank"]] = cards[0] % M.NUM_RANKS
             row[_COL["settle_after"]] = H.settlement(hand, table, play)
             left = size - len(cards)
         elif kind == "discard":
@@ -173,10 +185,14 @@ def move_features(state: rules.IcebergRummyState, seat: int, moves: list[tuple[t
             row[_COL["is_discard"]] = 1
             row[_COL["discard_value"]] = values[which]
             row[_COL["discard_gap"]] = values[which] - lowest
+            row[_COL["discard_lowest"]] = round(values[which] * H.QUANTUM) == round(lowest * H.QUANTUM)
+            row[_COL["card_id"]] = which
+            row[_COL["card_rank"]] = which % M.NUM_RANKS
             row[_COL["settle_after"]] = discard_settle[which]
             left = size - 1
         else:
             row[_COL["is_clear" if kind == "clear" else "is_other"]] = 1
+            row[_COL["card_id"]] = row[_COL["card_rank"]] = -1
             row[_COL["settle_after"]] = settle_now
             left = size
         row[_COL["cards_after"]] = left
@@ -185,6 +201,9 @@ def move_features(state: rules.IcebergRummyState, seat: int, moves: list[tuple[t
     if len(out):
         settle = out[:, _COL["settle_after"]]
         out[:, _COL["settle_gap"]] = settle.max() - settle
+        plays = (out[:, _COL["is_new_meld"]] + out[:, _COL["is_layoff"]]) == 1
+        if plays.any():
+            out[plays, _COL["play_gap"]] = settle[plays].max() - settle[plays]
     return out
 
 

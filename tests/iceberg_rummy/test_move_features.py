@@ -80,7 +80,7 @@ def test_the_teachers_moves_are_listed():
     featurizer = _featurizer()
     sim = featurizer.sim
     teacher = load_agent("heuristic@v2", GAME, seed=0, num_players=4)
-    for _, seat, view in _positions(1, 3)[::3]:
+    for _, seat, view in _positions(1, 3)[::2]:
         teacher.reset(0)
 
         def act(state, legal, seat=seat):
@@ -88,7 +88,13 @@ def test_the_teachers_moves_are_listed():
             return teacher.act(obs, PlayerView(GAME, seat, 4, state, list(legal)))
 
         taught = follow(sim, sim.copy(view.state), seat, act, np.random.default_rng(0), featurizer.ends_move)
-        assert taught in [m for m, _ in featurizer.moves(view.state, seat)]
+        moves, rows = featurizer.candidates(view.state, seat)
+        assert taught in moves
+        row = rows[moves.index(taught), featurizer._slices["game"]]
+        if row[COL["is_discard"]]:  # the least valuable card by version 2's weights
+            assert row[COL["discard_lowest"]] == 1 and row[COL["discard_gap"]] == pytest.approx(0, abs=1e-3)
+        elif not row[COL["can_go_out"]]:  # the play of best settlement, never a held one
+            assert row[COL["play_gap"]] == 0 and row[COL["held_back"]] == 0
 
 
 def test_features_read_only_what_the_seat_sees():
@@ -125,6 +131,9 @@ def test_columns_mean_what_their_names_say():
         assert (rows[:, COL["goes_out"]] == (rows[:, COL["cards_after"]] == 0)).all()
         discard_rows = rows[rows[:, COL["is_discard"]] == 1]
         assert discard_rows[:, COL["discard_gap"]].min() == pytest.approx(0, abs=1e-4)
+        assert discard_rows[:, COL["discard_lowest"]].max() == 1
+        play_rows = rows[rows[:, COL["is_discard"]] == 0]
+        assert len(play_rows) == 0 or play_rows[:, COL["play_gap"]].min() == 0
         seen["can_go_out"] += rows[0, COL["can_go_out"]] == 1
         seen["holding"] += rows[0, COL["holding_v2"]] == 1
         assert rows[0, COL["holding_v2"]] >= rows[0, COL["holding_v1"]]
@@ -144,6 +153,8 @@ def test_columns_mean_what_their_names_say():
                 assert row[COL["is_discard"]] == 1 and row[COL["play_points"]] == 0 and row[COL["play_cards"]] == 0
                 assert row[COL["cards_after"]] == hand.sum() - 1
                 assert row[COL["discard_value"]] == pytest.approx(values[card], rel=1e-5, abs=1e-4)
+                assert row[COL["card_id"]] == card and row[COL["card_rank"]] == card % M.NUM_RANKS
+                assert row[COL["play_gap"]] == 0
                 continue
             cards = tuple(sorted(move[:-1]))
             target = -1 if last == rules.COMMIT_NEW else last - rules.LAYOFF_BASE
@@ -154,7 +165,9 @@ def test_columns_mean_what_their_names_say():
             assert row[COL["cards_after"]] == hand.sum() - len(cards)
             assert row[COL["settle_after"]] == H.settlement(hand, table, (cards, target, commits[cards][target]))
             assert row[COL["discard_value"]] == 0 and row[COL["discard_gap"]] == 0
-            assert row[COL["held_back"]] == (row[COL["holding_v2"]] == 1 and row[COL["is_special"]] == 0)
+            held = row[COL["holding_v2"]] == 1 and row[COL["is_special"]] == 0 and row[COL["can_go_out"]] == 0
+            assert row[COL["held_back"]] == held
+            assert row[COL["card_id"]] == cards[0] and row[COL["play_gap"]] >= 0
             if row[COL["goes_out"]]:
                 seen["goes_out"] += 1
                 assert row[COL["cards_after"]] == 0 and row[COL["can_go_out"]] == 1
