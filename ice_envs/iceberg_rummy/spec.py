@@ -28,6 +28,7 @@ SPEC = GameSpec(
     quick=Variant({"single_hand": True}, players=(2,)),
     heuristic="ice_envs.iceberg_rummy.heuristic:IcebergRummyHeuristic",
     greedy="ice_envs.iceberg_rummy.greedy:value",
+    move_features="ice_envs.iceberg_rummy.move_features:move_features",
     ui="ice_envs.iceberg_rummy.ui",
     compiled="ice_envs.iceberg_rummy.compiled:IcebergRummyCompiled",
     compiled_players="ice_envs.iceberg_rummy.compiled_players:PLAYERS",
