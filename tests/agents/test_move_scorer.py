@@ -296,3 +296,20 @@ def test_cli_bad_config_is_one_line_and_exit_2(tmp_path: Path):
 
 def test_blocks_are_the_documented_ones():
     assert BLOCKS == ("observation", "change", "generic", "game")
+
+
+SHIPPED = sorted((Path(__file__).resolve().parents[2] / "checkpoints").glob("*/model.npz"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.parent.name)
+def test_shipped_move_scorers_play_their_table(path: Path):
+    """Every shipped move scorer loads for the game, players and options of its config and plays a whole game."""
+    import yaml
+
+    config = yaml.safe_load(path.with_name("config.yaml").read_text())
+    net = load_move_scorer(path)
+    assert (net.meta["game"], net.meta["players"]) == (config["game"], config["players"])
+    n = config["players"]
+    table = [f"moves:{path}", *["random"] * (n - 1)]
+    _, (result,) = evaluate(config["game"], n, table, games=1, seed=0, options=config["options"], progress=False)
+    assert result["decisions"] > 0 and not result["truncated"]
