@@ -723,12 +723,4 @@ class MCTSAgent(SeededAgent):
 
     def _heuristic_action(self, state: Any, legal: list[int]) -> int:
         """The game's heuristic agent's action for the deciding seat, with ``state`` as its view."""
-        sim = self.sim
-        if len(legal) == 1:
-            return legal[0]
-        seat = sim.deciding_seat(state)
-        view = PlayerView(sim.game, seat, sim.num_players, state, list(legal))
-        observation = {"action_mask": sim.mask(legal)}
-        if getattr(self._heuristic, "needs_observation", False):
-            observation["observation"] = sim.observation(state, seat)
-        return int(self._heuristic.act(observation, view))
+        return self.sim.agent_action(self._heuristic, state, legal)

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 import ice_envs
+from ice_envs.core.agent import PlayerView
 from ice_envs.core.chance import ChanceLimit, ScriptedDraws, next_script
 from ice_envs.core.registry import get_spec
 
@@ -254,6 +255,19 @@ class Simulator:
     def describe(self, state: Any, action: int) -> str:
         """The game's description of ``action`` in ``state`` (as ``env.describe_action`` words it)."""
         return str(self._bind(state)._describe(int(action)))
+
+    def agent_action(self, agent: Any, state: Any, legal: Sequence[int]) -> int:
+        """``agent``'s action for the deciding seat of ``state``, with ``state`` as that seat's view (the only
+        legal action at once, without asking the agent)."""
+        legal = list(legal)
+        if len(legal) == 1:
+            return legal[0]
+        seat = self.deciding_seat(state)
+        view = PlayerView(self.game, seat, self.num_players, state, legal)
+        observation = {"action_mask": self.mask(legal)}
+        if getattr(agent, "needs_observation", False):
+            observation["observation"] = self.observation(state, seat)
+        return int(agent.act(observation, view))
 
     def mask(self, legal: Sequence[int]) -> np.ndarray:
         """An action mask (int8) marking ``legal``."""

@@ -137,15 +137,7 @@ class Labeller(SeededAgent):
         self._plan = []
 
     def _teacher_action(self, state: Any, legal: list[int]) -> int:
-        sim = self.featurizer.sim
-        if len(legal) == 1:
-            return legal[0]
-        seat = sim.deciding_seat(state)
-        view = PlayerView(sim.game, seat, sim.num_players, state, list(legal))
-        observation = {"action_mask": sim.mask(legal)}
-        if getattr(self.teacher, "needs_observation", False):
-            observation["observation"] = sim.observation(state, seat)
-        return int(self.teacher.act(observation, view))
+        return self.featurizer.sim.agent_action(self.teacher, state, legal)
 
     def act(self, observation: dict[str, np.ndarray], view: PlayerView | None = None) -> int:
         assert view is not None
