@@ -1,7 +1,7 @@
 """Every config in the repository resolves to the values recorded in ``data/resolved_configs.json``.
 
 The fixture holds the resolved config (``cfg.to_dict()``) of every training config the repository ships
-(``train/configs/``, the checkpoints' ``config.yaml``, each game's ``smoke.yaml``), a few ``--set``
+(``train/configs/``, the PPO checkpoints' ``config.yaml``, each game's ``smoke.yaml``; the move learners' configs have their own schema, checked in ``tests/agents/test_move_scorer.py``), a few ``--set``
 overrides and the tests' tiny config. A change to the schema that changes what any of them means fails
 here; regenerate the fixture (``python -m tests.train.test_config_snapshot``) only for a change meant to
 alter resolved values, and say so.
@@ -43,7 +43,7 @@ OVERRIDES: dict[str, tuple[str, list[str]]] = {
 
 def config_files() -> list[str]:
     """Every training config file of the repository, relative to its root."""
-    patterns = ("train/configs/*.yaml", "checkpoints/*/config.yaml", "ice_envs/*/smoke.yaml")
+    patterns = ("train/configs/*.yaml", "checkpoints/*_ppo/config.yaml", "ice_envs/*/smoke.yaml")
     return sorted(str(p.relative_to(ROOT)) for pattern in patterns for p in ROOT.glob(pattern))
 
 
