@@ -40,7 +40,8 @@ def _data_folders(folder: str, packages: list[str]) -> list[str]:
             continue
         dotted = ".".join(path.relative_to(folder).parts)
         parent = dotted.rpartition(".")[0]
-        if (parent == "" or parent in packages) and any(f.suffix in DATA_SUFFIXES for f in path.iterdir()):
+        inside = parent == "" or parent in packages or parent in found  # a data folder may hold data folders
+        if inside and any(f.suffix in DATA_SUFFIXES for f in path.iterdir()):
             found.append(dotted)
     return found
 

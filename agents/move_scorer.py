@@ -36,6 +36,7 @@ record). :func:`load_move_scorer` checks it against the table it is asked to pla
 
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -49,11 +50,13 @@ from ice_envs.agents.search import Simulator, simulator_for
 from ice_envs.agents.whole_moves import whole_moves
 from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.core.errors import AgentSpecError
-from ice_envs.core.files import FileFormatError, regular_file
+from ice_envs.core.files import FileFormatError, read_bytes, regular_file
 from ice_envs.core.registry import get_spec, load_attribute
 
 __all__ = ["FORMAT", "MoveFeaturizer", "MoveScorerAgent", "MoveScorerNet", "load_move_scorer"]
 
+#: The largest model file read (a scorer is tens of kilobytes).
+MAX_MODEL_BYTES = 64 * 2**20
 #: The model file's format tag.
 FORMAT = "ice-envs-move-scorer/1"
 #: The generic features after the two observation blocks.
@@ -182,7 +185,8 @@ class MoveScorerNet:
     def load(cls, path: str | Path) -> MoveScorerNet:
         """Read a model written by :meth:`save`; anything else raises :class:`AgentSpecError` naming the problem."""
         try:
-            with np.load(path, allow_pickle=False) as data:
+            raw = read_bytes(path, what="move scorer", max_bytes=MAX_MODEL_BYTES)
+            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
                 arrays = {k: data[k] for k in data.files}
         except (OSError, ValueError) as exc:
             raise AgentSpecError(f"move scorer {path}: not a readable .npz ({exc})") from None

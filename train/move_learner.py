@@ -45,6 +45,7 @@ from ice_envs.agents.spec import load_agent, parse_agent_spec
 from ice_envs.agents.whole_moves import follow
 from ice_envs.core.agent import PlayerView, SeededAgent
 from ice_envs.core.errors import OptionError
+from ice_envs.core.files import load_yaml
 from ice_envs.core.machine import machine_info, package_versions
 from ice_envs.core.registry import get_spec
 from ice_envs.core.threads import one_blas_thread
@@ -406,10 +407,7 @@ def load_config(path: str | Path, seed: int | None = None) -> MoveLearnerConfig:
     """Read and check a config file (``yaml.safe_load``: nothing is evaluated); ``seed`` overrides its seed.
 
     A bad file raises :class:`~ice_envs.core.errors.OptionError` naming the file and the key."""
-    try:
-        data = yaml.safe_load(Path(path).read_text())
-    except yaml.YAMLError as exc:
-        raise OptionError(f"{path}: not YAML ({str(exc).splitlines()[0]})") from None
+    data = load_yaml(path, what="move-learner config")
     if not isinstance(data, dict):
         raise OptionError(f"{path}: a config is a mapping of keys")
     if seed is not None:
