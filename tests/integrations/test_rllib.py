@@ -244,7 +244,7 @@ def test_rllib_agent_specs_are_checked(tmp_path):
     with pytest.raises(AgentSpecError, match="never loaded"):
         load_agent(f"rllib:{ckpt}", "cardiceo")
     ppo_snapshot = Path(__file__).resolve().parents[2] / "checkpoints"
-    snapshots = sorted(ppo_snapshot.rglob("*.npz"))
+    snapshots = sorted(ppo_snapshot.glob("*_ppo/final.npz"))
     if snapshots:  # a PPO snapshot is not an RLlib policy
         with pytest.raises(AgentSpecError, match="not a policy of the RLlib backend"):
             load_agent(f"rllib:{snapshots[0]}", "cardiceo")
