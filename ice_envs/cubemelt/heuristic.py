@@ -217,23 +217,39 @@ class CubeMeltHeuristic(SeededAgent):
 
     def reroll_action(self, s: rules.CubeMeltState, me: int) -> int:
         """Stop, or the bitmask of the dice to re-roll, by expectimax over the re-rolls left."""
-        counts = tuple(rules.face_counts(s.dice))
-        c = _COUNT_INDEX[counts]
-        levels = self._levels(s, me)
-        terminal = [in_quanta(self.terminal_values(s, me, paid)) for paid, _ in levels]
-        weights, outcomes = _summable_weights(tuple(s.config.faces))
-        values = terminal[-1]
-        for j in range(len(levels) - 2, 0, -1):
-            values = self._best_over_keeps(terminal[j], expectations(weights, outcomes, values), levels[j][1])
-        stop = terminal[0][c]
-        if not levels[0][1] or len(levels) < 2:
+        stop, options = self.reroll_values(s, me)
+        if options is None:
             return rules.STOP
-        ev = expectations(weights, outcomes, values)
-        options = np.where(_KEEP_OK[c], ev, _NO_KEEP)
         k = int(options.argmax())  # the first keep of the best value
         if options[k] <= stop:  # integers (quanta); a tie stops
             return rules.STOP
         return self._reroll_mask(s.dice, KEEPS[k])
+
+    def reroll_values(self, s: rules.CubeMeltState, me: int) -> tuple[int, np.ndarray | None]:
+        """``(stop, options)``: the look-ahead's value of stopping now and of each keep in :data:`KEEPS` (its
+        expectation over the re-roll, then the best play), in quanta; ``options`` is None where ``me`` may not
+        re-roll, and a keep that is not a proper re-roll of the dice is worth less than anything."""
+        c = _COUNT_INDEX[tuple(rules.face_counts(s.dice))]
+        levels = self._levels(s, me)
+        terminal = [in_quanta(self.terminal_values(s, me, paid)) for paid, _ in levels]
+        stop = int(terminal[0][c])
+        if not levels[0][1] or len(levels) < 2:
+            return stop, None
+        weights, outcomes = _summable_weights(tuple(s.config.faces))
+        values = terminal[-1]
+        for j in range(len(levels) - 2, 0, -1):
+            values = self._best_over_keeps(terminal[j], expectations(weights, outcomes, values), levels[j][1])
+        ev = expectations(weights, outcomes, values)
+        return stop, np.where(_KEEP_OK[c], ev, _NO_KEEP)
+
+    @staticmethod
+    def keep_of(dice: list[int], mask: int) -> int:
+        """The index in :data:`KEEPS` of the face counts that re-rolling the dice of bitmask ``mask`` keeps."""
+        kept = [0] * _KINDS
+        for i, d in enumerate(dice):
+            if not mask >> i & 1:
+                kept[d] += 1
+        return _KEEP_INDEX[tuple(kept)]
 
     def choice_action(self, s: rules.CubeMeltState, me: int) -> int:
         """Love or Adventure: the one whose resulting position is worth more."""

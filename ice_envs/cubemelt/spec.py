@@ -31,6 +31,7 @@ SPEC = GameSpec(
     quick=Variant(players=(2,)),
     heuristic="ice_envs.cubemelt.heuristic:CubeMeltHeuristic",
     greedy="ice_envs.cubemelt.greedy:value",
+    move_features="ice_envs.cubemelt.move_features:move_features",
     ui="ice_envs.cubemelt.ui",
     smoke_config="smoke.yaml",
     vector="ice_envs.cubemelt.batched:CubeMeltBatched",

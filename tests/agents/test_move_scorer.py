@@ -198,11 +198,11 @@ def test_bad_model_files_and_specs_name_the_problem(tmp_path: Path):
     with pytest.raises(AgentSpecError, match="blocks"):
         MoveFeaturizer(TIP, 4, ("everything",))
     with pytest.raises(AgentSpecError, match="no game features"):
-        MoveFeaturizer("cubemelt", 3, ("game",))
+        MoveFeaturizer("icebergs", 4, ("game",))
 
 
 @pytest.mark.parametrize("game,players", [("cardiceo", 4), ("cubemelt", 3)])
-def test_observation_blocks_work_for_games_without_game_features(game, players):
+def test_observation_blocks_work_without_game_features(game, players):
     featurizer = MoveFeaturizer(game, players, ("observation", "change", "generic"))
     assert featurizer.size == 2 * featurizer.obs_size + 2
     agent = MoveScorerAgent(_random_net(featurizer), game, players, seed=0)
