@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, default=Path("runs/recipes/rllib_cluster"))
     args = parser.parse_args(argv)
     smoke = args.smoke or os.environ.get("ICE_ENVS_RECIPE_SMOKE") == "1"
-    name, games = ("cardiceo_rllib_smoke_ppo.yaml", 40) if smoke else ("cardiceo_rllib_ppo.yaml", 4000)
+    name, games = ("cardiceo_rllib_smoke_ppo.yaml", 8) if smoke else ("cardiceo_rllib_ppo.yaml", 4000)
     runners = 1 if smoke else args.env_runners
     address = None if smoke else args.address
     overrides = [f"ray.num_env_runners={runners}", "eval.games=0"]

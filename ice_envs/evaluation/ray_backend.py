@@ -54,6 +54,10 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
         ray.init(address=address, log_to_driver=False)
 
 
+#: How many times Ray runs a task again after its worker process died (Ray's own default for tasks).
+TASK_RETRIES = 3
+
+
 def run_games_ray(
     play_batch: Callable[[tuple[Any, list[int]]], list[dict[str, Any]]], match: Any, chunks: list[list[int]], bar: Any
 ) -> tuple[list[dict[str, Any]], list[tuple[list[int], str]]]:
@@ -65,7 +69,7 @@ def run_games_ray(
     """
     import ray
 
-    play = ray.remote(num_cpus=1)(play_chunk)
+    play = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(play_chunk)
     match_ref = ray.put(match)  # one copy in the object store, not one per task
     chunk_of = {}
     for chunk in chunks:

@@ -47,10 +47,13 @@ def make_agent(game: str, num_players: int | None, seed: int | None) -> DiesInOn
 def local_ray():
     if ray.is_initialized():
         pytest.skip("needs a Ray of its own (one started by this module)")
-    from ice_envs.evaluation.ray_backend import init_ray
+    from ice_envs.evaluation import ray_backend
 
-    init_ray(None, 2)
+    ray_backend.init_ray(None, 2)
+    # one retry, not Ray's three: each retry starts a worker process afresh, and one shows the failure is final
+    retries, ray_backend.TASK_RETRIES = ray_backend.TASK_RETRIES, 1
     yield
+    ray_backend.TASK_RETRIES = retries
     ray.shutdown()
 
 
