@@ -270,11 +270,9 @@ class MoveScorerAgent(SeededAgent):
     ) -> None:
         super().__init__(seed)
         self.net = net
-        trained = net.meta.get("game")
-        if trained is not None and trained != get_spec(game).name:
-            raise AgentSpecError(
-                f"move scorer {net.source or '(in memory)'}: trained for {trained}, not {get_spec(game).name}"
-            )
+        trained, name = net.meta.get("game"), get_spec(game).name
+        if trained is not None and trained != name:
+            raise AgentSpecError(f"move scorer {net.source or '(in memory)'}: trained for {trained}, not {name}")
         blocks = net.meta.get("features", {}).get("blocks", list(BLOCKS))
         self.featurizer = MoveFeaturizer(game, num_players, tuple(blocks))
         if net.feature_size != self.featurizer.size:

@@ -180,9 +180,8 @@ def collect(
     agents = [labeller, *opponents]
     match = Match(cfg.game, cfg.players, dict(cfg.options), tuple(agents), deal_seed(cfg.seed, round_index, worker))
     shares = []
-    n = cfg.players
     for g in range(games):
-        # every deal from every seat: game g is deal g // n with the seats rotated g % n
+        # every deal from every seat: game g is deal g // players with the seats rotated g % players
         result = play_game(match, g, agents)
         shares.append(result["win_share"][0])
     return {
@@ -192,7 +191,6 @@ def collect(
         "unlisted": labeller.unlisted,
         "win_share": float(np.mean(shares)) if shares else 0.0,
         "games": games,
-        "deals": (games + n - 1) // n,
     }
 
 
