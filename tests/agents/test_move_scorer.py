@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import ice_envs
 from ice_envs.agents.move_scorer import BLOCKS, MoveFeaturizer, MoveScorerAgent, MoveScorerNet, load_move_scorer
 from ice_envs.agents.search import same_state, simulator_for
 from ice_envs.agents.spec import load_agent, parse_agent_spec
@@ -23,27 +22,20 @@ from ice_envs.evaluation.tournament import evaluate
 from ice_envs.tip_of_the_diceberg import move_features as tip_features
 from ice_envs.tip_of_the_diceberg import rules as tip_rules
 from ice_envs.train.move_learner import MoveLearnerConfig, deal_seed, load_config, train
+from tests.positions import decisions
 
 TIP = "tip_of_the_diceberg"
 
 
 def _positions(game: str, players: int, seed: int, count: int, **options):
     """``count`` (another re-deal of the view, seat, view) positions of heuristic self-play with a choice to make."""
-    env = ice_envs.make(game, raw=True, num_players=players, **options)
-    env.reset(seed=seed)
     heuristic = load_agent("heuristic", game, seed=0, num_players=players)
-    rng = np.random.default_rng(seed)
     found = []
-    while env.agents and len(found) < count:
-        agent = env.agent_selection
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
-            continue
-        seat = env.possible_agents.index(agent)
-        view = make_view(env, seat, rng)
+    for env, seat, view in decisions(game, players, seed, [heuristic] * players, **options):
+        if len(found) == count:
+            break
         if len(view.legal_actions) > 1:
             found.append((make_view(env, seat, np.random.default_rng(len(found) + 999)), seat, view))
-        env.step(heuristic.act(env.observe(agent), view))
     return found
 
 

@@ -8,13 +8,13 @@ from functools import cache
 import numpy as np
 import pytest
 
-import ice_envs
 from ice_envs.agents.move_scorer import MoveFeaturizer
 from ice_envs.agents.spec import load_agent
-from ice_envs.core.agent import PlayerView, make_view
+from ice_envs.core.agent import PlayerView
 from ice_envs.cubemelt import move_features as F
 from ice_envs.cubemelt import rules
 from ice_envs.cubemelt.heuristic import CubeMeltHeuristic
+from tests.positions import decisions
 
 GAME = "cubemelt"
 COL = {name: i for i, name in enumerate(F.NAMES)}
@@ -25,20 +25,10 @@ def _positions(players: int, expansion: bool, seed: int, games: int) -> tuple[tu
     """(seat, view) at every decision with a choice of ``games`` games of heuristic self-play."""
     found = []
     for g in range(games):
-        env = ice_envs.make(GAME, raw=True, num_players=players, expansion=expansion)
-        env.reset(seed=seed + g)
         heuristic = load_agent("heuristic", GAME, seed=g, num_players=players)
-        rng = np.random.default_rng(seed + g)
-        while env.agents:
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
-                env.step(None)
-                continue
-            seat = env.possible_agents.index(agent)
-            view = make_view(env, seat, rng)
+        for _, seat, view in decisions(GAME, players, seed + g, [heuristic] * players, expansion=expansion):
             if len(view.legal_actions) > 1:
                 found.append((seat, view))
-            env.step(heuristic.act(env.observe(agent), view))
     return tuple(found)
 
 

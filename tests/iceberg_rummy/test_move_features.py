@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import ice_envs
 from ice_envs.agents.move_scorer import MoveFeaturizer
 from ice_envs.agents.spec import load_agent
 from ice_envs.agents.whole_moves import WHOLE_MOVES_MAX, follow
@@ -19,6 +18,7 @@ from ice_envs.iceberg_rummy import melds as M
 from ice_envs.iceberg_rummy import move_features as F
 from ice_envs.iceberg_rummy import rules
 from ice_envs.train.move_learner import load_config
+from tests.positions import decisions
 
 GAME = "iceberg_rummy"
 COL = {name: i for i, name in enumerate(F.NAMES)}
@@ -31,21 +31,11 @@ def _positions(seed: int, games: int) -> tuple[tuple[PlayerView, int, PlayerView
     play at the suite table (4 players, one hand): seats 0 and 2 play version 2, the others version 1."""
     found = []
     for g in range(games):
-        env = ice_envs.make(GAME, raw=True, num_players=4, single_hand=True)
-        env.reset(seed=seed + g)
         agents = [load_agent(f"heuristic@v{2 - p % 2}", GAME, seed=g, num_players=4) for p in range(4)]
-        rng = np.random.default_rng(seed + g)
-        while env.agents:
-            agent = env.agent_selection
-            if env.terminations[agent] or env.truncations[agent]:
-                env.step(None)
-                continue
-            seat = env.possible_agents.index(agent)
-            view = make_view(env, seat, rng)
+        for env, seat, view in decisions(GAME, 4, seed + g, agents, single_hand=True):
             if len(view.legal_actions) > 1 and not view.state.selection:
                 other = make_view(env, seat, np.random.default_rng(10_000 + len(found)))
                 found.append((other, seat, view))
-            env.step(agents[seat].act(env.observe(agent), view))
     return tuple(found)
 
 
