@@ -82,7 +82,6 @@ def move_features(state: rules.CubeMeltState, seat: int, moves: list[tuple[tuple
     dice_counts = rules.face_counts(state.dice)
     for row, (seq, after) in zip(out, moves):
         first = seq[0]
-        after_value = heuristic.state_value(after, seat)
         if rerolling and first != rules.STOP and first < rules.NUM_SUBSETS:
             keep = heuristic.keep_of(state.dice, first)
             row[_COL["value"]] = float(options[keep]) * VALUE_QUANTUM if options is not None else now
@@ -91,6 +90,7 @@ def move_features(state: rules.CubeMeltState, seat: int, moves: list[tuple[tuple
             row[_COL["pays_melt"]] = state.rerolls >= 1
             kept = KEEPS[keep]
         else:
+            after_value = heuristic.state_value(after, seat)
             row[_COL["value"]] = stop * VALUE_QUANTUM if rerolling else after_value
             row[_COL["value_after"]] = after_value
             row[_COL["is_stop"]] = rerolling
