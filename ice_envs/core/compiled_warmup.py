@@ -24,12 +24,13 @@ __all__ = ["main", "warm", "warm_game"]
 
 def warm_game(game: str) -> tuple[float, float]:
     """Compile (or load from the cache) ``game``'s compiled engine, its loops and its players' loops, as a
-    small batch steps, plays out, and advances and plays out its in-engine seats; returns the seconds it
+    small batch steps, plays out, and advances and plays out its in-engine seats, and the compiled kernels of
+    its move features (where its ``move_features`` has a ``warm()``); returns the seconds it
     took, wall-clock and CPU."""
     from ice_envs.core import vector
     from ice_envs.core.compiled_opponents import SeatPlayers
     from ice_envs.core.compiled_players import compiled_player_names
-    from ice_envs.core.registry import get_spec
+    from ice_envs.core.registry import get_spec, load_attribute
 
     start, cpu = time.perf_counter(), time.process_time()
     engine = vector.make(game, 4, get_spec(game).quick_players, seed=0, engine="compiled")
@@ -44,6 +45,10 @@ def warm_game(game: str) -> tuple[float, float]:
     seats.advance()
     seats.seat_player[:] = seats.index("random")
     seats.playout()
+    spec = get_spec(game)
+    warm_features = getattr(load_attribute(spec.move_features), "warm", None) if spec.move_features else None
+    if warm_features is not None:
+        warm_features()
     return time.perf_counter() - start, time.process_time() - cpu
 
 

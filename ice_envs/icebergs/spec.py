@@ -25,6 +25,7 @@ SPEC = GameSpec(
     compiled="ice_envs.icebergs.compiled:IcebergsCompiled",
     compiled_players="ice_envs.icebergs.compiled_players:PLAYERS",
     greedy="ice_envs.icebergs.greedy:value",
+    move_features="ice_envs.icebergs.move_features:move_features",
     ui="ice_envs.icebergs.ui",
     potentials={"icebergs_voyage": "ice_envs.icebergs.shaping:voyage"},
     batched_potentials={"icebergs_voyage": "ice_envs.icebergs.shaping:voyage_rows"},

@@ -22,6 +22,7 @@ from ice_envs.evaluation.tournament import evaluate
 from ice_envs.tip_of_the_diceberg import move_features as tip_features
 from ice_envs.tip_of_the_diceberg import rules as tip_rules
 from ice_envs.train.move_learner import MoveLearnerConfig, deal_seed, load_config, train
+from tests import leaky_game
 from tests.positions import decisions
 
 TIP = "tip_of_the_diceberg"
@@ -189,8 +190,8 @@ def test_bad_model_files_and_specs_name_the_problem(tmp_path: Path):
         MoveScorerAgent(_random_net(other, features={"blocks": ["generic", "game"]}), TIP, 4)
     with pytest.raises(AgentSpecError, match="blocks"):
         MoveFeaturizer(TIP, 4, ("everything",))
-    with pytest.raises(AgentSpecError, match="no game features"):
-        MoveFeaturizer("icebergs", 4, ("game",))
+    with leaky_game.registered(), pytest.raises(AgentSpecError, match="no game features"):
+        MoveFeaturizer(leaky_game.SPEC.name, 2, ("game",))
 
 
 @pytest.mark.parametrize("game,players", [("cardiceo", 4), ("cubemelt", 3)])
