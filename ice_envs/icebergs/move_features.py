@@ -44,17 +44,10 @@ import numpy as np
 
 from ice_envs.core.errors import OptionError
 from ice_envs.icebergs import rules
+from ice_envs.icebergs.heuristic import MU_FUEL
 
-NAMES = (
-    "plan_gain",
-    "plan_gap",
-    "own_progress",
-    "rival_delay",
-    "rival_delay_max",
-    "own_hazards",
-    "rival_hazards",
-    "moves_left",
-    "left_leg",
+#: The kinds of action, one column each (:func:`_kind_column`).
+KINDS = (
     "end_turn",
     "ship_step",
     "enter",
@@ -66,6 +59,18 @@ NAMES = (
     "lose_fuel",
     "lose_cargo",
     "ice_table",
+)
+NAMES = (
+    "plan_gain",
+    "plan_gap",
+    "own_progress",
+    "rival_delay",
+    "rival_delay_max",
+    "own_hazards",
+    "rival_hazards",
+    "moves_left",
+    "left_leg",
+    *KINDS,
     "fuel",
     "cargo",
     "fuel_slack",
@@ -76,8 +81,6 @@ NAMES = (
 _COL = {name: i for i, name in enumerate(NAMES)}
 #: The chance stream every candidate action of a decision draws from (common random numbers).
 STREAM = 0x1CEB_E865
-#: Moves a moving turn brings in the heuristic's fuel budget (``heuristic.MU_FUEL``).
-MOVES_PER_FUEL = 3.0
 #: The scale of the Moves columns.
 TO_GO_SCALE = 30.0
 
@@ -148,7 +151,7 @@ def move_features(state: rules.IcebergsState, seat: int, moves: list[tuple[tuple
     fuel = values[:, M.V_FUEL]
     out[:, _COL["fuel"]] = fuel / rules.FULL_FUEL
     out[:, _COL["cargo"]] = values[:, M.V_CARGO] / rules.FULL_CARGO
-    out[:, _COL["fuel_slack"]] = (fuel - values[:, M.V_OWN_AFTER] / MOVES_PER_FUEL) / rules.FULL_FUEL
+    out[:, _COL["fuel_slack"]] = (fuel - values[:, M.V_OWN_AFTER] / MU_FUEL) / rules.FULL_FUEL
     out[:, _COL["to_go"]] = values[:, M.V_OWN_BEFORE] / TO_GO_SCALE
     rivals = [
         M.to_go(row, engine._cfg, k)

@@ -23,19 +23,6 @@ pytest.importorskip("numba")
 
 GAME = "icebergs"
 COL = {name: i for i, name in enumerate(F.NAMES)}
-KINDS = (
-    "end_turn",
-    "ship_step",
-    "enter",
-    "floe",
-    "iceberg",
-    "place",
-    "drift",
-    "decline",
-    "lose_fuel",
-    "lose_cargo",
-    "ice_table",
-)
 
 
 @cache
@@ -125,9 +112,9 @@ def test_the_columns_say_what_the_action_is():
         moves, rows = featurizer.candidates(state, seat)
         assert rows.shape == (len(moves), len(F.NAMES)) and np.isfinite(rows).all()
         assert all(len(m) == 1 for m in moves)
-        kinds = rows[:, [COL[k] for k in KINDS]]
+        kinds = rows[:, [COL[k] for k in F.KINDS]]
         np.testing.assert_array_equal(kinds.sum(axis=1), 1.0)
-        seen_kinds |= {KINDS[i] for i in np.flatnonzero(kinds.any(axis=0))}
+        seen_kinds |= {F.KINDS[i] for i in np.flatnonzero(kinds.any(axis=0))}
         gain, gap = rows[:, COL["plan_gain"]], rows[:, COL["plan_gap"]]
         left = rows[:, COL["left_leg"]] == 1
         np.testing.assert_allclose(gap[~left], gain.max() - gain[~left], atol=1e-6)
