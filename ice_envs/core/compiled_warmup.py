@@ -33,7 +33,8 @@ def warm_game(game: str) -> tuple[float, float]:
     from ice_envs.core.registry import get_spec, load_attribute
 
     start, cpu = time.perf_counter(), time.process_time()
-    engine = vector.make(game, 4, get_spec(game).quick_players, seed=0, engine="compiled")
+    spec = get_spec(game)
+    engine = vector.make(game, 4, spec.quick_players, seed=0, engine="compiled")
     engine.reset()
     engine.step(np.array([int(np.flatnonzero(row)[0]) for row in engine.mask]))
     engine.scores()
@@ -45,7 +46,6 @@ def warm_game(game: str) -> tuple[float, float]:
     seats.advance()
     seats.seat_player[:] = seats.index("random")
     seats.playout()
-    spec = get_spec(game)
     warm_features = getattr(load_attribute(spec.move_features), "warm", None) if spec.move_features else None
     if warm_features is not None:
         warm_features()

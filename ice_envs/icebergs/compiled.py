@@ -1023,10 +1023,15 @@ def _decide(s: np.ndarray, cfg: np.ndarray) -> None:
 
 # ---------------------------------------------------------------- the framework's questions
 @njit
+def deciding_ship(s: np.ndarray, cfg: np.ndarray) -> int:
+    """``rules.IcebergsState.deciding_ship``: the ship whose owner decides (the hazard's ship in the hazard phase)."""
+    return s[cfg[S_HAZARDS]] if s[PHASE] == PHASE_HAZARD else s[CURRENT]
+
+
+@njit
 def deciding(s: np.ndarray, cfg: np.ndarray) -> int:
-    """The seat of ``rules.IcebergsState.deciding_ship`` (the hazard's ship in the hazard phase)."""
-    ship = s[cfg[S_HAZARDS]] if s[PHASE] == PHASE_HAZARD else s[CURRENT]
-    return ship // cfg[C_KPS]
+    """The seat of :func:`deciding_ship`."""
+    return deciding_ship(s, cfg) // cfg[C_KPS]
 
 
 @njit

@@ -33,6 +33,7 @@ VALUES = (
     "left_leg",  # the action takes the ship off the map at its goal edge (to Alaska or home)
     "fuel_after",  # the deciding ship's Fuel and Cargo after the action
     "cargo_after",
+    "rival_to_go",  # the fewest Moves any other seat's ship still needs, before the action (0 without one)
 )
 (
     V_PLAN_BEFORE,
@@ -47,15 +48,10 @@ VALUES = (
     V_LEFT_LEG,
     V_FUEL,
     V_CARGO,
+    V_RIVAL_TO_GO,
 ) = range(len(VALUES))
 #: Moves charged for a ship that cannot finish (sunk, or walled in): a long way, not infinity.
 FAR = 60.0
-
-
-@njit
-def deciding_ship(s: np.ndarray, cfg: np.ndarray) -> int:
-    """The ship whose owner decides now (the hazard's ship in the hazard phase)."""
-    return s[cfg[C.S_HAZARDS]] if s[C.PHASE] == C.PHASE_HAZARD else s[C.CURRENT]
 
 
 @njit
@@ -109,15 +105,20 @@ def action_values(s: np.ndarray, cfg: np.ndarray, actions: np.ndarray, stream: n
 
     Each action is applied to a copy of ``s`` with a generator started at ``stream`` (the same for every
     action). ``s`` is not changed."""
-    ship = deciding_ship(s, cfg)
+    ship = C.deciding_ship(s, cfg)
     per = cfg[C.C_KPS]
     seat = ship // per
     ships = cfg[C.C_SHIPS]
     weight = threats(s, cfg, seat)
     before_plan = plan_value(s, cfg, ship)
     before_to_go = np.empty(ships, dtype=np.float64)
+    rival_to_go = np.inf
     for k in range(ships):
         before_to_go[k] = to_go(s, cfg, k)
+        if k // per != seat:
+            rival_to_go = min(rival_to_go, before_to_go[k])
+    if rival_to_go == np.inf:
+        rival_to_go = 0.0
     row = np.empty_like(s)
     rng = np.zeros(2, dtype=np.uint64)
     goal_before = s[C.STATUS + ship]
@@ -158,3 +159,4 @@ def action_values(s: np.ndarray, cfg: np.ndarray, actions: np.ndarray, stream: n
         o[V_LEFT_LEG] = 1.0 if st != goal_before and (st == C.ALASKA_LOADING or st == C.HOME) else 0.0
         o[V_FUEL] = row[C.FUEL + ship]
         o[V_CARGO] = row[C.CARGO + ship]
+        o[V_RIVAL_TO_GO] = rival_to_go

@@ -100,7 +100,7 @@ def _kind_column(action: int, lay: rules.ActionLayout) -> str:
     """The ``NAMES`` column of the kind of ``action``."""
     if action == lay.end_turn:
         return "end_turn"
-    if action < lay.to_alaska or lay.to_alaska <= action <= lay.to_home:
+    if action <= lay.to_home:
         return "ship_step"
     if lay.enter <= action < lay.floe:
         return "enter"
@@ -153,12 +153,7 @@ def move_features(state: rules.IcebergsState, seat: int, moves: list[tuple[tuple
     out[:, _COL["cargo"]] = values[:, M.V_CARGO] / rules.FULL_CARGO
     out[:, _COL["fuel_slack"]] = (fuel - values[:, M.V_OWN_AFTER] / MU_FUEL) / rules.FULL_FUEL
     out[:, _COL["to_go"]] = values[:, M.V_OWN_BEFORE] / TO_GO_SCALE
-    rivals = [
-        M.to_go(row, engine._cfg, k)
-        for k in range(state.config.num_ships)
-        if k // state.config.ships_per_player != seat
-    ]
-    out[:, _COL["rival_to_go"]] = min(rivals, default=0.0) / TO_GO_SCALE
+    out[:, _COL["rival_to_go"]] = values[:, M.V_RIVAL_TO_GO] / TO_GO_SCALE
     out[:, _COL["someone_home"]] = state.first_home >= 0
     return out
 

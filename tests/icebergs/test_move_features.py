@@ -61,10 +61,6 @@ def _plan(state: rules.IcebergsState, ship: int) -> float:
     return best.value if best is not None else _to_go(state, ship) / MU
 
 
-def _ship(state: rules.IcebergsState) -> int:
-    return state.hazards[0][0] if state.phase == rules.PHASE_HAZARD else state.current
-
-
 @pytest.mark.parametrize("options", [{"max_turns_end": "decide"}, {"ships_per_player": 2}])
 def test_the_compiled_prices_are_the_python_heuristics(options):
     """Before and after every action that draws no chance, the plan and the Moves to go of every ship are the
@@ -80,7 +76,7 @@ def test_the_compiled_prices_are_the_python_heuristics(options):
         actions = np.array(sorted(view.legal_actions), dtype=np.int64)
         values = np.zeros((len(actions), len(M.VALUES)))
         M.action_values(engine.pack_state(state), cfg, actions, np.uint64(F.STREAM), values)
-        ship = _ship(state)
+        ship = state.deciding_ship
         assert values[:, M.V_PLAN_BEFORE] == pytest.approx(_plan(state, ship), abs=0)
         assert values[:, M.V_OWN_BEFORE] == pytest.approx(_to_go(state, ship), abs=0)
         for action, row in zip(actions.tolist(), values):
