@@ -30,9 +30,9 @@ from ice_envs.iceberg_rummy.spec import SPEC
 GAME = "iceberg_rummy"
 PLAYERS = ("greedy", "heuristic", "heuristic@v2")
 #: Decisions compared per variant and player count (a full game is cut there; single hands are played whole):
-#: 200 in CI (5,200 per player over the 26 tables); ICE_RUMMY_PLAYER_PARITY_DECISIONS=780 gives the 20,000-decision
+#: 140 in CI (3,640 per player over the 26 tables); ICE_RUMMY_PLAYER_PARITY_DECISIONS=780 gives the 20,000-decision
 #: sweep per player (about 8 minutes on 2 cores).
-_PER_TABLE = int(os.environ.get("ICE_RUMMY_PLAYER_PARITY_DECISIONS", "200"))
+_PER_TABLE = int(os.environ.get("ICE_RUMMY_PLAYER_PARITY_DECISIONS", "140"))
 DECISIONS = {"greedy": _PER_TABLE, "heuristic": _PER_TABLE, "heuristic@v2": _PER_TABLE}
 TABLES = [
     (name, n)

@@ -6,7 +6,7 @@ packaged small map and a custom map text. Random play on the default map almost 
 home (games end by ``max_turns``), so the small maps carry the game ends: arrivals home, Cargo lost
 at sea, the fleet ends, the decision by Cargo, sinking and restarting.
 
-``ICE_ICEBERGS_PARITY_TRANSITIONS`` (default 250,000) sets the number of transitions in all.
+``ICE_ICEBERGS_PARITY_TRANSITIONS`` (default 110,000) sets the number of transitions in all.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ice_envs.core.engine_parity import run_parity
 from ice_envs.core.errors import IllegalActionError, OptionError
 from ice_envs.icebergs.compiled import IcebergsCompiled
 
-TOTAL_TRANSITIONS = int(os.environ.get("ICE_ICEBERGS_PARITY_TRANSITIONS", "250000"))
+TOTAL_TRANSITIONS = int(os.environ.get("ICE_ICEBERGS_PARITY_TRANSITIONS", "110000"))
 NUM_ENVS = 8
 
 #: A 3 x 3 map on which random play brings ships home: two icebergs and two floes in some spaces.

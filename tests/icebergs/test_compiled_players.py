@@ -2,7 +2,7 @@
 
 ``ICE_ICEBERGS_HEURISTIC_PARITY_DECISIONS`` and ``ICE_ICEBERGS_GREEDY_PARITY_DECISIONS`` set the
 decisions compared per player over all the configurations (each plays whole games until its share is
-reached). The heuristic's default is 20,000; the greedy's is 2,000, because the Python greedy agent
+reached). The heuristic's default is 20,000; the greedy's is 1,000, because the Python greedy agent
 decides about 30-90 times a second (``ICE_ICEBERGS_GREEDY_PARITY_DECISIONS=20000`` runs the full sweep,
 about a quarter of an hour).
 """
@@ -29,7 +29,7 @@ from ice_envs.icebergs.spec import SPEC
 
 DECISIONS = {
     "heuristic": int(os.environ.get("ICE_ICEBERGS_HEURISTIC_PARITY_DECISIONS", "20000")),
-    "greedy": int(os.environ.get("ICE_ICEBERGS_GREEDY_PARITY_DECISIONS", "2000")),
+    "greedy": int(os.environ.get("ICE_ICEBERGS_GREEDY_PARITY_DECISIONS", "1000")),
 }
 #: Options beyond the spec's variants that the players branch on: another shipped map, a flat exit
 #: price, a game decided at ``max_turns``.

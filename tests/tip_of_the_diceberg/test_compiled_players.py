@@ -9,6 +9,7 @@ the same hand only; a position loaded mid-meld with an empty memory is searched 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -42,14 +43,15 @@ INLINE_CATALOG = {
     ],
 }
 
-#: (player count, options, games) of each parity run.
+#: (player count, options, games) of each parity run; ``ICE_DICEBERG_PLAYER_PARITY_SCALE=2`` plays twice the games.
+_SCALE = int(os.environ.get("ICE_DICEBERG_PLAYER_PARITY_SCALE", "1"))
 CONFIGS: list[tuple[int, dict[str, Any], int]] = [
-    (3, {}, 10),
-    (4, {}, 7),
-    (5, {}, 6),
-    (3, {"compulsory_powers": True}, 9),
-    (4, {"catalog": example_catalog_path()}, 7),
-    (3, {"catalog": INLINE_CATALOG}, 8),
+    (3, {}, 5 * _SCALE),
+    (4, {}, 4 * _SCALE),
+    (5, {}, 3 * _SCALE),
+    (3, {"compulsory_powers": True}, 5 * _SCALE),
+    (4, {"catalog": example_catalog_path()}, 4 * _SCALE),
+    (3, {"catalog": INLINE_CATALOG}, 4 * _SCALE),
 ]
 
 
