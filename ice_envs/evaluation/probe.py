@@ -29,10 +29,19 @@ heuristic or a learner can take.
    move** when that difference is above 0 by at least ``z_min`` (default 2) standard errors. The
    point's **gain** is the difference on the fresh set (0 when the baseline's move is picked): an
    unbiased estimate of what playing the picked move there is worth, positive or negative.
+
+   At ``z_min = 2`` a point where a challenger is picked validates by chance about 2.3% of the time
+   even where no move is better (the one-sided normal tail): the report gives that expectation
+   (``chance_validated``: 0.023 times the points where a challenger was picked) beside the count.
+   With ``recheck`` > 0 every validated point is measured once more, on a third, independent set of
+   ``recheck`` samples; it is **confirmed** when that difference too is above 0 by ``z_min``
+   standard errors. A point with no real gain passes both with probability about 0.023 squared, so
+   confirmed points are headroom, and validated ones that fail the recheck were most likely chance.
 5. **Report.** Per decision kind (the first words of the game's ``describe_action`` over the legal
    moves, e.g. ``play/pass``): points, how many have a validated better move and their share, the
    mean gain per decision with its standard error clustered by deal (the points of one game are not
-   independent), and the validated gains; the same over all points.
+   independent), the validated gains, the count expected by chance and (with ``recheck``) the
+   confirmed points; the same over all points.
 
 Everything is deterministic for a seed: each point's samples are drawn from
 ``SeedSequence([seed, point, set, sample])``, so ``workers`` changes the time, not the report.
@@ -57,6 +66,7 @@ from ice_envs.core.registry import get_spec
 
 __all__ = [
     "ProbeSettings",
+    "chance_share",
     "decision_kind",
     "default_table",
     "probe",
@@ -88,6 +98,8 @@ class ProbeSettings:
     seed: int = 0
     #: Only decision points of these kinds (:func:`decision_kind`); empty: every kind.
     kinds: tuple[str, ...] = ()
+    #: Samples of the third set that re-measures every validated point (0: no recheck).
+    recheck: int = 0
 
     def check(self) -> ProbeSettings:
         """These settings with the game's registry name; ``OptionError`` names a bad value."""
@@ -98,6 +110,8 @@ class ProbeSettings:
                 raise OptionError(f"probe: {name} must be an integer >= 1, got {value!r}")
         if self.samples < 2:
             raise OptionError(f"probe: samples must be >= 2 (a standard error needs two), got {self.samples}")
+        if isinstance(self.recheck, bool) or not isinstance(self.recheck, int) or self.recheck == 1 or self.recheck < 0:
+            raise OptionError(f"probe: recheck must be 0 or an integer >= 2, got {self.recheck!r}")
         if self.max_candidates is not None and self.max_candidates < 2:
             raise OptionError(f"probe: max_candidates must be >= 2, got {self.max_candidates}")
         if self.seed < 0:
@@ -144,6 +158,13 @@ class Point:
     legal: list[int]
     played: int
     state: Any
+
+
+#: The chance that a standard normal is at least 2: how often a point with no better move validates at z >= 2.
+def chance_share(z_min: float) -> float:
+    """The one-sided normal tail above ``z_min``: the share of points where a challenger is picked that
+    validate by chance alone."""
+    return 0.5 * math.erfc(z_min / math.sqrt(2.0))
 
 
 def _seed(*parts: int) -> int:
@@ -266,21 +287,23 @@ def probe_point(settings: ProbeSettings, point: Point) -> dict[str, Any]:
     best_i = max(range(len(candidates)), key=lambda i: (int(sums[i]), -i))  # ties: the baseline's move, lowest id
     best = candidates[best_i]
     n = settings.samples
+    recheck: dict[str, Any] = {}
     if best_i == 0:
         gain, se, z, base_sum = 0.0, 0.0, 0.0, int(sums[0])
         validated = False
         base_value = base_sum / (unit * n)
     else:
         pair = [best, point.played]
-        fresh = np.array(
-            [_sample_values(sim, point, pair, agents, settings.seed, 1, j) for j in range(n)], dtype=np.int64
-        )
-        diffs = (fresh[:, 0] - fresh[:, 1]) / unit
-        gain = float(diffs.mean())
-        se = float(diffs.std(ddof=1) / math.sqrt(n))
-        z = math.inf if se == 0 and gain > 0 else (gain / se if se > 0 else 0.0)
+        gain, se, z, base_value = _paired(sim, point, pair, agents, settings.seed, 1, n)
         validated = gain > 0 and z >= settings.z_min
-        base_value = float(fresh[:, 1].mean() / unit)
+        if validated and settings.recheck:
+            r_gain, r_se, r_z, _ = _paired(sim, point, pair, agents, settings.seed, 2, settings.recheck)
+            recheck = {
+                "recheck_gain": r_gain,
+                "recheck_se": r_se,
+                "recheck_z": None if math.isinf(r_z) else r_z,
+                "confirmed": bool(r_gain > 0 and r_z >= settings.z_min),
+            }
     return {
         "index": point.index,
         "deal": point.deal,
@@ -300,7 +323,22 @@ def probe_point(settings: ProbeSettings, point: Point) -> dict[str, Any]:
         "gain_se": se,
         "z": None if math.isinf(z) else z,
         "validated": bool(validated),
+        **recheck,
     }
+
+
+def _paired(
+    sim: Simulator, point: Point, pair: list[int], agents: list[Agent], seed: int, set_index: int, n: int
+) -> tuple[float, float, float, float]:
+    """``pair[0]`` against ``pair[1]`` on ``n`` samples of set ``set_index``: the mean paired difference,
+    its standard error, its z (``inf`` when every difference is the same positive number) and the
+    mean value of ``pair[1]``."""
+    values = np.array([_sample_values(sim, point, pair, agents, seed, set_index, j) for j in range(n)], dtype=np.int64)
+    diffs = (values[:, 0] - values[:, 1]) / sim.unit
+    gain = float(diffs.mean())
+    se = float(diffs.std(ddof=1) / math.sqrt(n))
+    z = math.inf if se == 0 and gain > 0 else (gain / se if se > 0 else 0.0)
+    return gain, se, z, float(values[:, 1].mean() / sim.unit)
 
 
 # ---------------------------------------------------------------------------- summary
@@ -317,28 +355,33 @@ def _clustered(gains: list[float], clusters: list[int]) -> tuple[float, float | 
     return mean, math.sqrt(k / (k - 1) * sum(v * v for v in by.values())) / n
 
 
-def _row(records: list[dict[str, Any]]) -> dict[str, Any]:
+def _row(records: list[dict[str, Any]], z_min: float) -> dict[str, Any]:
     gains = [r["gain"] for r in records]
     mean, se = _clustered(gains, [r["deal"] for r in records])
     validated = [r for r in records if r["validated"]]
-    return {
+    challenged = sum(r["best"] != r["played"] for r in records)
+    row = {
         "points": len(records),
         "deals": len({r["deal"] for r in records}),
         "validated": len(validated),
         "share": len(validated) / len(records),
+        "chance_validated": challenged * chance_share(z_min),
         "mean_gain": mean,
         "mean_gain_se": se,
         "validated_gains": sorted(r["gain"] for r in validated),
         "base_value": sum(r["base_value"] for r in records) / len(records),
     }
+    if any("confirmed" in r for r in records):
+        row["confirmed"] = sum(bool(r.get("confirmed")) for r in records)
+    return row
 
 
-def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize(records: list[dict[str, Any]], z_min: float = 2.0) -> dict[str, Any]:
     """Per decision kind and over all points: see the module docstring, step 5."""
     kinds: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         kinds[r["kind"]].append(r)
-    return {"kinds": {k: _row(v) for k, v in sorted(kinds.items())}, "all": _row(records)}
+    return {"kinds": {k: _row(v, z_min) for k, v in sorted(kinds.items())}, "all": _row(records, z_min)}
 
 
 def probe(settings: ProbeSettings, workers: int = 1, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
@@ -363,7 +406,7 @@ def probe(settings: ProbeSettings, workers: int = 1, progress: Callable[[int], N
                 if progress is not None:
                     progress(1)
         records.sort(key=lambda r: r["index"])
-    return {"settings": asdict(settings), "summary": summarize(records), "points": records}
+    return {"settings": asdict(settings), "summary": summarize(records, settings.z_min), "points": records}
 
 
 def _probe_job(job: tuple[ProbeSettings, Point]) -> dict[str, Any]:
@@ -386,40 +429,53 @@ def to_markdown(report: dict[str, Any], command: str | None = None) -> str:
         f"and {s['samples']} fresh ones to validate (z >= {s['z_min']:g})"
         + (f", at most {s['max_candidates']} candidates a point" if s["max_candidates"] else "")
         + (f", only decisions of kind {', '.join(s['kinds'])}" if s.get("kinds") else "")
+        + (f"; every validated point rechecked on {s['recheck']} more samples" if s.get("recheck") else "")
         + ".",
         "",
     ]
     if command:
         lines += ["```", command, "```", ""]
+    rechecked = bool(s.get("recheck"))
     lines += [
-        "| decision kind | points | deals | validated better | share | mean gain | SE (by deal) "
-        "| validated gains | baseline value |",
-        "|---|---:|---:|---:|---:|---:|---:|---|---:|",
+        "| decision kind | points | deals | validated better | by chance | "
+        + ("confirmed | " if rechecked else "")
+        + "share | mean gain | SE (by deal) | validated gains | baseline value |",
+        "|---|---:|---:|---:|---:|" + ("---:|" if rechecked else "") + "---:|---:|---:|---|---:|",
     ]
     rows = [*report["summary"]["kinds"].items(), ("**all**", report["summary"]["all"])]
     for kind, row in rows:
         gains = ", ".join(f"{g:+.2f}" for g in row["validated_gains"]) or "-"
         lines.append(
-            f"| {kind} | {row['points']} | {row['deals']} | {row['validated']} | {row['share']:.2f} | "
-            f"{_fmt(row['mean_gain'])} | {_fmt(row['mean_gain_se']).lstrip('+')} | {gains} | {row['base_value']:.3f} |"
+            f"| {kind} | {row['points']} | {row['deals']} | {row['validated']} | {row['chance_validated']:.1f} | "
+            + (f"{row.get('confirmed', 0)} | " if rechecked else "")
+            + f"{row['share']:.2f} | {_fmt(row['mean_gain'])} | {_fmt(row['mean_gain_se']).lstrip('+')} | {gains} | "
+            f"{row['base_value']:.3f} |"
         )
     lines += [
         "",
         "Gains are in win shares of the deciding seat per decision (1 = a whole game won); the mean gain "
-        "is measured on the validation samples at every point (0 where the baseline's move was picked).",
+        "is measured on the validation samples at every point (0 where the baseline's move was picked). "
+        '"By chance": the validated points expected where no move is better (the normal tail above z '
+        "at every point where a challenger was picked)"
+        + ('; "confirmed": validated again on the recheck\'s samples.' if rechecked else "."),
         "",
     ]
     validated = [r for r in report["points"] if r["validated"]]
     if validated:
         lines += [
-            "| point | deal | step | seat | baseline's move | better move | gain | z |",
-            "|---:|---:|---:|---:|---|---|---:|---:|",
+            "| point | deal | step | seat | baseline's move | better move | gain | z |"
+            + (" recheck | recheck z |" if rechecked else ""),
+            "|---:|---:|---:|---:|---|---|---:|---:|" + ("---:|---:|" if rechecked else ""),
         ]
         for r in validated:
             z = "inf" if r["z"] is None else f"{r['z']:.1f}"
-            lines.append(
+            line = (
                 f"| {r['index']} | {r['deal']} | {r['step']} | {r['seat']} | {r['played_text']} | {r['best_text']} "
                 f"| {r['gain']:+.3f} ± {r['gain_se']:.3f} | {z} |"
             )
+            if rechecked:
+                rz = "inf" if r["recheck_z"] is None else f"{r['recheck_z']:.1f}"
+                line += f" {r['recheck_gain']:+.3f} ± {r['recheck_se']:.3f} | {rz} |"
+            lines.append(line)
         lines.append("")
     return "\n".join(lines)

@@ -2,7 +2,7 @@
 
 ice-envs probe GAME [--players N] [--option K=V ...] [--baseline SPEC] [--continuation SPEC]
                     [--points P] [--per-game K] [--samples S] [--max-candidates C] [--z Z] [--kind KIND ...]
-                    [--seed S] [--workers W] [--out DIR]
+                    [--recheck R] [--seed S] [--workers W] [--out DIR]
 
 Prints the Markdown table and writes ``probe.json`` and ``probe.md`` to ``--out`` (default
 ``runs/probe/GAME-Np-BASELINE-CONTINUATION-seedS``). Without ``--players`` the table is the game's
@@ -56,6 +56,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         z_min=args.z,
         seed=args.seed,
         kinds=tuple(args.kind),
+        recheck=args.recheck,
     ).check()
     bar = progress_bar(settings.points, f"probe {game}", "point", enabled=not args.no_progress, terminal_only=True)
     report = probe(settings, workers=args.workers, progress=bar.update)
@@ -83,7 +84,10 @@ def _canonical(settings: Any, workers: int) -> list[str]:
         argv += ["--max-candidates", str(settings.max_candidates)]
     for kind in settings.kinds:
         argv += ["--kind", kind]
-    argv += ["--z", f"{settings.z_min:g}", "--seed", str(settings.seed), "--workers", str(workers)]
+    argv += ["--z", f"{settings.z_min:g}"]
+    if settings.recheck:
+        argv += ["--recheck", str(settings.recheck)]
+    argv += ["--seed", str(settings.seed), "--workers", str(workers)]
     return argv
 
 
@@ -104,6 +108,12 @@ def add_subcommand(sub: Any) -> None:
     p.add_argument("--max-candidates", type=at_least(2), default=None, help="candidates a point (default: all legal)")
     p.add_argument("--z", type=positive_number, default=2.0, help="standard errors a validated gain needs (default 2)")
     p.add_argument("--kind", action="append", default=[], help="only decisions of this kind, e.g. draft (repeatable)")
+    p.add_argument(
+        "--recheck",
+        type=at_least(0),
+        default=0,
+        help="re-measure every validated point on this many more samples (default 0: no recheck)",
+    )
     p.add_argument("--seed", type=at_least(0), default=0, help="the first baseline game's seed")
     add_workers_argument(p)
     p.add_argument(

@@ -15,6 +15,7 @@ from ice_envs.evaluation.probe import (
     _agents,
     _clustered,
     _sample_values,
+    chance_share,
     default_table,
     probe,
     sample_points,
@@ -63,15 +64,36 @@ def test_candidates_share_their_samples():
 
 
 def test_finds_the_planted_headroom_of_a_random_baseline():
-    """Random moves followed by heuristic play: the probe finds validated better moves (the heuristic's kind)."""
-    report = probe(ProbeSettings("cardiceo", 4, baseline="random", points=6, per_game=2, samples=16))
+    """Random moves followed by heuristic play: the probe finds validated better moves (the heuristic's kind),
+    and a recheck on a third set of samples confirms them."""
+    settings = ProbeSettings("cardiceo", 4, baseline="random", points=6, per_game=2, samples=16, recheck=16)
+    report = probe(settings)
     summary = report["summary"]["all"]
     assert summary["validated"] >= 1
     assert summary["mean_gain"] > 0
+    challenged = sum(r["best"] != r["played"] for r in report["points"])
+    assert math.isclose(summary["chance_validated"], challenged * chance_share(2.0))
+    assert 1 <= summary["confirmed"] <= summary["validated"]
     for record in report["points"]:
         if record["validated"]:
             assert record["best"] != record["played"] and record["gain"] > 0
             assert record["z"] is None or record["z"] >= 2
+            assert record["confirmed"] == (record["recheck_gain"] > 0 and (record["recheck_z"] or math.inf) >= 2)
+            assert (record["recheck_gain"], record["recheck_se"]) != (record["gain"], record["gain_se"])
+        else:
+            assert "confirmed" not in record  # only validated points are rechecked
+    text = to_markdown(report)
+    assert "| confirmed |" in text and "rechecked on 16 more samples" in text
+    # the recheck adds fields and nothing else: the same probe without it reports the same points
+    plain = probe(ProbeSettings(**{**settings.__dict__, "recheck": 0}))
+    strip = ("recheck_gain", "recheck_se", "recheck_z", "confirmed")
+    assert plain["points"] == [{k: v for k, v in r.items() if k not in strip} for r in report["points"]]
+    assert "confirmed" not in plain["summary"]["all"] and "| confirmed |" not in to_markdown(plain)
+
+
+def test_chance_share_is_the_normal_tail():
+    assert math.isclose(chance_share(2.0), 0.02275, abs_tol=1e-5)
+    assert math.isclose(chance_share(0.0), 0.5)
 
 
 def test_heuristic_on_cardiceo_finds_no_headroom_on_a_small_sample():
@@ -83,12 +105,14 @@ def test_heuristic_on_cardiceo_finds_no_headroom_on_a_small_sample():
 
 def test_summary_groups_by_kind_and_clusters_by_deal():
     records = [
-        {"kind": "a", "deal": 1, "gain": 0.5, "validated": True, "base_value": 0.2},
-        {"kind": "a", "deal": 1, "gain": 0.1, "validated": False, "base_value": 0.4},
-        {"kind": "b", "deal": 2, "gain": -0.1, "validated": False, "base_value": 0.0},
-        {"kind": "b", "deal": 3, "gain": 0.0, "validated": False, "base_value": 0.6},
+        {"kind": "a", "deal": 1, "gain": 0.5, "validated": True, "base_value": 0.2, "best": 3, "played": 1},
+        {"kind": "a", "deal": 1, "gain": 0.1, "validated": False, "base_value": 0.4, "best": 2, "played": 1},
+        {"kind": "b", "deal": 2, "gain": -0.1, "validated": False, "base_value": 0.0, "best": 5, "played": 4},
+        {"kind": "b", "deal": 3, "gain": 0.0, "validated": False, "base_value": 0.6, "best": 4, "played": 4},
     ]
     summary = summarize(records)
+    assert math.isclose(summary["all"]["chance_validated"], 3 * chance_share(2.0))  # three points challenged
+    assert math.isclose(summary["kinds"]["b"]["chance_validated"], chance_share(2.0))
     assert sorted(summary["kinds"]) == ["a", "b"]
     assert summary["kinds"]["a"]["validated"] == 1 and summary["kinds"]["a"]["validated_gains"] == [0.5]
     assert summary["kinds"]["a"]["mean_gain_se"] is None  # one deal: no clustered error
@@ -122,6 +146,8 @@ def test_settings_are_checked():
         ProbeSettings("cardiceo", 4, points=0).check()
     with pytest.raises(OptionError, match="continuation"):
         ProbeSettings("cardiceo", 4, continuation="mcts:bogus=1").check()
+    with pytest.raises(OptionError, match="recheck"):
+        ProbeSettings("cardiceo", 4, recheck=1).check()
 
 
 def test_cli_writes_json_and_markdown(tmp_path, capsys):
