@@ -9,10 +9,7 @@
 #                   every game's compiled engine into numba's disk cache first (while pip installs those extras),
 #                   JOBS games at a time, so that the JOBS test workers (the CPUs, at most 4) load the machine code
 #                   instead of each compiling it (a speed-up only: the tests run whatever it says); idle workers
-#                   steal tests from busy ones. The tests' machine code is compiled at LLVM's -O1 (NUMBA_OPT=1:
-#                   about 40% less compile time; the same results, since nothing is compiled with fast-math) into
-#                   a cache of their own ($(VENV)/numba-test-cache), so benchmarks and training never load it.
-#                   `make test-deps` is that set-up alone
+#                   steal tests from busy ones. `make test-deps` is that set-up alone
 # The virtual environment (.venv, or VENV=...) is made when absent and refreshed when pyproject.toml
 # or setup.py change: torch the CPU way first (a local wheel on these machines), then the project.
 
@@ -29,9 +26,6 @@ DOCS_STAMP := $(VENV)/.ice-envs-docs-installed
 # test workers and compile jobs: the machine's CPUs, at most 4 (each worker holds the compiled engines and torch)
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); if [ $$n -gt 4 ]; then n=4; fi; echo $$n)
 
-# the tests' compile level and numba cache (see `make test` above)
-TEST_NUMBA := NUMBA_OPT=1 NUMBA_CACHE_DIR=$(abspath $(VENV))/numba-test-cache
-
 PORT ?= 8000
 RUNS ?= runs
 
@@ -40,13 +34,13 @@ evaluate: $(STAMP)
 
 test: test-deps
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
-	$(TEST_NUMBA) $(BIN)/pytest -q -n $(JOBS) --dist worksteal
+	$(BIN)/pytest -q -n $(JOBS) --dist worksteal --durations=30
 
 # what the tests need before they start: every extra, and the compiled engines in numba's disk cache. The
 # warm-up needs only the project and numba, so it compiles on the CPUs while pip installs torch and the rest
 # (a failed warm-up only means the tests compile what they use themselves)
 test-deps: $(FAST_STAMP)
-	@$(TEST_NUMBA) $(BIN)/python -m ice_envs.core.compiled_warmup --jobs $(JOBS) & warm=$$!; \
+	@$(BIN)/python -m ice_envs.core.compiled_warmup --jobs $(JOBS) & warm=$$!; \
 	$(MAKE) --no-print-directory $(TEST_STAMP); status=$$?; \
 	wait $$warm || echo "compile warm-up failed: the tests compile what they use"; \
 	exit $$status

@@ -26,7 +26,10 @@ from ice_envs.testing.cases import Case, obs_equal, raises, random_action
 
 API_SEEDS = (0, 1, 2)
 SEED_TEST_SEEDS = (0, 7, 123)
+#: Random games of the ``env()`` pass; the ``raw_env()`` pass plays one more game, another deal (the wrapper
+#: changes nothing of the game: that pass checks the raw factory's own env, not the rules again).
 RANDOM_GAMES = 4
+RAW_RANDOM_GAMES = 1
 #: Every check of random play runs on each of a game's first decisions, then on every 25th (long games stay quick).
 FULL_CHECK_DECISIONS = 200
 #: Random games per case stop once this many decisions are spent (at least one whole game is always played).
@@ -91,7 +94,8 @@ def same_seed_same_game(case: Case) -> None:
 
 def random_play(case: Case, raw_factory: bool) -> None:
     """Masks exact, only the actor may act, observations in space, descriptions, state_dict, pickle and
-    ``reset(options={"state": ...})`` round trips, hidden information really hidden, games end."""
+    ``reset(options={"state": ...})`` round trips, hidden information really hidden, games end: over
+    :data:`RANDOM_GAMES` games through ``env()``, and :data:`RAW_RANDOM_GAMES` other ones through ``raw_env()``."""
     spec = case.spec
     env = case.make(raw=raw_factory, render_mode="ansi")
     raw = env.unwrapped
@@ -100,12 +104,13 @@ def random_play(case: Case, raw_factory: bool) -> None:
     spent = 0
     resamples = {"probes": 0, "changed": 0}
     from_reset = case.make(raw=True)  # the env that each probe resets to the probed state
-    for game_index in range(RANDOM_GAMES):
-        if game_index > 0 and spent >= DECISION_BUDGET:
+    first, games = (RANDOM_GAMES, RAW_RANDOM_GAMES) if raw_factory else (0, RANDOM_GAMES)
+    for game_index in range(first, first + games):
+        if game_index > first and spent >= DECISION_BUDGET:
             break  # long games (a full Iceberg Rummy game, Icebergs to max_turns): fewer of them
         env.reset(seed=1000 + game_index)
         decisions = 0
-        probes = set(rng.integers(0, 60, size=3).tolist()) | ({FIRST_PROBE} if game_index == 0 else set())
+        probes = set(rng.integers(0, 60, size=3).tolist()) | ({FIRST_PROBE} if game_index == first else set())
         for agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:

@@ -10,6 +10,7 @@ import pytest
 
 from ice_envs.cli import main
 from ice_envs.core.errors import OptionError
+from ice_envs.evaluation import tournament
 from ice_envs.evaluation.compare import compare, paired_bootstrap, sign_test_p
 from ice_envs.evaluation.tournament import evaluate
 
@@ -138,7 +139,13 @@ def test_suite_takes_the_tables_deals_players_and_options(tmp_path) -> None:
         ),
     ],
 )
-def test_bad_input_is_one_line_and_status_2(argv, message, tmp_path, capsys) -> None:
+def test_bad_input_is_one_line_and_status_2(argv, message, tmp_path, capsys, monkeypatch) -> None:
+    """Found before any game, the second agent's mistakes included (not after the first agent's games)."""
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played before the mistake was found")
+
+    monkeypatch.setattr(tournament, "run_games", no_games)
     status = main(["compare", *argv, "--out", str(tmp_path / "x"), "--no-progress"])
     err = capsys.readouterr().err
     assert status == 2
