@@ -1,9 +1,9 @@
-"""Cardiceo heuristic, fast search (issues #19, #18): the tables and the lattice are exact.
+"""Cardiceo heuristic, fast search: the tables and the lattice are exact.
 
 The old recursive search (``_max_cards_shed`` over dice subsets, and its mean over the 384
 fresh rolls) is kept here, copied as it was, as the reference for the plan table that
 ``solitaire`` builds on: every roll's plans must shed the same most cards, and the table's
-fresh-roll mean must be the old float bit for bit. Since issue #18 the heuristic ranks hands
+fresh-roll mean must be the old float bit for bit. Now the heuristic ranks hands
 by the solitaire ``E`` of a lattice; a slow roll-by-roll lattice is the reference for it:
 the same ``E`` bit for bit, the same action on game positions and the same trajectory of
 four heuristic seats over whole games.

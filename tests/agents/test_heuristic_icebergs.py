@@ -284,7 +284,7 @@ def test_spare_moves_push_an_iceberg_onto_the_leader():
 
 def test_moves_the_own_plan_needs_are_not_spent_on_blocking():
     # a 3, the loaded rival ahead in the race home, an iceberg beside it: pushing the iceberg in
-    # would take the whole roll, which the ship needs to sail west (issue 18: such pushes lost races)
+    # would take the whole roll, which the ship needs to sail west (such pushes lost races)
     berg = OPEN.space(1, 4)
     state, _ = game(OPEN, [3], ships=[at(OPEN, 2, 3), at(OPEN, 2, 4, cargo=8, loaded=True)], icebergs=[berg])
     action = decide(state)

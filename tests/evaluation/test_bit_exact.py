@@ -1,5 +1,5 @@
 """Agents decide the same on any CPU: one CubeMelt evaluation, re-run with numpy's SIMD dispatch cut
-down to its baseline and OpenBLAS on another kernel, gives the identical report (issue #18).
+down to its baseline and OpenBLAS on another kernel, gives the identical report.
 
 The CubeMelt heuristic's values come from ``exp`` and matrix products, whose last bits differ between
 those code paths; before its values were quantised, the two runs differed by a few wins in 2000 games.

@@ -1,4 +1,4 @@
-"""Iceberg Rummy v1 (issue #17): the hand cap truncates, and the observation pieces added in v1.
+"""Iceberg Rummy v1: the hand cap truncates, and the observation pieces added in v1.
 
 Each observation piece is decoded with ``layout.view`` and compared with values computed from the
 engine state, at random positions, from every seat; crafted positions show the rulebook situation

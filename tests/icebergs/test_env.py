@@ -315,7 +315,7 @@ def test_state_dict_round_trip_keeps_the_map():
     assert np.array_equal(twin.observe("player_0")["observation"], env.observe("player_0")["observation"])
 
 
-# ------------------------------------------------------------------ issue 17: options through the env
+# ------------------------------------------------------------------ options through the env
 def test_solo_ice_six_choice_is_a_decision_of_the_player():
     """R7.2.5 (I20, solo_ice_six="player"): after a table roll of 6 the player picks the line; the
     observation shows the choice (``ice_choice``), the mask the two actions, and a saved state resumes."""

@@ -1,4 +1,4 @@
-"""Icebergs agents made faster without changing a decision (issue #18, step 1).
+"""Icebergs agents made faster without changing a decision.
 
 Three changes: ``IcebergsState.copy()`` shares the frozen config instead of deep-copying it
 with the map; the greedy value's route search reads per-map tables and caches per map; and

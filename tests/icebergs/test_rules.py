@@ -1,4 +1,4 @@
-"""Icebergs engine: every example of the rulebook and every rule of issue 6 on hand-built positions.
+"""Icebergs engine: every example of the rulebook and every rule of its rules page on hand-built positions.
 
 Rule numbers (R3.5, I12, ...) refer to ``docs/rules/icebergs.md``.
 """
@@ -589,7 +589,7 @@ def test_random_play_keeps_invariants():
             assert st.moves_left >= 0
 
 
-# ------------------------------------------------------------------ issue 17: entering with the whole roll
+# ------------------------------------------------------------------ entering with the whole roll
 EAST = [sp(r, 5) for r in range(5)]
 
 
@@ -657,7 +657,7 @@ def test_entry_all_moves_solo_takes_the_five_moves():
     assert rules.legal_actions(st) == [LAY.end_turn] + [LAY.drift + d for d in (N, S, SW, NW)]
 
 
-# ------------------------------------------------------------------ issue 17: the fleet and the box
+# ------------------------------------------------------------------ the fleet and the box
 def test_fleet_ships_are_capped_at_the_boxs_six():
     """R1.1, R7.1 (I29): fleet=True gives 3 ships each to 2 players, 2 each to 3; 3 x 3 only beyond the box."""
     assert rules.fleet_ships(2) == 3 and rules.fleet_ships(3) == 2 and rules.fleet_ships(3, extra_ships=True) == 3
@@ -667,7 +667,7 @@ def test_fleet_ships_are_capped_at_the_boxs_six():
     assert rules.IcebergsConfig(num_players=3, ships_per_player=2, hexmap=OPEN).num_ships == 6
 
 
-# ------------------------------------------------------------------ issue 17: the solo ice table's 6 as a decision
+# ------------------------------------------------------------------ the solo ice table's 6 as a decision
 SOLO_LAY = rules.layout_for(OPEN.num_spaces, OPEN.rows, True)
 
 

@@ -1,4 +1,4 @@
-"""The v1 observation pieces of the turn order (issue 17): decoded from the observation of every seat
+"""The v1 observation pieces of the turn order: decoded from the observation of every seat
 and compared with the engine state, in random positions and in the rulebook's fleet order."""
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def test_turn_pieces_skip_ships_home_or_sunk_and_vanish_at_the_end():
 
 
 def test_fleet_start_player_tells_apart_positions_v0_could_not():
-    """R7.1.1 (I17), issue 17: with start player 0 or 1 the same ship moves now but a different ship moves
+    """R7.1.1 (I17): with start player 0 or 1 the same ship moves now but a different ship moves
     next; the v0 pieces are identical, the turn-order pieces differ."""
     env = ice_envs.make("icebergs", num_players=2, fleet=True)
     env.reset(seed=4, options={"start_player": 0})

@@ -1,4 +1,4 @@
-"""The observation pieces of v1 (issue 17): ``slot_melds`` and ``past_out_orders``, decoded against the engine state."""
+"""The observation pieces of v1: ``slot_melds`` and ``past_out_orders``, decoded against the engine state."""
 
 from __future__ import annotations
 
