@@ -29,11 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from ice_envs.agents.spec import load_agent
 from ice_envs.core.agent import Agent
 from ice_envs.core.errors import OptionError
 from ice_envs.core.registry import get_spec
-from ice_envs.evaluation.tournament import agent_entries, check_engine, entry_label, evaluate
+from ice_envs.evaluation.tournament import check_engine, checked_agents, entry_label, evaluate
 
 #: Bootstrap resamples of the paired differences.
 RESAMPLES = 4000
@@ -113,11 +112,10 @@ def compare(
 
     def check_agent_b() -> None:
         """``agent_b``'s table loads too (a misspelt spec or a missing checkpoint), before ``agent_a``'s first game."""
-        for entry in agent_entries([agent_b, *others], num_players):
-            load_agent(entry, get_spec(game).name, num_players=num_players)
+        checked_agents(get_spec(game).name, [agent_b, *others], num_players)
 
     runs = []
-    for agent in (agent_a, agent_b):
+    for index, agent in enumerate((agent_a, agent_b)):
         summary, results = evaluate(
             game,
             num_players,
@@ -130,7 +128,7 @@ def compare(
             progress=progress,
             engine=engine,
             chance=chance,
-            before_games=check_agent_b if agent is agent_a else None,
+            before_games=check_agent_b if index == 0 else None,
         )
         runs.append((summary, results))
     (summary_a, res_a), (summary_b, res_b) = runs

@@ -160,7 +160,6 @@ class Point:
     state: Any
 
 
-#: The chance that a standard normal is at least 2: how often a point with no better move validates at z >= 2.
 def chance_share(z_min: float) -> float:
     """The one-sided normal tail above ``z_min``: the share of points where a challenger is picked that
     validate by chance alone."""

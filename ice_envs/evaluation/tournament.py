@@ -69,6 +69,7 @@ __all__ = [
     "agent_entries",
     "batched_plays",
     "check_engine",
+    "checked_agents",
     "engine_for",
     "entry_label",
     "env_options",
@@ -427,6 +428,17 @@ def _openskill(labels: list[str], results: list[dict[str, Any]]) -> dict[str, di
     return {label: {"mu": p.mu, "sigma": p.sigma, "ordinal": p.ordinal()} for label, p in players.items()}
 
 
+def checked_agents(
+    game: str, agents: str | Sequence[str | AgentSpec | Agent], num_players: int
+) -> tuple[AgentSpec | Agent, ...]:
+    """:func:`agent_entries`, each loaded once for ``game`` (its registry name) so that a misspelt spec, a
+    missing heuristic or a bad checkpoint is an error before any game."""
+    entries = agent_entries(agents, num_players)
+    for entry in entries:
+        load_agent(entry, game, num_players=num_players)
+    return entries
+
+
 def evaluate(
     game: str,
     num_players: int,
@@ -485,9 +497,7 @@ def evaluate(
     module.raw_env(
         num_players=num_players, **options, **({} if max_decisions is None else {"max_decisions": max_decisions})
     )
-    agent_specs = agent_entries(agents, num_players)
-    for s in agent_specs:
-        load_agent(s, spec.name, num_players=num_players)  # fail early on a missing heuristic or checkpoint
+    agent_specs = checked_agents(spec.name, agents, num_players)
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise OptionError(f"--games must be at least 1, got {games}")
     if record < 0 or (record and record_dir is None):
