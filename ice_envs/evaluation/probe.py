@@ -354,7 +354,7 @@ def _clustered(gains: list[float], clusters: list[int]) -> tuple[float, float | 
     return mean, math.sqrt(k / (k - 1) * sum(v * v for v in by.values())) / n
 
 
-def _row(records: list[dict[str, Any]], z_min: float) -> dict[str, Any]:
+def _row(records: list[dict[str, Any]], z_min: float, rechecked: bool) -> dict[str, Any]:
     gains = [r["gain"] for r in records]
     mean, se = _clustered(gains, [r["deal"] for r in records])
     validated = [r for r in records if r["validated"]]
@@ -370,17 +370,21 @@ def _row(records: list[dict[str, Any]], z_min: float) -> dict[str, Any]:
         "validated_gains": sorted(r["gain"] for r in validated),
         "base_value": sum(r["base_value"] for r in records) / len(records),
     }
-    if any("confirmed" in r for r in records):
+    if rechecked:
         row["confirmed"] = sum(bool(r.get("confirmed")) for r in records)
     return row
 
 
-def summarize(records: list[dict[str, Any]], z_min: float = 2.0) -> dict[str, Any]:
-    """Per decision kind and over all points: see the module docstring, step 5."""
+def summarize(records: list[dict[str, Any]], z_min: float = 2.0, rechecked: bool = False) -> dict[str, Any]:
+    """Per decision kind and over all points: see the module docstring, step 5. ``rechecked``: the validated
+    points were rechecked, so every row counts its confirmed points (0 where none was validated)."""
     kinds: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         kinds[r["kind"]].append(r)
-    return {"kinds": {k: _row(v, z_min) for k, v in sorted(kinds.items())}, "all": _row(records, z_min)}
+    return {
+        "kinds": {k: _row(v, z_min, rechecked) for k, v in sorted(kinds.items())},
+        "all": _row(records, z_min, rechecked),
+    }
 
 
 def probe(settings: ProbeSettings, workers: int = 1, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
@@ -405,7 +409,11 @@ def probe(settings: ProbeSettings, workers: int = 1, progress: Callable[[int], N
                 if progress is not None:
                     progress(1)
         records.sort(key=lambda r: r["index"])
-    return {"settings": asdict(settings), "summary": summarize(records, settings.z_min), "points": records}
+    return {
+        "settings": asdict(settings),
+        "summary": summarize(records, settings.z_min, settings.recheck > 0),
+        "points": records,
+    }
 
 
 def _probe_job(job: tuple[ProbeSettings, Point]) -> dict[str, Any]:

@@ -117,6 +117,11 @@ def test_summary_groups_by_kind_and_clusters_by_deal():
     assert summary["kinds"]["a"]["validated"] == 1 and summary["kinds"]["a"]["validated_gains"] == [0.5]
     assert summary["kinds"]["a"]["mean_gain_se"] is None  # one deal: no clustered error
     assert summary["all"]["points"] == 4 and summary["all"]["deals"] == 3
+    assert "confirmed" not in summary["all"]  # no recheck ran
+    # after a recheck every row counts its confirmed points, 0 where none was validated
+    rechecked = summarize([{**records[0], "confirmed": True}, *records[1:]], rechecked=True)
+    assert rechecked["kinds"]["a"]["confirmed"] == 1 and rechecked["kinds"]["b"]["confirmed"] == 0
+    assert rechecked["all"]["confirmed"] == 1
     mean, se = _clustered([1.0, 3.0], [7, 8])
     assert mean == 2.0 and math.isclose(se, 1.0)  # two clusters of one: the usual error of the mean
     # two points of one deal count as one cluster: the error is that of the deal's sum
