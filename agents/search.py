@@ -162,7 +162,9 @@ class Simulator:
         spec = get_spec(game)
         self.game = spec.name
         self.num_players = int(num_players)
-        self._env = ice_envs.make(spec.name, raw=True, num_players=self.num_players)
+        self._env = ice_envs.make(
+            spec.name, raw=True, num_players=self.num_players, **_seating_options(spec, num_players)
+        )
         self._env.reset(seed=0)
         #: The env's declared maximum length in decisions: no search path goes deeper.
         self.max_decisions = int(self._env.max_game_length)
@@ -328,6 +330,16 @@ class Simulator:
                 return []
             if not next_script(script, rng.widths):
                 return found
+
+
+def _seating_options(spec: Any, num_players: int) -> dict[str, Any]:
+    """The options of the first of ``spec``'s variants that seats ``num_players`` (none for the default variant):
+    the scratch env must accept the player count (solo Icebergs needs ``solo=True``); every state bound to it
+    brings its own config."""
+    for _, players, options in spec.cases():
+        if players == num_players:
+            return options
+    return {}
 
 
 _SIMULATORS: dict[tuple[str, int], Simulator] = {}

@@ -350,3 +350,23 @@ def test_greedy_is_reproducible_from_its_seed_and_beats_random():
     (summary, results), (_, again) = run(), run()
     assert [r["win"] for r in results] == [r["win"] for r in again]
     assert summary["per_agent"][0]["win_rate"] > summary["per_agent"][1]["win_rate"]
+
+
+@pytest.mark.parametrize("game", [t[0] for t in TABLES])
+def test_the_simulator_seats_every_player_count_of_the_game(game):
+    """A player count that only a variant seats (solo Icebergs: ``solo=True``) gets a simulator too."""
+    for players in sorted({n for _, n, _ in get_spec(game).cases()}):
+        assert simulator_for(game, players).num_players == players
+
+
+def test_the_search_agents_play_solo_icebergs():
+    """Greedy, the flat search and MCTS decide in a solo Icebergs game (the scratch env takes ``solo=True``)."""
+    from ice_envs.agents import load_agent
+
+    env = ice_envs.make("icebergs", raw=True, num_players=1, solo=True)
+    env.reset(seed=3)
+    for spec in ("greedy", "flat:rollouts=8", "mcts:sims=8"):
+        agent = load_agent(spec, "icebergs", num_players=1, seed=0)
+        state = env.game_state
+        action = decide(agent, "icebergs", state)
+        assert action in env.legal_actions()
