@@ -33,9 +33,8 @@ Where the two can differ: (1) a non-solo position where some legal action has a 
 or more dice (the Python agent samples it with numpy's generator; no such position came up in the
 parity runs); (2) the solo game, where the ice movement table at the end of a turn draws icebergs,
 floes and directions (not dice): this player samples every action that reaches it (and the ice table
-choice). The Python greedy agent cannot play the solo game at all (its simulator builds a standard
-game of one player, which the rules refuse), so the solo game has no reference to compare with. Every
-other decision is the Python agent's.
+choice) on its SplitMix64 stream, where the Python agent draws them with numpy's generator, so the two
+are not compared in the solo game. Every other decision is the Python agent's.
 
 **heuristic**: see :mod:`ice_envs.icebergs.compiled_heuristic`.
 """

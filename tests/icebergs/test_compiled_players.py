@@ -48,9 +48,9 @@ def _cases(player: str) -> list[tuple[str, int, dict[str, Any]]]:
     ]
     cases += EXTRA_CASES
     if player == "greedy":
-        # The Python greedy agent cannot play the solo game (its simulator builds a standard game of one
-        # player) and is slow on the default map: the variants are played on the small map, the
-        # default map's games stop after 12 rounds.
+        # In the solo game the Python greedy agent samples the ice table with numpy's generator, which the
+        # compiled player cannot replay (module docstring of compiled_players), and it is slow on the default
+        # map: the variants are played on the small map, the default map's games stop after 12 rounds.
         cases = [
             (name, n, {**options, "max_turns": 12} if name == "default" else {**options, "map": "strait"})
             for name, n, options in cases
@@ -245,7 +245,8 @@ def test_the_heuristic_memory_belongs_to_one_turn():
 
 
 def test_the_compiled_greedy_plays_the_solo_game_legally():
-    # No parity here: the Python greedy agent cannot play the solo game (module docstring of compiled_players).
+    # No parity here: the two sample the solo game's ice table on different generators (module docstring of
+    # compiled_players).
     options = {"solo": True, "solo_ice_six": "player"}
     engine = vector.make("icebergs", 1, 1, seed=0, engine="compiled", **options)
     env = make_env("icebergs", raw=True, num_players=1, **options)
