@@ -309,9 +309,31 @@ class FlatMonteCarloAgent(SeededAgent):
         if self.width == 1 and base is not None:
             return [base]
         greedy = GreedyAgent(self.game, view.num_players, int(self.rng.integers(0, _SEED_SPACE)), samples=1)
-        values = greedy.action_values(view, legal)
+        values = self._compiled_greedy_values(view, legal)
+        rest = legal if values is None else [a for a in legal if a not in values]
+        if rest:  # the Python agent's values (of the actions it samples, where the game's compiled values stop)
+            values = {**(values or {}), **greedy.action_values(view, rest)}
         order = sorted(legal, key=lambda a: (a != base, -values[a], a))
         return sorted(order[: self.width])
+
+    def _compiled_greedy_values(self, view: PlayerView, legal: list[int]) -> dict[int, Fraction] | None:
+        """The greedy agent's values of ``legal`` from the game's compiled ``greedy_values``
+        (:mod:`ice_envs.core.compiled_players`), the same exact values as the Python agent's; the actions it
+        samples are left out; ``None`` where the game has no such function."""
+        from ice_envs.core.compiled_players import compiled_greedy_values
+
+        hook = compiled_greedy_values(self.game)
+        if hook is None:
+            return None
+        values_of, unit = hook
+        engine, _ = self._engine(view.state, view.num_players, 1)
+        row = np.asarray(engine.pack_state(view.state), dtype=engine.state_dtype)
+        mask = np.zeros(engine.mask.shape[1], dtype=np.int8)
+        mask[legal] = 1
+        out = np.zeros(mask.shape[0], dtype=np.int64)
+        sampled = np.zeros(mask.shape[0], dtype=np.int8)
+        values_of(row, engine.config_row(), mask, out, sampled)
+        return {a: Fraction(int(out[a]), unit) for a in legal if not sampled[a]}
 
     def _deals(self, view: PlayerView) -> list[Any]:
         """``redeals`` re-deals of what the seat cannot see (one when nothing is hidden)."""

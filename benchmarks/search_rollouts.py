@@ -1,14 +1,15 @@
 """Flat search throughput: rollouts per CPU-second of the ``flat`` agent's decisions, per game and rollout policy.
 
     python -m ice_envs.benchmarks.search_rollouts [--games cardiceo cubemelt iceberg_rummy] [--players 4]
-                                                  [--rollouts 4096 ...] [--depth D] [--positions 20]
+                                                  [--rollouts 4096 ...] [--depth D] [--width K] [--positions 20]
                                                   [--rollout-policies random heuristic] [--heuristic v1]
                                                   [--out FILE.json]
 
 Positions: decision points with more than one legal move from games of the Python heuristic at every seat
 (every third such point, ``--positions`` per game; Iceberg Rummy plays one hand, ``single_hand=True``). At each
 the :class:`~ice_envs.agents.flat.FlatMonteCarloAgent` decides once with each budget of ``--rollouts`` (and
-``--depth``, rollouts cut after that many decisions; after one untimed
+``--depth``, rollouts cut after that many decisions; ``--width``, only the base move and the best others by greedy
+value searched; after one untimed
 decision that compiles the engine and the players; ``--heuristic v2`` searches on the second heuristic, the
 agent's ``heuristic=v2``). Reported per game and rollout policy: rollouts per
 CPU-second of whole decisions (re-deals, packing, the heuristic's base move and the playouts), CPU ms per
@@ -108,11 +109,12 @@ def measure(
     points: list[tuple[Any, Any]],
     depth: int | None = None,
     heuristic: str = "v1",
+    width: int | None = None,
 ) -> dict[str, Any]:
-    """One row of the table: ``rollout`` policy, ``rollouts`` a decision (cut at ``depth``), at ``points``, the
-    search built on heuristic version ``heuristic``."""
+    """One row of the table: ``rollout`` policy, ``rollouts`` a decision (cut at ``depth``, ``width`` candidates),
+    at ``points``, the search built on heuristic version ``heuristic``."""
     agent = FlatMonteCarloAgent(
-        game, players, seed=0, rollouts=rollouts, rollout=rollout, depth=depth, heuristic=heuristic
+        game, players, seed=0, rollouts=rollouts, rollout=rollout, depth=depth, heuristic=heuristic, width=width
     )
     agent.act(points[0][1], points[0][0])  # compiles
     times: list[float] = []
@@ -131,6 +133,7 @@ def measure(
         "heuristic": agent.heuristic,
         "rollouts_per_decision": rollouts,
         "depth": depth,
+        "width": width,
         "decisions": len(points),
         "rollouts_per_cpu_s": played / total,
         "ms_per_decision_mean": 1000 * total / len(points),
@@ -148,6 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--rollouts", type=int, nargs="+", default=[DEFAULT_ROLLOUTS])
     parser.add_argument("--depth", type=int, default=None)
+    parser.add_argument("--width", type=int, default=None)
     parser.add_argument("--positions", type=int, default=20)
     parser.add_argument("--rollout-policies", nargs="+", default=["random", "heuristic"])
     parser.add_argument("--heuristic", choices=HEURISTIC_VERSIONS, default="v1")
@@ -167,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"| {game} | {rollout} | (no compiled {rollout} player) | | | | | |")
                 continue
             for rollouts in args.rollouts:
-                row = measure(game, args.players, rollout, rollouts, points, args.depth, args.heuristic)
+                row = measure(game, args.players, rollout, rollouts, points, args.depth, args.heuristic, args.width)
                 rows.append(row)
                 print(
                     f"| {game} | {row['rollout']} | {rollouts} | {row['rollouts_per_cpu_s']:,.0f} | "

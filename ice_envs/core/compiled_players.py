@@ -21,6 +21,13 @@ A player is one ``numba.njit`` function and the width of its memory::
           decisions and zeroed when a game is dealt (a plan spanning several decisions)
 ========  =============================================================================================
 
+A game may also give its greedy player's action values to the flat search, which ranks its candidates by
+them (``width=K``): a function ``greedy_values(s, cfg, mask, out, sampled)`` that writes every legal
+action's exact greedy value for the deciding seat into ``out`` as integers over ``GREEDY_VALUES_UNIT`` (both
+in the ``compiled_players`` module), and sets ``sampled[a] = 1`` where the Python agent samples the action
+instead (the search asks the Python agent for those). Only a game whose greedy values do not depend on
+what the seat cannot see (Icebergs hides nothing) may give one: it values the true state, not re-deals.
+
 The player must read only what the deciding seat may see (its own hand, the public table), as the
 Python player does from its :class:`~ice_envs.core.agent.PlayerView`. A game lists its players in a
 dict ``PLAYERS`` (name -> :class:`CompiledPlayer`) named by its spec's ``compiled_players``; the names
@@ -41,7 +48,15 @@ from ice_envs.core.compiled_streams import below
 from ice_envs.core.errors import OptionError
 from ice_envs.core.registry import get_spec
 
-__all__ = ["CompiledPlayer", "RANDOM", "compiled_player", "compiled_player_names", "only_legal", "random_act"]
+__all__ = [
+    "CompiledPlayer",
+    "RANDOM",
+    "compiled_greedy_values",
+    "compiled_player",
+    "compiled_player_names",
+    "only_legal",
+    "random_act",
+]
 
 
 @dataclass(frozen=True)
@@ -98,6 +113,20 @@ def _players_of(game: str) -> dict[str, CompiledPlayer]:
             raise
         return {}
     return dict(table)
+
+
+def compiled_greedy_values(game: str) -> tuple[Any, int] | None:
+    """``(greedy_values, GREEDY_VALUES_UNIT)`` of ``game``'s compiled players module (module docstring), or
+    ``None`` where it gives none."""
+    spec = get_spec(game)
+    if spec.compiled_players is None:
+        return None
+    try:
+        module = importlib.import_module(spec.compiled_players.partition(":")[0])
+    except ModuleNotFoundError:
+        return None
+    values = getattr(module, "greedy_values", None)
+    return None if values is None else (values, int(module.GREEDY_VALUES_UNIT))
 
 
 def compiled_player_names(game: str) -> tuple[str, ...]:

@@ -24,12 +24,13 @@ __all__ = ["main", "warm", "warm_game"]
 
 def warm_game(game: str) -> tuple[float, float]:
     """Compile (or load from the cache) ``game``'s compiled engine, its loops and its players' loops, as a
-    small batch steps, plays out, and advances and plays out its in-engine seats, and the compiled kernels of
-    its move features (where its ``move_features`` has a ``warm()``); returns the seconds it
+    small batch steps, plays out, and advances and plays out its in-engine seats, its compiled greedy values (where
+    it has them: the flat search's candidates) and the compiled kernels of its move features (where its
+    ``move_features`` has a ``warm()``); returns the seconds it
     took, wall-clock and CPU."""
     from ice_envs.core import vector
     from ice_envs.core.compiled_opponents import SeatPlayers
-    from ice_envs.core.compiled_players import compiled_player_names
+    from ice_envs.core.compiled_players import compiled_greedy_values, compiled_player_names
     from ice_envs.core.registry import get_spec, load_attribute
 
     start, cpu = time.perf_counter(), time.process_time()
@@ -46,6 +47,11 @@ def warm_game(game: str) -> tuple[float, float]:
     seats.advance()
     seats.seat_player[:] = seats.index("random")
     seats.playout()
+    greedy_values = compiled_greedy_values(game)
+    if greedy_values is not None:
+        width = engine.mask.shape[1]
+        values = np.zeros(width, dtype=np.int64)
+        greedy_values[0](engine.state[0], engine.config_row(), engine.mask[0].copy(), values, np.zeros(width, np.int8))
     warm_features = getattr(load_attribute(spec.move_features), "warm", None) if spec.move_features else None
     if warm_features is not None:
         warm_features()

@@ -53,7 +53,7 @@ from ice_envs.icebergs import greedy as G
 from ice_envs.icebergs.compiled_heuristic import MEMORY_WIDTH, heuristic_act
 from ice_envs.icebergs.compiled_routes import BLOCKED, edge_space, whole_move_distances, whole_move_spread
 
-__all__ = ["FORCING", "PLAYERS", "greedy_act", "greedy_value", "moves_to_go"]
+__all__ = ["FORCING", "GREEDY_VALUES_UNIT", "PLAYERS", "greedy_act", "greedy_value", "greedy_values", "moves_to_go"]
 
 #: Longest sequence of dice the agent enumerates (``6**4`` outcomes exceed its limit of 256).
 MAX_DICE = 3
@@ -506,6 +506,77 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
             best = a
             best_value = v
     return best
+
+
+@njit
+def _is_sampled(
+    s: np.ndarray, cfg: np.ndarray, action: int, work: np.ndarray, rng: np.ndarray, script: np.ndarray
+) -> bool:
+    """Whether :func:`action_value` samples ``action`` rather than enumerating its dice: a path of more than
+    ``MAX_DICE`` dice, or the solo game's ice table (the same walk over the dice, without valuing)."""
+    solo = cfg[C.C_SOLO] != 0
+    if solo and s[C.PHASE] == C.PHASE_ICE_CHOICE:
+        return True
+    fill(script, 0)
+    length = 0
+    while True:
+        while True:
+            copy_row(work, s)
+            rng[0] = _forcing_state(script, min(length, MAX_DICE))
+            rng[1] = 0
+            C.apply(work, action, rng, cfg)
+            drawn = np.int64(rng[1])
+            if drawn > MAX_DICE or (solo and _ice_table_reached(s, work)):
+                return True
+            if drawn > length:
+                for i in range(length, drawn):
+                    script[i] = 0
+                length = drawn
+                continue
+            length = drawn
+            break
+        i = length - 1
+        while i >= 0 and script[i] + 1 >= 6:
+            i -= 1
+        if i < 0:
+            return False
+        script[i] += 1
+        length = i + 1
+
+
+@njit
+def greedy_values(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, out: np.ndarray, sampled: np.ndarray) -> None:
+    """Every legal action's exact greedy value for the deciding seat, as :func:`greedy_act` values it (times
+    ``SAMPLES * 6**MAX_DICE``), into ``out``; ``sampled[a] = 1`` (``out[a]`` left as it was) for an action the
+    agent samples instead of enumerating. The Python agent's values of the enumerated actions are these over
+    ``SAMPLES * 6**MAX_DICE`` (tested); the flat search ranks its candidates by them."""
+    seat = C.deciding(s, cfg)
+    spaces = cfg[C.C_SPACES]
+    work = s.copy()
+    rng = np.zeros(2 + LOG_SLOTS, dtype=np.uint64)
+    scratch = np.zeros((3, spaces), dtype=np.int64)
+    keys = np.zeros((3, max(BLOCKED, 8 * spaces + 16)), dtype=np.int64)
+    keys[0] = -1
+    memo_row = s.copy()
+    memo = np.zeros(2, dtype=np.int64)
+    seeds = np.zeros(SAMPLES, dtype=np.uint64)
+    terms_cap = 2 * cfg[C.C_KPS]
+    through = np.zeros((terms_cap, spaces), dtype=np.int64)
+    worth = np.zeros(terms_cap, dtype=np.int64)
+    cheapest = np.empty(terms_cap, dtype=np.int64)
+    script = np.zeros(MAX_DICE + 1, dtype=np.int64)
+    exact = Bounds(False, 0, through, worth, cheapest, script)
+    for a in range(mask.shape[0]):
+        if not mask[a]:
+            continue
+        if _is_sampled(s, cfg, a, work, rng, script):
+            sampled[a] = 1
+            continue
+        out[a] = action_value(s, cfg, a, seat, seeds, work, rng, scratch, keys, memo_row, memo, exact)
+
+
+#: The denominator of :func:`greedy_values`' values.
+GREEDY_VALUES_UNIT = SAMPLES * 6**MAX_DICE
 
 
 #: The game's compiled players (``GameSpec.compiled_players``).

@@ -424,3 +424,23 @@ def test_flat_rebuilds_an_icebergs_table_with_its_map_and_options(n, options):
     first = _play("icebergs", n, options, FlatMonteCarloAgent("icebergs", n, seed=7, **budget), seed=3, decisions=3)
     second = _play("icebergs", n, options, FlatMonteCarloAgent("icebergs", n, seed=7, **budget), seed=3, decisions=3)
     assert first and first == second
+
+
+@pytest.mark.parametrize(("n", "options"), [(4, {"max_turns_end": "decide"}), (3, {"fleet": True, "map": "strait"})])
+def test_the_compiled_greedy_values_rank_the_candidates_as_the_python_agent(n, options, monkeypatch):
+    """With ``width``, Icebergs' candidates come from the compiled greedy values (the Python agent's for the
+    actions it samples): the same candidates, and the same draws of the agent's stream, as from the Python agent's
+    values alone."""
+    fast = FlatMonteCarloAgent("icebergs", n, seed=4, width=6)
+    slow = FlatMonteCarloAgent("icebergs", n, seed=4, width=6)
+    monkeypatch.setattr(slow, "_compiled_greedy_values", lambda view, legal: None)
+    rng = np.random.default_rng(0)
+    compared = 0
+    for env in decision_points("icebergs", n, options, seed=11, every=3, count=6):
+        view = make_view(env, env.current_seat, rng)
+        legal = sorted(int(a) for a in view.legal_actions)
+        base = legal[len(legal) // 2]
+        assert fast._candidates(view, legal, base) == slow._candidates(view, legal, base)
+        assert fast.rng.integers(0, 2**62) == slow.rng.integers(0, 2**62)
+        compared += len(legal) > 6
+    assert compared >= 3

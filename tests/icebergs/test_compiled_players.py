@@ -375,3 +375,37 @@ def test_the_greedy_bound_is_never_below_the_value(num_players, options):
             assert ceiling >= value
             bounded += ceiling != P.NO_BOUND
     assert bounded >= 50
+
+
+@pytest.mark.parametrize(("num_players", "options"), ROUND_TRIP_CASES)
+def test_the_compiled_greedy_values_are_the_python_agents(num_players, options):
+    # The flat search ranks its candidates by these: every action the compiled values enumerate has the Python
+    # greedy agent's exact value; the ones it marks sampled are left to the Python agent.
+    from fractions import Fraction
+
+    from ice_envs.agents.greedy import GreedyAgent
+    from ice_envs.agents.search import simulator_for
+    from ice_envs.core.agent import PlayerView
+    from ice_envs.icebergs.compiled_players import GREEDY_VALUES_UNIT, greedy_values
+
+    engine = _played(num_players, options, steps=60)
+    cfg = engine.config_row()
+    sim = simulator_for("icebergs", num_players)
+    compared = 0
+    for i in range(engine.num_envs):
+        s = engine.state[i]
+        if s[C.OVER]:
+            continue
+        mask = engine.mask[i].copy()
+        legal = [int(a) for a in np.flatnonzero(mask)]
+        out = np.zeros(mask.shape[0], dtype=np.int64)
+        sampled = np.zeros(mask.shape[0], dtype=np.int8)
+        greedy_values(s, cfg, mask, out, sampled)
+        enumerated = [a for a in legal if not sampled[a]]
+        state = engine.state_of(i)
+        view = PlayerView("icebergs", sim.deciding_seat(state), num_players, state, legal)
+        expected = GreedyAgent("icebergs", num_players, 0, samples=1).action_values(view, enumerated)
+        assert {a: Fraction(int(out[a]), GREEDY_VALUES_UNIT) for a in enumerated} == expected
+        assert not out[sampled == 1].any() and not sampled[mask == 0].any()
+        compared += len(enumerated)
+    assert compared >= 50
