@@ -392,13 +392,14 @@ def action_value(
     scratch: np.ndarray, keys: np.ndarray, memo_row: np.ndarray, memo: np.ndarray, bounds: Bounds,
 ) -> int:  # fmt: skip
     """The agent's value of ``action`` times ``SAMPLES * 6**MAX_DICE``: the exact expectation over its
-    dice (the odometer of ``core/chance.py``: a draw past the script takes 0), or sampled (module docstring).
+    dice (the odometer of ``core/chance.py``: a draw past the script takes 0), or sampled (module docstring);
+    ``NO_BOUND`` instead of a sampled value when ``seeds`` is empty.
 
     With ``bounds.on``: an upper bound on it from the same outcomes, or ``NO_BOUND`` (an action that moves
     more than ice or is sampled)."""
     solo = cfg[C.C_SOLO] != 0
     if solo and s[C.PHASE] == C.PHASE_ICE_CHOICE:
-        if bounds.on:
+        if bounds.on or seeds.shape[0] == 0:
             return NO_BOUND
         return _sampled_value(s, cfg, action, seat, seeds, work, rng, scratch, keys, memo_row, memo)
     script = bounds.script
@@ -413,7 +414,7 @@ def action_value(
             C.apply(work, action, rng, cfg)
             drawn = np.int64(rng[1])
             if drawn > MAX_DICE or (solo and _ice_table_reached(s, work)):
-                if bounds.on:
+                if bounds.on or seeds.shape[0] == 0:
                     return NO_BOUND
                 return _sampled_value(s, cfg, action, seat, seeds, work, rng, scratch, keys, memo_row, memo)
             if drawn > length:
@@ -437,6 +438,22 @@ def action_value(
 
 
 @njit
+def _valuing_scratch(s: np.ndarray, spaces: int) -> tuple:
+    """The work rows of :func:`action_value` on ``s``: the outcome row, its stream, the route searches'
+    scratch and keys, and the memo of the row valued last."""
+    keys = np.zeros((3, max(BLOCKED, 8 * spaces + 16)), dtype=np.int64)
+    keys[0] = -1
+    return (
+        s.copy(),
+        np.zeros(2 + LOG_SLOTS, dtype=np.uint64),
+        np.zeros((3, spaces), dtype=np.int64),
+        keys,
+        s.copy(),
+        np.zeros(2, dtype=np.int64),
+    )
+
+
+@njit
 def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarray, memory: np.ndarray) -> int:
     """:meth:`GreedyAgent.act` (module docstring): the legal action of highest expected greedy value."""
     only = only_legal(mask)
@@ -447,13 +464,7 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
         seeds[k] = np.uint64(uniform(prng) * 9007199254740992.0)
     seat = C.deciding(s, cfg)
     spaces = cfg[C.C_SPACES]
-    work = s.copy()
-    rng = np.zeros(2 + LOG_SLOTS, dtype=np.uint64)
-    scratch = np.zeros((3, spaces), dtype=np.int64)
-    keys = np.zeros((3, max(BLOCKED, 8 * spaces + 16)), dtype=np.int64)
-    keys[0] = -1
-    memo_row = s.copy()
-    memo = np.zeros(2, dtype=np.int64)
+    work, rng, scratch, keys, memo_row, memo = _valuing_scratch(s, spaces)
     # The bounds' tables (the own ships' route terms on ``s``); the solo game's ice table moves ice at
     # random, so there every action is valued.
     terms_cap = 2 * cfg[C.C_KPS]
@@ -509,42 +520,6 @@ def greedy_act(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, prng: np.ndarra
 
 
 @njit
-def _is_sampled(
-    s: np.ndarray, cfg: np.ndarray, action: int, work: np.ndarray, rng: np.ndarray, script: np.ndarray
-) -> bool:
-    """Whether :func:`action_value` samples ``action`` rather than enumerating its dice: a path of more than
-    ``MAX_DICE`` dice, or the solo game's ice table (the same walk over the dice, without valuing)."""
-    solo = cfg[C.C_SOLO] != 0
-    if solo and s[C.PHASE] == C.PHASE_ICE_CHOICE:
-        return True
-    fill(script, 0)
-    length = 0
-    while True:
-        while True:
-            copy_row(work, s)
-            rng[0] = _forcing_state(script, min(length, MAX_DICE))
-            rng[1] = 0
-            C.apply(work, action, rng, cfg)
-            drawn = np.int64(rng[1])
-            if drawn > MAX_DICE or (solo and _ice_table_reached(s, work)):
-                return True
-            if drawn > length:
-                for i in range(length, drawn):
-                    script[i] = 0
-                length = drawn
-                continue
-            length = drawn
-            break
-        i = length - 1
-        while i >= 0 and script[i] + 1 >= 6:
-            i -= 1
-        if i < 0:
-            return False
-        script[i] += 1
-        length = i + 1
-
-
-@njit
 def greedy_values(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, out: np.ndarray, sampled: np.ndarray) -> None:
     """Every legal action's exact greedy value for the deciding seat, as :func:`greedy_act` values it (times
     ``SAMPLES * 6**MAX_DICE``), into ``out``; ``sampled[a] = 1`` (``out[a]`` left as it was) for an action the
@@ -552,14 +527,8 @@ def greedy_values(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, out: np.ndar
     ``SAMPLES * 6**MAX_DICE`` (tested); the flat search ranks its candidates by them."""
     seat = C.deciding(s, cfg)
     spaces = cfg[C.C_SPACES]
-    work = s.copy()
-    rng = np.zeros(2 + LOG_SLOTS, dtype=np.uint64)
-    scratch = np.zeros((3, spaces), dtype=np.int64)
-    keys = np.zeros((3, max(BLOCKED, 8 * spaces + 16)), dtype=np.int64)
-    keys[0] = -1
-    memo_row = s.copy()
-    memo = np.zeros(2, dtype=np.int64)
-    seeds = np.zeros(SAMPLES, dtype=np.uint64)
+    work, rng, scratch, keys, memo_row, memo = _valuing_scratch(s, spaces)
+    no_seeds = np.zeros(0, dtype=np.uint64)  # a sampled action is NO_BOUND
     terms_cap = 2 * cfg[C.C_KPS]
     through = np.zeros((terms_cap, spaces), dtype=np.int64)
     worth = np.zeros(terms_cap, dtype=np.int64)
@@ -569,10 +538,11 @@ def greedy_values(s: np.ndarray, cfg: np.ndarray, mask: np.ndarray, out: np.ndar
     for a in range(mask.shape[0]):
         if not mask[a]:
             continue
-        if _is_sampled(s, cfg, a, work, rng, script):
+        value = action_value(s, cfg, a, seat, no_seeds, work, rng, scratch, keys, memo_row, memo, exact)
+        if value == NO_BOUND:
             sampled[a] = 1
-            continue
-        out[a] = action_value(s, cfg, a, seat, seeds, work, rng, scratch, keys, memo_row, memo, exact)
+        else:
+            out[a] = value
 
 
 #: The denominator of :func:`greedy_values`' values.
