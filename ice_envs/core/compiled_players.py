@@ -101,32 +101,32 @@ def only_legal(mask: np.ndarray) -> int:
 RANDOM = CompiledPlayer("random", random_act)
 
 
-def _players_of(game: str) -> dict[str, CompiledPlayer]:
+def _players_module(game: str) -> tuple[Any, str] | None:
+    """The module named by ``game``'s spec ``compiled_players`` and the name of its players' table (``None``
+    when the spec names none or the module is not installed; an import error inside the module is raised)."""
     spec = get_spec(game)
     if spec.compiled_players is None:
-        return {}
+        return None
     module, _, name = spec.compiled_players.partition(":")
     try:
-        table = getattr(importlib.import_module(module), name)
+        return importlib.import_module(module), name
     except ModuleNotFoundError as err:
         if err.name != module:
             raise
-        return {}
-    return dict(table)
+        return None
+
+
+def _players_of(game: str) -> dict[str, CompiledPlayer]:
+    found = _players_module(game)
+    return {} if found is None else dict(getattr(*found))
 
 
 def compiled_greedy_values(game: str) -> tuple[Any, int] | None:
     """``(greedy_values, GREEDY_VALUES_UNIT)`` of ``game``'s compiled players module (module docstring), or
     ``None`` where it gives none."""
-    spec = get_spec(game)
-    if spec.compiled_players is None:
-        return None
-    try:
-        module = importlib.import_module(spec.compiled_players.partition(":")[0])
-    except ModuleNotFoundError:
-        return None
-    values = getattr(module, "greedy_values", None)
-    return None if values is None else (values, int(module.GREEDY_VALUES_UNIT))
+    found = _players_module(game)
+    values = None if found is None else getattr(found[0], "greedy_values", None)
+    return None if values is None else (values, int(found[0].GREEDY_VALUES_UNIT))
 
 
 def compiled_player_names(game: str) -> tuple[str, ...]:
