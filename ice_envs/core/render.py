@@ -6,6 +6,7 @@ both as pixels (``rgb_array``) and as SVG from the same drawing code.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -25,8 +26,10 @@ def _pil() -> Any:
     return Image, ImageDraw, ImageFont
 
 
+@lru_cache(maxsize=32)
 def font(size: int = 14) -> Any:
-    """A monospace font if one is installed, else Pillow's default at ``size``."""
+    """A monospace font if one is installed, else Pillow's default at ``size`` (one font object per size:
+    finding a font file searches the font folders)."""
     _, _, image_font = _pil()
     for name in ("DejaVuSansMono.ttf", "LiberationMono-Regular.ttf"):
         try:
