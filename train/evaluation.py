@@ -165,10 +165,11 @@ class BackgroundEvaluations:
     def submit(self, tag: Any, *args: Any) -> None:
         """Start ``evaluate_checkpoint(*args)`` in the worker; :meth:`collect` gives ``(tag, (results, notes))``."""
         if self._executor is None:
-            import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            self._executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"))
+            from ice_envs.train.worker_start import forkserver_context
+
+            self._executor = ProcessPoolExecutor(1, mp_context=forkserver_context())
         self._pending.append((tag, self._executor.submit(evaluate_checkpoint, *args)))
 
     def collect(self, block: bool = False) -> list[tuple[Any, tuple[dict[str, dict[str, Any]], list[str]]]]:

@@ -179,7 +179,12 @@ class GroupedSubprocVecEnv(VecEnv):
         self.waiting = False
         self.closed = False
         self._masks: list[Any] | None = None
-        ctx = mp.get_context(start_method)
+        if start_method == "forkserver":
+            from ice_envs.train.worker_start import forkserver_context
+
+            ctx = forkserver_context()
+        else:
+            ctx = mp.get_context(start_method)
         self.remotes = []
         self.processes = []
         for group in self.groups:
