@@ -54,6 +54,19 @@ def _measure() -> Any:
     return image_draw.Draw(image.new("RGB", (1, 1)))
 
 
+@lru_cache(maxsize=16384)
+def _line_box(font: Any, text: str, anchor: str | None) -> tuple:
+    """Pillow's box of one line of ``text`` drawn at ``(0, 0)``: a picture measures the same labels again and
+    again, and Pillow's box of a line drawn at ``xy`` is this box plus ``xy``."""
+    return _measure().textbbox((0, 0), text, font=font, anchor=anchor)
+
+
+@lru_cache(maxsize=16384)
+def _line_length(font: Any, text: str) -> float:
+    """The advance width of ``text`` in ``font`` (remembered, as :func:`_line_box`)."""
+    return float(font.getlength(text))
+
+
 class Canvas:
     """The drawing primitives of the table pictures (see the module docs); subclasses draw them."""
 
@@ -64,11 +77,14 @@ class Canvas:
     # measuring: the same Pillow font metrics for both outputs
     def textbbox(self, xy: Sequence[float], text: str, font: Any = None, anchor: str | None = None) -> tuple:
         """The box ``(left, top, right, bottom)`` Pillow's ``text`` would cover."""
-        return _measure().textbbox(tuple(xy), text, font=font, anchor=anchor)
+        if "\n" in text:
+            return _measure().textbbox(tuple(xy), text, font=font, anchor=anchor)
+        left, top, right, bottom = _line_box(font, text, anchor)  # Pillow's own sums for one line
+        return left + xy[0], top + xy[1], right + xy[0], bottom + xy[1]
 
     def textlength(self, text: str, font: Any) -> float:
         """The advance width of ``text`` in ``font``, in pixels."""
-        return float(font.getlength(text))
+        return _line_length(font, text)
 
     @contextmanager
     def group(self, target: str | None = None) -> Iterator[None]:
