@@ -50,6 +50,8 @@ def _modules() -> dict[str, Path]:
         base = ROOT / folder
         for path in base.rglob("*.py"):
             rel = path.relative_to(base).with_suffix("")
+            if "__pycache__" in rel.parts:  # numba's cache: the generated loop modules are not the project's
+                continue
             parts = [p for p in rel.parts if p != "__init__"]
             full = ".".join([name, *parts])
             if (
