@@ -19,6 +19,7 @@ can make the elements a move belongs to clickable; the pixels ignore it.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -54,17 +55,29 @@ def _measure() -> Any:
     return image_draw.Draw(image.new("RGB", (1, 1)))
 
 
-@lru_cache(maxsize=16384)
-def _line_box(font: Any, text: str, anchor: str | None) -> tuple:
-    """Pillow's box of one line of ``text`` drawn at ``(0, 0)``: a picture measures the same labels again and
-    again, and Pillow's box of a line drawn at ``xy`` is this box plus ``xy``."""
-    return _measure().textbbox((0, 0), text, font=font, anchor=anchor)
+#: Lines of text remembered per font (the table is emptied when it is full: labels repeat, scores vary).
+TEXT_CACHE_ENTRIES = 4096
+#: Per font (held weakly: a font the caller drops is forgotten with its lines), ``(kind, text, anchor)`` -> value.
+_remembered_text: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-@lru_cache(maxsize=16384)
-def _line_length(font: Any, text: str) -> float:
-    """The advance width of ``text`` in ``font`` (remembered, as :func:`_line_box`)."""
-    return float(font.getlength(text))
+def _remember(font: Any, key: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()``, remembered for ``font`` under ``key``: a picture measures the same labels again and again.
+    Pillow's default font (``font=None``) and fonts that cannot be weakly referenced are measured every time."""
+    if font is None:
+        return compute()
+    try:
+        table = _remembered_text.get(font)
+        if table is None:
+            table = _remembered_text[font] = {}
+    except TypeError:
+        return compute()
+    value = table.get(key)
+    if value is None:
+        if len(table) >= TEXT_CACHE_ENTRIES:
+            table.clear()
+        value = table[key] = compute()
+    return value
 
 
 class Canvas:
@@ -79,12 +92,15 @@ class Canvas:
         """The box ``(left, top, right, bottom)`` Pillow's ``text`` would cover."""
         if "\n" in text:
             return _measure().textbbox(tuple(xy), text, font=font, anchor=anchor)
-        left, top, right, bottom = _line_box(font, text, anchor)  # Pillow's own sums for one line
+        # one line: Pillow's box at xy is its box at the origin plus xy, the same sums as here
+        left, top, right, bottom = _remember(
+            font, ("box", text, anchor), lambda: _measure().textbbox((0, 0), text, font=font, anchor=anchor)
+        )
         return left + xy[0], top + xy[1], right + xy[0], bottom + xy[1]
 
     def textlength(self, text: str, font: Any) -> float:
         """The advance width of ``text`` in ``font``, in pixels."""
-        return _line_length(font, text)
+        return _remember(font, ("length", text), lambda: float(font.getlength(text)))
 
     @contextmanager
     def group(self, target: str | None = None) -> Iterator[None]:

@@ -113,3 +113,32 @@ def test_a_game_without_a_picture_of_its_own_gets_the_text_picture_in_both_outpu
     with pytest.raises(OptionError, match="svg"):
         env.render_view(0, "pdf")
     assert ice_envs.make("cardiceo", num_players=2).metadata["render_modes"] == ["ansi", "rgb_array", "human"]
+
+
+def test_remembered_text_boxes_are_pillows_and_hold_no_font_alive():
+    """The canvas remembers each line's box and width per font: the same numbers as Pillow's at any ``xy`` (one
+    line and several), and a font the caller drops is not kept alive by what was remembered for it."""
+    import gc
+    import weakref
+
+    from PIL import Image, ImageDraw
+
+    from ice_envs.core.canvas import SvgCanvas
+    from ice_envs.core.table_render import font
+
+    canvas = SvgCanvas(10, 10, (0, 0, 0))
+    pillow = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    fnt = font(13, bold=True)
+    for xy in [(0, 0), (1.5, 2.25), (-3.1, 7.9), (100, 0.1)]:
+        for text, anchor in [("Icebergs", None), ("12 pts", "mm"), ("two\nlines", None), ("", "ls")]:
+            for _ in range(2):  # measured, then remembered
+                assert canvas.textbbox(xy, text, font=fnt, anchor=anchor) == pillow.textbbox(
+                    xy, text, font=fnt, anchor=anchor
+                )
+                assert canvas.textlength(text.split("\n")[0], fnt) == float(fnt.getlength(text.split("\n")[0]))
+    dropped = fnt.font_variant(size=21)
+    canvas.textbbox((1, 1), "label", font=dropped)
+    ref = weakref.ref(dropped)
+    del dropped
+    gc.collect()
+    assert ref() is None
