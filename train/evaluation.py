@@ -167,9 +167,9 @@ class BackgroundEvaluations:
         if self._executor is None:
             from concurrent.futures import ProcessPoolExecutor
 
-            from ice_envs.train.worker_start import forkserver_context
+            from ice_envs.train.worker_start import worker_context
 
-            self._executor = ProcessPoolExecutor(1, mp_context=forkserver_context())
+            self._executor = ProcessPoolExecutor(1, mp_context=worker_context())
         self._pending.append((tag, self._executor.submit(evaluate_checkpoint, *args)))
 
     def collect(self, block: bool = False) -> list[tuple[Any, tuple[dict[str, dict[str, Any]], list[str]]]]:

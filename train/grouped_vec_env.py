@@ -31,7 +31,6 @@ on one line (the CLI's exit status 2); a worker that dies is noticed within a se
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import threading
 import time
@@ -44,6 +43,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper, VecEnv, VecEnvIndices
 
 from ice_envs.core.errors import OptionError
+from ice_envs.train.worker_start import worker_context
 
 #: The env method whose results the workers send with every step and reset.
 MASK_METHOD = "action_masks"
@@ -179,12 +179,7 @@ class GroupedSubprocVecEnv(VecEnv):
         self.waiting = False
         self.closed = False
         self._masks: list[Any] | None = None
-        if start_method == "forkserver":
-            from ice_envs.train.worker_start import forkserver_context
-
-            ctx = forkserver_context()
-        else:
-            ctx = mp.get_context(start_method)
+        ctx = worker_context(start_method)
         self.remotes = []
         self.processes = []
         for group in self.groups:

@@ -57,7 +57,8 @@ def _measure() -> Any:
 
 #: Lines of text remembered per font (the table is emptied when it is full: labels repeat, scores vary).
 TEXT_CACHE_ENTRIES = 4096
-#: Per font (held weakly: a font the caller drops is forgotten with its lines), ``(kind, text, anchor)`` -> value.
+#: Per font (held weakly: a font the caller drops is forgotten with its lines): ``("box", text, anchor)`` or
+#: ``("length", text)`` -> the measure.
 _remembered_text: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 

@@ -123,12 +123,9 @@ def test_remembered_text_boxes_are_pillows_and_hold_no_font_alive():
 
     from PIL import Image, ImageDraw
 
-    from ice_envs.core.canvas import SvgCanvas
-    from ice_envs.core.table_render import font
-
     canvas = SvgCanvas(10, 10, (0, 0, 0))
     pillow = ImageDraw.Draw(Image.new("RGB", (1, 1)))
-    fnt = font(13, bold=True)
+    fnt = tr.font(13, bold=True)
     for xy in [(0, 0), (1.5, 2.25), (-3.1, 7.9), (100, 0.1)]:
         for text, anchor in [("Icebergs", None), ("12 pts", "mm"), ("two\nlines", None), ("", "ls")]:
             for _ in range(2):  # measured, then remembered

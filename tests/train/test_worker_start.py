@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from ice_envs.train.worker_start import PRELOAD, forkserver_context
+from ice_envs.train.worker_start import PRELOAD, worker_context
 
 
 def _loaded_at_start(queue) -> None:
@@ -16,7 +16,7 @@ def _loaded_at_start(queue) -> None:
 
 def test_a_forkserver_worker_starts_with_the_training_modules_loaded():
     pytest.importorskip("stable_baselines3")  # here, not at import: the worker imports this module
-    ctx = forkserver_context()
+    ctx = worker_context()
     queue = ctx.Queue()
     worker = ctx.Process(target=_loaded_at_start, args=(queue,))
     worker.start()
