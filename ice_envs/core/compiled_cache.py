@@ -307,7 +307,9 @@ def _bindings(game: str, kernels: Any, players: Sequence[Any]) -> str:
         module, attr = _reference(player.act, f"{game}: compiled player {player.name}")
         lines.append(f"from {module} import {attr} as act_{k}  # noqa: E402")
     lines.append(f"PLAYERS = {tuple(p.name for p in players)!r}")
-    lines += ["", "", "@njit", "def dispatch(kind, s, cfg, mask, prng, memory):  # noqa: F811"]
+    # inlined into its two callers (advance, seat_playout): compiled on its own, its machine code would be one more
+    # copy of every player (numba links a callee's code into each caller's), which no one calls from Python
+    lines += ["", "", '@njit(inline="always")', "def dispatch(kind, s, cfg, mask, prng, memory):  # noqa: F811"]
     for k in range(len(players)):
         lines += [f"    if kind == {k}:", f"        return act_{k}(s, cfg, mask, prng, memory)"]
     lines += ["    return -1", ""]
