@@ -473,7 +473,7 @@ def _penalty(s: np.ndarray, p: int, cfg: np.ndarray, table: np.ndarray, plays) -
         hand[suit * NR] = 0
     points = played = 0
     if s[SIZES + p] - aces > 0:
-        points, played = _playout_with(hand, table, s[NUM_MELDS], plays)
+        points, played = _playout_with(hand, table, np.int64(s[NUM_MELDS]), plays)
     dead = s[SIZES + p] - aces - played
     return points + 10 * dead + _ace_penalty(s, p, cfg)
 

@@ -287,7 +287,7 @@ def _choose_discard(
         DISCARD_WEIGHTS[version, 1],
         DISCARD_WEIGHTS[version, 2],
     )
-    n, num_melds = cfg[C_PLAYERS], s[NUM_MELDS]
+    n, num_melds = cfg[C_PLAYERS], np.int64(s[NUM_MELDS])
     unseen = np.empty(NC, dtype=np.int64)
     for c in range(NC):
         unseen[c] = 0 if c % NR == 0 else max(cfg[C_DECKS] - hand[c] - s[TABLE + c], 0)
@@ -385,7 +385,7 @@ def _continue(s: np.ndarray, hand: np.ndarray, table: np.ndarray, memory: np.nda
         if match:
             return _next_action(memory, k)
     cards, length, target, value = _new_plays()
-    n = _plays_of(hand, table, s[NUM_MELDS], cards, length, target, value)
+    n = _plays_of(hand, table, np.int64(s[NUM_MELDS]), cards, length, target, value)
     best = -1
     for p in range(n):
         if length[p] < k:
@@ -412,7 +412,7 @@ def _heuristic_act(s, cfg, mask, prng, memory, version: int) -> int:
     seat = s[CURRENT]
     hand = _hand_of(s, seat)
     table = _table_of(s)
-    num_melds = s[NUM_MELDS]
+    num_melds = np.int64(s[NUM_MELDS])  # int64 as the players' own tables: one machine code for both
     if s[SEL_LEN] > 0:
         action = _continue(s, hand, table, memory)
     else:
@@ -472,7 +472,7 @@ def _value(s: np.ndarray, seat: int, cfg: np.ndarray) -> int:
     if s[CURRENT] == seat and k > 0:
         hand = _hand_of(s, seat)
         cards, length, target, value = _new_plays()
-        num = _plays_of(hand, _table_of(s), s[NUM_MELDS], cards, length, target, value)
+        num = _plays_of(hand, _table_of(s), np.int64(s[NUM_MELDS]), cards, length, target, value)
         best = -1
         for p in range(num):
             if length[p] < k:
