@@ -548,6 +548,11 @@ class TrainConfig(RunConfig):
     eval: EvalConfig = Field(default_factory=EvalConfig)
     checkpoint_every: Int = Field(50_000, ge=0, description="Steps between resumable checkpoints (0: only the final).")
     verbose: Int = Field(0, ge=0, le=2, description="SB3 verbosity (0 quiet, 1 progress tables, 2 debug).")
+    curves: bool = Field(
+        True,
+        description="Draw `curves.png` (matplotlib) in the run directory at the end of every session; `false` "
+        "for sweeps of many short runs (`python -m ice_envs.train.plot_curves RUN` draws it later).",
+    )
     device: Literal["cpu", "cuda", "auto"] = Field(
         "cpu",
         description="Torch device of the learner: `cpu` (the reference results), `cuda`, or `auto` (CUDA when "

@@ -55,7 +55,7 @@ from ice_envs.train.config import (
 )
 
 #: Keys that ``--set`` may change when resuming (the rest would change what the checkpoint means).
-RESUMABLE_KEYS = ("total_timesteps", "checkpoint_every", "eval", "verbose")
+RESUMABLE_KEYS = ("total_timesteps", "checkpoint_every", "eval", "verbose", "curves")
 
 
 @dataclass
@@ -631,7 +631,8 @@ def _run_session(
         venv.close()
         if getattr(model, "_logger", None) is not None:
             model.logger.close()
-    _plot(run_dir, echo)
+    if cfg.curves:
+        _plot(run_dir, echo)
     session.update(
         {
             "finished": _now(),

@@ -128,6 +128,8 @@ TINY_RUN = [
     "ppo.batch_size=64",
     "--set",
     "ppo.n_epochs=1",
+    "--set",
+    "curves=false",
 ]
 
 

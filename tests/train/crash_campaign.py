@@ -67,6 +67,7 @@ SMOKE: dict[str, Any] = {
     "checkpoint_every": 128,
     "seed": 5,
     "torch_threads": 1,
+    "curves": False,
 }
 
 

@@ -60,7 +60,7 @@ def final_results(run_dir: Path) -> dict:
 
 def test_run_directory(tiny_run: Path):
     cfg = load_config(tiny_run / "config.yaml")
-    assert cfg == config_from_dict(tiny_config_dict())
+    assert cfg == config_from_dict(tiny_config_dict(curves=True))
     meta = json.loads((tiny_run / "meta.json").read_text())
     assert meta["seed"] == 3 and meta["torch_threads"] == 1
     assert {"torch", "stable-baselines3", "sb3-contrib", "ice-envs", "numpy"} <= set(meta["versions"])
@@ -116,6 +116,8 @@ def test_tensorboard_scalars(tiny_run: Path):
 
 def test_same_config_and_seed_give_identical_weights_and_metrics(tiny_run: Path, tmp_path: Path):
     again = train(config_from_dict(tiny_config_dict()), tmp_path / "tiny-b", echo=False).run_dir
+    # tiny_run drew its curves, this one did not (curves: false): a picture and nothing else between them
+    assert (tiny_run / "curves.png").is_file() and not (again / "curves.png").exists()
     assert_same_params(tiny_run / "final.zip", again / "final.zip")
     assert metrics(tiny_run) == metrics(again)
     assert evaluations(tiny_run) == evaluations(again)
