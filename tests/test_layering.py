@@ -13,6 +13,7 @@ top-level folder names (``agents``, ``train``, ``benchmarks``) except as ``ice_e
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -92,7 +93,10 @@ def _imports(module: str, path: Path) -> set[str]:
     return found
 
 
-GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
+@functools.cache
+def imports_of(module: str) -> frozenset[str]:
+    """:func:`_imports` of ``module``, read once (each test reads the modules it needs, not at collection)."""
+    return frozenset(_imports(module, MODULES[module]))
 
 
 def layer(module: str) -> tuple[str, str | None]:
@@ -109,30 +113,32 @@ def layer(module: str) -> tuple[str, str | None]:
 
 def test_the_graph_is_read():
     assert "ice_envs.core.aec" in MODULES and "ice_envs.agents.spec" in MODULES and "ice_envs.train.run" in MODULES
-    assert "ice_envs.core.aec" in GRAPH["ice_envs.cardiceo.env"]
-    assert "ice_envs.evaluation.tournament" in GRAPH["ice_envs.evaluation.cli"]
-    assert "ice_envs.wrappers.single_agent" in GRAPH["ice_envs.train.training_env"]
-    assert "ice_envs.wrappers.registration" in GRAPH["ice_envs"]
+    assert "ice_envs.core.aec" in imports_of("ice_envs.cardiceo.env")
+    assert "ice_envs.evaluation.tournament" in imports_of("ice_envs.evaluation.cli")
+    assert "ice_envs.wrappers.single_agent" in imports_of("ice_envs.train.training_env")
+    assert "ice_envs.wrappers.registration" in imports_of("ice_envs")
 
 
 def test_the_wrappers_never_import_the_training_code():
     wrappers = [m for m in MODULES if m.startswith("ice_envs.wrappers")]
     assert "ice_envs.wrappers.single_agent" in wrappers and "ice_envs.wrappers.opponents" in wrappers
-    bad = {m: sorted(t for t in GRAPH[m] if layer(t)[0] in ("train", "play", "cli", "benchmarks")) for m in wrappers}
+    bad = {
+        m: sorted(t for t in imports_of(m) if layer(t)[0] in ("train", "play", "cli", "benchmarks")) for m in wrappers
+    }
     assert not any(bad.values()), bad
 
 
 def test_what_import_ice_envs_runs_imports_only_the_core():
     """``import ice_envs`` registers the Gymnasium ids without loading the agents or the wrappers' env."""
     for module in sorted(CORE_MODULES):
-        assert {layer(t)[0] for t in GRAPH[module]} <= {"core"}, (module, sorted(GRAPH[module]))
+        assert {layer(t)[0] for t in imports_of(module)} <= {"core"}, (module, sorted(imports_of(module)))
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_point_one_way(module: str):
     mine, my_game = layer(module)
     bad = []
-    for target in sorted(GRAPH[module]):
+    for target in sorted(imports_of(module)):
         theirs, their_game = layer(target)
         if mine == "games" and theirs == "games" and their_game != my_game:
             bad.append(f"{target} (another game)")
@@ -156,7 +162,7 @@ def test_no_import_cycles():
         counter += 1
         stack.append(v)
         on_stack.add(v)
-        for w in GRAPH[v]:
+        for w in imports_of(v):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -173,7 +179,7 @@ def test_no_import_cycles():
             if len(component) > 1:
                 cycles.append(sorted(component))
 
-    for v in sorted(GRAPH):
+    for v in sorted(MODULES):
         if v not in index:
             visit(v)
     assert not cycles, f"import cycles: {cycles}"
